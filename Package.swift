@@ -11,7 +11,9 @@ let package = Package(
     ],
     targets: [
         // Transport: sockets, event loops, HTTP parsing and writing, routing, bodies, JSON.
-        .target(name: "MockHTTP"),
+        .target(name: "MockHTTP", dependencies: ["CPlatform"]),
+        // epoll and accept4, which Swift's Glibc module does not export.
+        .target(name: "CPlatform"),
         // The five course APIs, the in-memory stores and the /_mock control surface.
         .target(name: "MockRoutes", dependencies: ["MockHTTP"]),
         // The command line: flags, seed lookup, start-up and shutdown.

@@ -124,6 +124,10 @@ public struct Response: Sendable {
     public var reason: String?
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// Seconds to hold the answer back (simulated network latency); the loop keeps serving others.
+    public var delay: Double = 0
+    /// The API that produced the answer, for the request log; nil for the common 404.
+    public var api: String?
 
     public init(status: Int = 200, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status

@@ -1,0 +1,411 @@
+import Foundation
+
+/// One connection, owned by one loop and touched only on its thread.
+final class Connection {
+    let fd: Int32
+    let peer: PeerAddress
+    var parser: RequestParser
+    var output: [UInt8] = []
+    var outputOffset = 0
+    /// Close once the output is written (no keep-alive, or an HTTP-level error).
+    var closeWhenFlushed = false
+    /// After an early error: half-close and read what the client still sends, so it sees the answer.
+    var drainAfterFlush = false
+    var drainDeadline: Double?
+    /// A delayed answer is pending; later pipelined requests wait behind it.
+    var awaitingDelayedResponse = false
+    var peerClosed = false
+    var lastActivity: Double
+    var requestStartedAt: Double?
+    var interest = (readable: true, writable: false)
+
+    init(fd: Int32, peer: PeerAddress, limits: ParserLimits, now: Double) {
+        self.fd = fd
+        self.peer = peer
+        parser = RequestParser(limits: limits)
+        lastActivity = now
+    }
+
+    var pendingOutput: Int { output.count - outputOffset }
+
+    var isIdle: Bool {
+        !parser.hasBufferedBytes && pendingOutput == 0 && !awaitingDelayedResponse
+    }
+}
+
+/// An event loop: a thread that polls its connections and the shared listening socket.
+final class EventLoop: @unchecked Sendable {
+    private unowned let server: HTTPServer
+    private let listener: Int32
+    private let poller = Poller()
+    private let wakePipe = Sys.makeWakePipe()
+    private var connections: [Int32: Connection] = [:]
+    private var readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    private let dateCache = HTTPDateCache()
+
+    private var timers: [(at: Double, connection: Connection, action: () -> Void)] = []
+    private var acceptResumesAt: Double?
+    private var listening = true
+    private var lastSweep = 0.0
+
+    private let stopLock = NSLock()
+    private var stopDeadline: Double?
+
+    /// Stop reading once this much output waits for a slow reader.
+    private let outputHighWater = 1 << 20
+
+    init(server: HTTPServer, listener: Int32, index: Int) {
+        self.server = server
+        self.listener = listener
+        poller.addListener(listener)
+        poller.add(wakePipe.read, readable: true, writable: false)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        Sys.close(wakePipe.read)
+        Sys.close(wakePipe.write)
+    }
+
+    func requestStop(grace: Double) {
+        stopLock.lock()
+        stopDeadline = monotonicNow() + grace
+        stopLock.unlock()
+        var byte: UInt8 = 1
+        _ = withUnsafeBytes(of: &byte) { Sys.write(wakePipe.write, $0) }
+    }
+
+    private var deadlineForStop: Double? {
+        stopLock.lock()
+        defer { stopLock.unlock() }
+        return stopDeadline
+    }
+
+    func run() {
+        while true {
+            let now = monotonicNow()
+            if let deadline = deadlineForStop {
+                if listening {
+                    poller.remove(listener)
+                    listening = false
+                }
+                for connection in Array(connections.values) where connection.isIdle { close(connection) }
+                if connections.isEmpty || now >= deadline { break }
+            }
+            poller.wait(timeoutMilliseconds: pollTimeout(now: now)) { event in
+                if event.fd == listener {
+                    acceptConnections()
+                } else if event.fd == wakePipe.read {
+                    drainWakePipe()
+                } else if let connection = connections[event.fd] {
+                    if event.writable { flush(connection) }
+                    if event.readable, connections[event.fd] === connection { readable(connection) }
+                }
+            }
+            let after = monotonicNow()
+            runDueTimers(now: after)
+            if let resume = acceptResumesAt, after >= resume, deadlineForStop == nil {
+                acceptResumesAt = nil
+                poller.addListener(listener)
+                listening = true
+            }
+            if after - lastSweep >= 1 {
+                lastSweep = after
+                sweep(now: after)
+            }
+        }
+        for connection in Array(connections.values) { close(connection) }
+    }
+
+    private func pollTimeout(now: Double) -> Int32 {
+        var wait = 1.0
+        if let first = timers.first { wait = min(wait, first.at - now) }
+        if let resume = acceptResumesAt { wait = min(wait, resume - now) }
+        if deadlineForStop != nil { wait = min(wait, 0.05) }
+        return Int32(max(0, (wait * 1000).rounded(.up)))
+    }
+
+    private func drainWakePipe() {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        _ = scratch.withUnsafeMutableBytes { Sys.read(wakePipe.read, into: $0) }
+    }
+
+    // MARK: Accepting
+
+    private func acceptConnections() {
+        guard deadlineForStop == nil else { return }
+        while true {
+            guard server.reserveConnection() else {
+                pauseAccepting()
+                return
+            }
+            switch Sys.accept(listener) {
+            case let .accepted(fd, peer):
+                let connection = Connection(fd: fd, peer: peer, limits: server.configuration.limits, now: monotonicNow())
+                connections[fd] = connection
+                poller.add(fd, readable: true, writable: false)
+            case .wouldBlock, .failed:
+                server.releaseConnection()
+                return
+            case .outOfDescriptors:
+                server.releaseConnection()
+                pauseAccepting()
+                return
+            }
+        }
+    }
+
+    /// Out of descriptors or at the cap: stop polling the listener briefly instead of spinning on it.
+    private func pauseAccepting() {
+        guard listening else { return }
+        poller.remove(listener)
+        listening = false
+        acceptResumesAt = monotonicNow() + 0.1
+    }
+
+    // MARK: Reading and dispatching
+
+    private func readable(_ connection: Connection) {
+        if connection.drainDeadline != nil {
+            discardInput(connection)
+            return
+        }
+        var reads = 0
+        while reads < 16 {
+            reads += 1
+            let count = Sys.read(connection.fd, into: readBuffer)
+            if count > 0 {
+                if !connection.parser.hasBufferedBytes { connection.requestStartedAt = monotonicNow() }
+                connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                connection.lastActivity = monotonicNow()
+                if count < readBuffer.count { break }
+            } else if count == 0 {
+                connection.peerClosed = true
+                break
+            } else if count == -1 {
+                break
+            } else {
+                close(connection)
+                return
+            }
+        }
+        process(connection)
+    }
+
+    private func discardInput(_ connection: Connection) {
+        while true {
+            let count = Sys.read(connection.fd, into: readBuffer)
+            if count > 0 { continue }
+            if count == -1 { return }
+            close(connection)
+            return
+        }
+    }
+
+    /// Answers every complete request in the buffer, in order, then writes.
+    private func process(_ connection: Connection) {
+        parsing: while !connection.closeWhenFlushed && !connection.awaitingDelayedResponse
+            && connection.pendingOutput < outputHighWater {
+            switch connection.parser.next() {
+            case .incomplete:
+                break parsing
+            case .sendContinue:
+                connection.output.append(contentsOf: Self.continueLine)
+            case let .failure(failure):
+                let response = Response.text(failure.status, failure.message + "\n")
+                write(response, isHead: false, keepAlive: false, versionMinor: 1, to: connection)
+                connection.drainAfterFlush = true
+            case let .request(head, body):
+                dispatch(head, body, on: connection)
+            }
+        }
+        flush(connection)
+    }
+
+    private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    private func dispatch(_ head: RequestHead, _ body: [UInt8], on connection: Connection) {
+        let started = monotonicNow()
+        let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
+                              headers: head.headers, body: body, peer: connection.peer, receivedAt: Date())
+        connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
+        let response = server.responder.respond(to: request)
+        let keepAlive = head.keepAlive && !connection.peerClosed
+        let finish = { [unowned self] in
+            let bytes = write(response, isHead: head.method == "HEAD", keepAlive: keepAlive,
+                              versionMinor: head.versionMinor, to: connection)
+            let duration = (monotonicNow() - started) * 1000
+            server.responder.didRespond(Exchange(request: request, response: response,
+                                                 durationMilliseconds: duration, responseBytes: bytes))
+        }
+        if response.delay > 0 {
+            connection.awaitingDelayedResponse = true
+            schedule(at: started + response.delay, for: connection) { [unowned self] in
+                connection.awaitingDelayedResponse = false
+                finish()
+                process(connection)
+            }
+        } else {
+            finish()
+        }
+    }
+
+    // MARK: Writing
+
+    /// Serializes a response into the connection's output; returns its size in bytes.
+    @discardableResult
+    private func write(_ response: Response, isHead: Bool, keepAlive: Bool, versionMinor: Int,
+                       to connection: Connection) -> Int {
+        let keepAlive = keepAlive && server.isStopping == false
+        let before = connection.output.count
+        var out = connection.output
+        connection.output = []
+        out.reserveCapacity(out.count + 256 + (isHead ? 0 : response.body.count))
+        out.append(contentsOf: "HTTP/1.1 \(response.status) \(response.reasonPhrase)\r\n".utf8)
+        for field in response.headers {
+            out.append(contentsOf: field.name.utf8)
+            out.append(58)
+            out.append(32)
+            out.append(contentsOf: field.value.utf8)
+            out.append(13)
+            out.append(10)
+        }
+        out.append(contentsOf: dateCache.headerLine())
+        let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
+        if hasBody {
+            out.append(contentsOf: "Content-Length: \(response.body.count)\r\n".utf8)
+        }
+        if !keepAlive {
+            out.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if versionMinor == 0 {
+            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        out.append(13)
+        out.append(10)
+        if hasBody && !isHead { out.append(contentsOf: response.body) }
+        connection.output = out
+        if !keepAlive { connection.closeWhenFlushed = true }
+        return connection.output.count - before
+    }
+
+    private func flush(_ connection: Connection) {
+        while connection.pendingOutput > 0 {
+            let written = connection.output.withUnsafeBytes { raw in
+                Sys.write(connection.fd, UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...]))
+            }
+            if written > 0 {
+                connection.outputOffset += written
+                connection.lastActivity = monotonicNow()
+            } else if written == -1 {
+                break
+            } else {
+                close(connection)
+                return
+            }
+        }
+        if connection.pendingOutput == 0 {
+            connection.output.removeAll(keepingCapacity: connection.output.capacity <= 64 * 1024)
+            connection.outputOffset = 0
+            if connection.closeWhenFlushed && !connection.awaitingDelayedResponse {
+                if connection.drainAfterFlush && !connection.peerClosed {
+                    Sys.shutdownWrite(connection.fd)
+                    connection.drainDeadline = monotonicNow() + 2
+                    updateInterest(connection, readable: true, writable: false)
+                } else {
+                    close(connection)
+                }
+                return
+            }
+            if connection.peerClosed && !connection.awaitingDelayedResponse {
+                close(connection)
+                return
+            }
+        } else if connection.outputOffset > 1 << 20 {
+            connection.output.removeSubrange(0..<connection.outputOffset)
+            connection.outputOffset = 0
+        }
+        let wantsRead = !connection.peerClosed && !connection.awaitingDelayedResponse && !connection.closeWhenFlushed
+            && connection.pendingOutput < outputHighWater
+        updateInterest(connection, readable: wantsRead, writable: connection.pendingOutput > 0)
+    }
+
+    private func updateInterest(_ connection: Connection, readable: Bool, writable: Bool) {
+        guard connection.interest != (readable, writable) else { return }
+        connection.interest = (readable, writable)
+        poller.modify(connection.fd, readable: readable, writable: writable)
+    }
+
+    private func close(_ connection: Connection) {
+        guard connections[connection.fd] === connection else { return }
+        connections[connection.fd] = nil
+        poller.remove(connection.fd)
+        Sys.close(connection.fd)
+        server.releaseConnection()
+    }
+
+    // MARK: Timers and deadlines
+
+    private func schedule(at time: Double, for connection: Connection, _ action: @escaping () -> Void) {
+        let index = timers.firstIndex { $0.at > time } ?? timers.count
+        timers.insert((time, connection, action), at: index)
+    }
+
+    private func runDueTimers(now: Double) {
+        while let first = timers.first, first.at <= now {
+            timers.removeFirst()
+            if connections[first.connection.fd] === first.connection { first.action() }
+        }
+    }
+
+    /// Drops slow and idle clients: the head must arrive in time, bodies must progress,
+    /// idle keep-alive connections expire, and drained connections close.
+    private func sweep(now: Double) {
+        let configuration = server.configuration
+        for connection in Array(connections.values) {
+            if let deadline = connection.drainDeadline {
+                if now >= deadline { close(connection) }
+                continue
+            }
+            if connection.awaitingDelayedResponse { continue }
+            if connection.pendingOutput > 0 {
+                if now - connection.lastActivity > configuration.idleTimeout { close(connection) }
+                continue
+            }
+            if connection.parser.isReadingBody {
+                if now - connection.lastActivity > configuration.bodyTimeout { close(connection) }
+            } else if connection.parser.hasBufferedBytes, let started = connection.requestStartedAt {
+                if now - started > configuration.headerTimeout {
+                    write(Response.text(408, "Request head not received in time.\n"), isHead: false,
+                          keepAlive: false, versionMinor: 1, to: connection)
+                    flush(connection)
+                }
+            } else if now - connection.lastActivity > configuration.idleTimeout {
+                close(connection)
+            }
+        }
+    }
+}
+
+/// `Date: …` header line, formatted once per second.
+final class HTTPDateCache {
+    private var second = 0
+    private var line: [UInt8] = []
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    func headerLine() -> [UInt8] {
+        let now = Int(Date().timeIntervalSince1970)
+        if now != second {
+            second = now
+            line = Array("Date: \(Self.format(now))\r\n".utf8)
+        }
+        return line
+    }
+
+    /// IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
+    static func format(_ unixSeconds: Int) -> String {
+        let time = CivilTime(unixSeconds: unixSeconds)
+        return "\(days[time.weekday]), \(pad(time.day)) \(months[time.month - 1]) \(time.year) "
+            + "\(pad(time.hour)):\(pad(time.minute)):\(pad(time.second)) GMT"
+    }
+}

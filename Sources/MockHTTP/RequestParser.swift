@@ -1,0 +1,394 @@
+/// Limits the parser enforces; each violation has its own status (see shared/api/README.md).
+public struct ParserLimits: Sendable {
+    public var maxRequestLine = 8 * 1024
+    public var maxHeaderBlock = 64 * 1024
+    public var maxHeaderCount = 256
+    public var maxBody = 16 * 1024 * 1024
+
+    public init() {}
+}
+
+/// The head of a request as parsed from the wire.
+struct RequestHead {
+    var method: String
+    var target: String
+    var versionMinor: Int
+    var headers: HTTPHeaders
+    var keepAlive: Bool
+    var expectsContinue: Bool
+}
+
+/// Framing or syntax errors: answered by the HTTP layer, then the connection is closed.
+struct ParseFailure: Error, Equatable {
+    var status: Int
+    var message: String
+}
+
+enum ParseStep {
+    case incomplete
+    /// The client waits for `100 Continue` before sending the body.
+    case sendContinue
+    case request(RequestHead, [UInt8])
+    case failure(ParseFailure)
+}
+
+/// An incremental HTTP/1.x request parser: bytes go in as they arrive, complete requests come out.
+/// Strict about framing (one Content-Length, no CL with TE, only `chunked`), as request smuggling
+/// lives in the gaps between lenient parsers.
+struct RequestParser {
+    let limits: ParserLimits
+    private var buffer: [UInt8] = []
+    private var start = 0
+    /// Where the search for the end of the head resumes, so each byte is scanned once.
+    private var scanned = 0
+    private var state = State.head
+    private var continueSent = false
+
+    private enum State {
+        case head
+        case fixedBody(RequestHead, length: Int)
+        case chunkedBody(RequestHead, body: [UInt8], phase: ChunkPhase)
+    }
+
+    private enum ChunkPhase {
+        case size
+        case data(remaining: Int)
+        case dataEnd
+        case trailers(count: Int)
+    }
+
+    init(limits: ParserLimits) {
+        self.limits = limits
+    }
+
+    var hasBufferedBytes: Bool { start < buffer.count }
+
+    /// True while a request has begun to arrive but is not complete.
+    var isMidRequest: Bool {
+        if case .head = state { return hasBufferedBytes }
+        return true
+    }
+
+    /// True once the head is read and the body is still arriving.
+    var isReadingBody: Bool {
+        if case .head = state { return false }
+        return true
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if start > 0 && start >= buffer.count / 2 {
+            buffer.removeSubrange(0..<start)
+            scanned -= start
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    mutating func next() -> ParseStep {
+        switch state {
+        case .head:
+            return parseHead()
+        case let .fixedBody(head, length):
+            guard buffer.count - start >= length else { return continueIfExpected(head) }
+            let body = Array(buffer[start..<start + length])
+            start += length
+            finishRequest()
+            return .request(head, body)
+        case let .chunkedBody(head, body, phase):
+            return parseChunks(head: head, body: body, phase: phase)
+        }
+    }
+
+    private mutating func finishRequest() {
+        state = .head
+        scanned = start
+        continueSent = false
+    }
+
+    private mutating func continueIfExpected(_ head: RequestHead) -> ParseStep {
+        if head.expectsContinue && !continueSent {
+            continueSent = true
+            return .sendContinue
+        }
+        return .incomplete
+    }
+
+    // MARK: Head
+
+    private mutating func parseHead() -> ParseStep {
+        // Tolerate empty lines before a request (RFC 9112 §2.2), common after a body's extra CRLF.
+        while buffer.count - start >= 2 && buffer[start] == 13 && buffer[start + 1] == 10 {
+            start += 2
+            scanned = max(scanned, start)
+        }
+        guard let end = findHeadEnd() else {
+            let pending = buffer.count - start
+            if !buffer[start...].contains(10) && pending > limits.maxRequestLine {
+                return .failure(ParseFailure(status: 414, message: "Request line is longer than \(limits.maxRequestLine) bytes."))
+            }
+            if pending > limits.maxHeaderBlock + limits.maxRequestLine {
+                return .failure(ParseFailure(status: 431, message: "Request header block is larger than \(limits.maxHeaderBlock) bytes."))
+            }
+            return .incomplete
+        }
+        let headBytes = buffer[start..<end]
+        start = end + 4
+        scanned = start
+        switch decodeHead(headBytes) {
+        case let .failure(failure):
+            return .failure(failure)
+        case let .success((head, framing)):
+            switch framing {
+            case .none:
+                state = .head
+                return .request(head, [])
+            case let .length(length):
+                state = .fixedBody(head, length: length)
+            case .chunked:
+                state = .chunkedBody(head, body: [], phase: .size)
+            }
+            return next()
+        }
+    }
+
+    private mutating func findHeadEnd() -> Int? {
+        var index = max(scanned, start)
+        let count = buffer.count
+        while index + 3 < count {
+            if buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
+                return index
+            }
+            index += 1
+        }
+        scanned = max(start, count - 3)
+        return nil
+    }
+
+    private enum Framing {
+        case none
+        case length(Int)
+        case chunked
+    }
+
+    private func decodeHead(_ bytes: ArraySlice<UInt8>) -> Result<(RequestHead, Framing), ParseFailure> {
+        func bad(_ message: String, _ status: Int = 400) -> Result<(RequestHead, Framing), ParseFailure> {
+            .failure(ParseFailure(status: status, message: message))
+        }
+        // A bare CR or LF anywhere, or a NUL, makes line boundaries ambiguous.
+        var lines: [ArraySlice<UInt8>] = []
+        var lineStart = bytes.startIndex
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == 0 { return bad("NUL byte in the request head.") }
+            if byte == 13 {
+                guard index + 1 < bytes.endIndex, bytes[index + 1] == 10 else { return bad("Bare CR in the request head.") }
+                lines.append(bytes[lineStart..<index])
+                index += 2
+                lineStart = index
+                continue
+            }
+            if byte == 10 { return bad("Bare LF in the request head.") }
+            index += 1
+        }
+        lines.append(bytes[lineStart..<bytes.endIndex])
+
+        let requestLine = lines[0]
+        if requestLine.count > limits.maxRequestLine {
+            return bad("Request line is longer than \(limits.maxRequestLine) bytes.", 414)
+        }
+        if bytes.count - requestLine.count > limits.maxHeaderBlock {
+            return bad("Request header block is larger than \(limits.maxHeaderBlock) bytes.", 431)
+        }
+        if lines.count - 1 > limits.maxHeaderCount {
+            return bad("More than \(limits.maxHeaderCount) header fields.", 431)
+        }
+        let parts = requestLine.split(separator: 32, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, parts[0].allSatisfy(isTokenByte) else {
+            return bad("Malformed request line.")
+        }
+        let versionMinor: Int
+        switch Array(parts[2]) {
+        case Array("HTTP/1.1".utf8): versionMinor = 1
+        case Array("HTTP/1.0".utf8): versionMinor = 0
+        case let version where isVersionSyntax(version):
+            return bad("HTTP version not supported: only HTTP/1.0 and HTTP/1.1 are.", 505)
+        default:
+            return bad("Malformed HTTP version in the request line.")
+        }
+        guard parts[1].allSatisfy({ $0 > 32 && $0 != 127 }), let target = String(validating: parts[1], as: UTF8.self) else {
+            return bad("Malformed request target.")
+        }
+
+        var headers = HTTPHeaders()
+        for line in lines.dropFirst() {
+            guard let first = line.first else { continue }
+            if first == 32 || first == 9 { return bad("Obsolete line folding in a header field.") }
+            guard let colon = line.firstIndex(of: 58) else { return bad("Header line without a colon.") }
+            let name = line[line.startIndex..<colon]
+            guard !name.isEmpty, name.allSatisfy(isTokenByte) else { return bad("Malformed header field name.") }
+            var value = line[(colon + 1)...]
+            while let byte = value.first, byte == 32 || byte == 9 { value = value.dropFirst() }
+            while let byte = value.last, byte == 32 || byte == 9 { value = value.dropLast() }
+            if value.contains(where: { ($0 < 32 && $0 != 9) || $0 == 127 }) {
+                return bad("Control character in a header field value.")
+            }
+            headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        }
+
+        var framing = Framing.none
+        let lengths = headers.values("Content-Length")
+        let encodings = headers.values("Transfer-Encoding")
+        if !encodings.isEmpty {
+            if !lengths.isEmpty { return bad("Content-Length together with Transfer-Encoding.") }
+            guard encodings.count == 1, encodings[0].trimmingASCIIWhitespace().caseInsensitiveEquals("chunked") else {
+                return bad("Only Transfer-Encoding: chunked is supported.", 501)
+            }
+            framing = .chunked
+        } else if !lengths.isEmpty {
+            guard lengths.count == 1 else { return bad("Duplicate Content-Length.") }
+            let digits = lengths[0].utf8
+            guard !digits.isEmpty, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+                return bad("Invalid Content-Length.")
+            }
+            // Compare digit counts first so absurd lengths never overflow.
+            guard digits.count <= 18, let length = Int(lengths[0]), length <= limits.maxBody else {
+                return bad("Request body is larger than \(limits.maxBody) bytes.", 413)
+            }
+            if length > 0 { framing = .length(length) }
+        }
+
+        var expectsContinue = false
+        if let expect = headers["Expect"] {
+            guard expect.trimmingASCIIWhitespace().caseInsensitiveEquals("100-continue") else {
+                return bad("Only Expect: 100-continue is supported.", 417)
+            }
+            expectsContinue = versionMinor == 1
+        }
+
+        let connection = headers.values("Connection").flatMap { $0.split(separator: ",") }
+            .map { String($0).trimmingASCIIWhitespace() }
+        let keepAlive = versionMinor == 1
+            ? !connection.contains { $0.caseInsensitiveEquals("close") }
+            : connection.contains { $0.caseInsensitiveEquals("keep-alive") }
+
+        let head = RequestHead(method: String(decoding: parts[0], as: UTF8.self), target: target,
+                               versionMinor: versionMinor, headers: headers, keepAlive: keepAlive,
+                               expectsContinue: expectsContinue)
+        return .success((head, framing))
+    }
+
+    private func isVersionSyntax(_ bytes: [UInt8]) -> Bool {
+        bytes.count == 8 && bytes.starts(with: Array("HTTP/".utf8)) && isDigit(bytes[5]) && bytes[6] == 46 && isDigit(bytes[7])
+    }
+
+    // MARK: Chunked bodies
+
+    private mutating func parseChunks(head: RequestHead, body: [UInt8], phase: ChunkPhase) -> ParseStep {
+        var body = body
+        var phase = phase
+        while true {
+            switch phase {
+            case .size:
+                guard let lineEnd = findCRLF(from: start) else {
+                    if buffer.count - start > 1024 { return .failure(ParseFailure(status: 400, message: "Chunk size line too long.")) }
+                    state = .chunkedBody(head, body: body, phase: phase)
+                    return continueIfExpected(head)
+                }
+                let line = buffer[start..<lineEnd]
+                let sizeText = line.prefix { $0 != 59 }  // extensions after ';' are ignored
+                var size = 0
+                let trimmed = sizeText.reversed().drop { $0 == 32 || $0 == 9 }.reversed()
+                guard !trimmed.isEmpty, trimmed.count <= 15 else {
+                    return .failure(ParseFailure(status: 400, message: "Invalid chunk size."))
+                }
+                for byte in trimmed {
+                    guard let digit = hexValue(byte) else { return .failure(ParseFailure(status: 400, message: "Invalid chunk size.")) }
+                    size = size * 16 + digit
+                }
+                start = lineEnd + 2
+                if body.count + size > limits.maxBody {
+                    return .failure(ParseFailure(status: 413, message: "Request body is larger than \(limits.maxBody) bytes."))
+                }
+                phase = size == 0 ? .trailers(count: 0) : .data(remaining: size)
+            case let .data(remaining):
+                let available = min(remaining, buffer.count - start)
+                body.append(contentsOf: buffer[start..<start + available])
+                start += available
+                if available < remaining {
+                    state = .chunkedBody(head, body: body, phase: .data(remaining: remaining - available))
+                    return .incomplete
+                }
+                phase = .dataEnd
+            case .dataEnd:
+                guard buffer.count - start >= 2 else {
+                    state = .chunkedBody(head, body: body, phase: phase)
+                    return .incomplete
+                }
+                guard buffer[start] == 13 && buffer[start + 1] == 10 else {
+                    return .failure(ParseFailure(status: 400, message: "Chunk data not followed by CRLF."))
+                }
+                start += 2
+                phase = .size
+            case let .trailers(count):
+                guard let lineEnd = findCRLF(from: start) else {
+                    if buffer.count - start > limits.maxHeaderBlock {
+                        return .failure(ParseFailure(status: 431, message: "Trailer section too large."))
+                    }
+                    state = .chunkedBody(head, body: body, phase: phase)
+                    return .incomplete
+                }
+                let isEmpty = lineEnd == start
+                start = lineEnd + 2
+                if isEmpty {
+                    finishRequest()
+                    return .request(head, body)
+                }
+                // Trailer fields are read and discarded; none of the APIs uses them.
+                if count + 1 > limits.maxHeaderCount {
+                    return .failure(ParseFailure(status: 431, message: "Too many trailer fields."))
+                }
+                phase = .trailers(count: count + 1)
+            }
+        }
+    }
+
+    private func findCRLF(from index: Int) -> Int? {
+        var index = index
+        while index + 1 < buffer.count {
+            if buffer[index] == 13 && buffer[index + 1] == 10 { return index }
+            if buffer[index] == 10 || buffer[index] == 0 { return nil }
+            index += 1
+        }
+        return nil
+    }
+}
+
+private func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+
+private func hexValue(_ byte: UInt8) -> Int? {
+    switch byte {
+    case 48...57: return Int(byte - 48)
+    case 65...70: return Int(byte - 55)
+    case 97...102: return Int(byte - 87)
+    default: return nil
+    }
+}
+
+/// RFC 9110 token characters, as allowed in methods and header names.
+private func isTokenByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case 48...57, 65...90, 97...122: return true
+    case 33, 35, 36, 37, 38, 39, 42, 43, 45, 46, 94, 95, 96, 124, 126: return true
+    default: return false
+    }
+}
+
+extension String {
+    func trimmingASCIIWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+}

@@ -1,0 +1,176 @@
+/// HTTP methods as a set, listed in the canonical order of `Allow` and CORS headers.
+public struct Methods: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let get = Methods(rawValue: 1 << 0)
+    public static let head = Methods(rawValue: 1 << 1)
+    public static let post = Methods(rawValue: 1 << 2)
+    public static let put = Methods(rawValue: 1 << 3)
+    public static let patch = Methods(rawValue: 1 << 4)
+    public static let delete = Methods(rawValue: 1 << 5)
+    public static let options = Methods(rawValue: 1 << 6)
+    /// A route that takes whatever method arrives (CGI scripts never looked).
+    public static let any = Methods(rawValue: 0xFF)
+
+    private static let canonical: [(Methods, String)] = [
+        (.get, "GET"), (.head, "HEAD"), (.post, "POST"), (.put, "PUT"),
+        (.patch, "PATCH"), (.delete, "DELETE"), (.options, "OPTIONS"),
+    ]
+
+    /// The set bit of a method name; empty for methods outside the canonical seven.
+    public init(named name: String) {
+        self = Self.canonical.first { $0.1 == name }?.0 ?? []
+    }
+
+    /// `GET, HEAD, OPTIONS` and so on, in canonical order.
+    public var headerValue: String {
+        Self.canonical.filter { contains($0.0) }.map(\.1).joined(separator: ", ")
+    }
+}
+
+/// How an API's paths are compared with the request path.
+public struct PathMatching: Sendable {
+    /// `/LOGIN` matches `/login`.
+    public var caseInsensitive = false
+    /// `/workspace/` matches `/workspace`.
+    public var toleratesTrailingSlash = false
+    /// `%7Ecs458` matches `~cs458`: the path is percent-decoded before matching.
+    public var percentDecoded = false
+
+    public init(caseInsensitive: Bool = false, toleratesTrailingSlash: Bool = false, percentDecoded: Bool = false) {
+        self.caseInsensitive = caseInsensitive
+        self.toleratesTrailingSlash = toleratesTrailingSlash
+        self.percentDecoded = percentDecoded
+    }
+}
+
+public typealias Handler = @Sendable (Request) -> Response
+
+/// One endpoint: methods, a path pattern with `{name}` segments, and its handler.
+public struct Route: Sendable {
+    public let methods: Methods
+    public let pattern: String
+    public let handler: Handler
+    fileprivate let segments: [Segment]
+
+    fileprivate enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    public init(_ methods: Methods, _ pattern: String, _ handler: @escaping Handler) {
+        self.methods = methods
+        self.pattern = pattern
+        self.handler = handler
+        segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { piece in
+            piece.hasPrefix("{") && piece.hasSuffix("}")
+                ? .parameter(String(piece.dropFirst().dropLast())) : .literal(String(piece))
+        }
+    }
+
+    fileprivate var isLiteral: Bool {
+        !segments.contains { if case .parameter = $0 { return true } else { return false } }
+    }
+
+    fileprivate func match(_ path: [Substring], _ original: [Substring]) -> [String: String]? {
+        guard path.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (index, segment) in segments.enumerated() {
+            switch segment {
+            case let .literal(text):
+                guard path[index] == text else { return nil }
+            case let .parameter(name):
+                guard !path[index].isEmpty else { return nil }
+                parameters[name] = String(original[index])
+            }
+        }
+        return parameters
+    }
+}
+
+/// The routes of one API, with its path rules and its own `405` body.
+public struct RouteGroup: Sendable {
+    public let api: String
+    public let matching: PathMatching
+    public let routes: [Route]
+    /// This API's answer to a known path with a method it does not serve (the `Allow` header is added).
+    public let methodNotAllowed: @Sendable (Request) -> Response
+    /// Literal routes by their normalized path, so most requests skip the pattern scan.
+    private let literal: [String: [Int]]
+
+    public init(api: String, matching: PathMatching = PathMatching(), routes: [Route],
+                methodNotAllowed: @escaping @Sendable (Request) -> Response) {
+        self.api = api
+        self.matching = matching
+        self.methodNotAllowed = methodNotAllowed
+        self.routes = routes.map { route in
+            matching.caseInsensitive ? Route(route.methods, route.pattern.lowercased(), route.handler) : route
+        }
+        var literal: [String: [Int]] = [:]
+        for (index, route) in self.routes.enumerated() where route.isLiteral {
+            literal[route.pattern, default: []].append(index)
+        }
+        self.literal = literal
+    }
+
+    /// The path as this group compares it, or nil when it cannot match anything here.
+    fileprivate func normalize(_ rawPath: String) -> (compared: String, original: String)? {
+        var path = rawPath
+        if matching.percentDecoded {
+            guard let decoded = FormDecoding.percentDecode(path, plusAsSpace: false) else { return nil }
+            path = decoded
+        }
+        if matching.toleratesTrailingSlash && path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return (matching.caseInsensitive ? path.lowercased() : path, path)
+    }
+
+    /// Routes whose pattern matches the path, with their parameters.
+    fileprivate func candidates(for rawPath: String) -> [(Route, [String: String])] {
+        guard let (compared, original) = normalize(rawPath) else { return [] }
+        var found: [(Route, [String: String])] = []
+        if let indexes = literal[compared] {
+            found = indexes.map { (routes[$0], [:]) }
+        }
+        let pieces = compared.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let originalPieces = original.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        for route in routes where !route.isLiteral {
+            if let parameters = route.match(Array(pieces), Array(originalPieces)) { found.append((route, parameters)) }
+        }
+        return found
+    }
+}
+
+/// The outcome of routing one request.
+public enum RouteMatch {
+    case found(RouteGroup, Handler, parameters: [String: String])
+    /// The path is known to this group, the method is not: answer 405 with these methods in `Allow`.
+    case methodNotAllowed(RouteGroup, allowed: Methods)
+    /// `OPTIONS` on a known path: a CORS preflight for these methods.
+    case preflight(RouteGroup, allowed: Methods)
+    case notFound
+}
+
+/// Routes a request to the first group that knows its path.
+public struct Router: Sendable {
+    public let groups: [RouteGroup]
+
+    public init(groups: [RouteGroup]) {
+        self.groups = groups
+    }
+
+    public func match(method: String, path: String) -> RouteMatch {
+        let wanted = Methods(named: method)
+        for group in groups {
+            let candidates = group.candidates(for: path)
+            guard !candidates.isEmpty else { continue }
+            for (route, parameters) in candidates where route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty {
+                if method == "OPTIONS" && route.methods == .any { break }
+                return .found(group, route.handler, parameters: parameters)
+            }
+            let allowed = candidates.reduce(Methods()) { $0.union($1.0.methods) }.union(.options)
+            return method == "OPTIONS" ? .preflight(group, allowed: allowed) : .methodNotAllowed(group, allowed: allowed)
+        }
+        return .notFound
+    }
+}

@@ -1,0 +1,119 @@
+import Dispatch
+import Foundation
+
+public struct ServerConfiguration: Sendable {
+    /// nil listens on every interface, IPv6 and IPv4.
+    public var host: String?
+    public var port = 8080
+    public var limits = ParserLimits()
+    /// A request head must arrive within this many seconds of its first byte.
+    public var headerTimeout = 10.0
+    /// A body that makes no progress for this long is abandoned.
+    public var bodyTimeout = 30.0
+    /// An idle keep-alive connection is closed after this long.
+    public var idleTimeout = 60.0
+    public var maxConnections = 20_000
+    public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    public init() {}
+}
+
+/// A hand-written HTTP/1.1 server: one listening socket shared by a few event loops, each with its
+/// own poller and connections. Handlers run on the loop threads; nothing parks a thread per client.
+public final class HTTPServer: @unchecked Sendable {
+    public let configuration: ServerConfiguration
+    let responder: any HTTPResponder
+    private var loops: [EventLoop] = []
+    private var listener: Int32 = -1
+    public private(set) var port = 0
+    /// True when the socket accepts IPv4 and IPv6 alike.
+    public private(set) var isDualStack = false
+    /// The connection cap in force: the configured one, lowered to fit the open-files limit.
+    public private(set) var connectionCap = 0
+
+    private let lock = NSLock()
+    private var openConnections = 0
+    private var stopRequested = false
+    private let stopped = DispatchGroup()
+
+    public init(configuration: ServerConfiguration, responder: any HTTPResponder) {
+        self.configuration = configuration
+        self.responder = responder
+    }
+
+    /// Binds and starts the loops; throws when the port is busy or the host unknown.
+    public func start() throws(SocketError) {
+        Sys.ignoreBrokenPipes()
+        let fileLimit = Sys.raiseOpenFilesLimit()
+        // Keep a reserve of descriptors for seed files, state writes and the loops themselves.
+        connectionCap = max(16, min(configuration.maxConnections, fileLimit - 64))
+        let bound = try Sys.listen(host: configuration.host, port: configuration.port)
+        listener = bound.fd
+        port = bound.port
+        isDualStack = bound.family == AF_INET6 && (configuration.host == nil || configuration.host == "::")
+        for index in 0..<configuration.threads {
+            let loop = EventLoop(server: self, listener: listener, index: index)
+            loops.append(loop)
+            stopped.enter()
+            let thread = Thread { [stopped] in
+                loop.run()
+                stopped.leave()
+            }
+            thread.name = "http-loop-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Stops accepting, lets requests in flight finish for up to `grace` seconds, then closes
+    /// everything. Returns when every loop has ended.
+    public func stop(grace: Double = 5) {
+        lock.lock()
+        let first = !stopRequested
+        stopRequested = true
+        lock.unlock()
+        if first {
+            for loop in loops { loop.requestStop(grace: grace) }
+        }
+        stopped.wait()
+        if first && listener >= 0 {
+            Sys.close(listener)
+        }
+    }
+
+    var isStopping: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopRequested
+    }
+
+    /// Reserves a connection slot; false when the cap is reached.
+    func reserveConnection() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard openConnections < connectionCap else { return false }
+        openConnections += 1
+        return true
+    }
+
+    func releaseConnection() {
+        lock.lock()
+        openConnections -= 1
+        lock.unlock()
+    }
+
+    /// IPv4 addresses of this machine's other interfaces, for people on the same network.
+    public static var lanAddresses: [String] { Sys.lanAddresses() }
+
+    /// Open connections across all loops (for health and tests).
+    public var connectionCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return openConnections
+    }
+}
+
+/// Seconds on a monotonic clock.
+@inline(__always)
+func monotonicNow() -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+}

@@ -1,0 +1,58 @@
+import Foundation
+import MockHTTP
+
+/// Settings from the command line that some APIs read.
+public struct APIOptions: Sendable {
+    /// A fixed one-time code instead of random ones (`--otp-code`).
+    public var otpCode: String?
+    /// Seconds a one-time code stays valid (`--otp-ttl`).
+    public var otpTTL = 600
+    /// The zone of WSUV Twitter's time stamps (`--wsuv-tz`).
+    public var wsuvTimeZone = TimeZone(identifier: "America/Los_Angeles") ?? TimeZone(secondsFromGMT: -8 * 3600)!
+    /// Where console lines other than the request log go (OTP codes).
+    public var console: @Sendable (String) -> Void = { print($0) }
+    /// The clock every API reads; tests inject their own.
+    public var clock: @Sendable () -> Date = { Date() }
+
+    public init() {}
+}
+
+/// One course API: its routes, its in-memory state, and the seed that state returns to.
+public protocol MockAPI: AnyObject, Sendable {
+    /// The short name used by `--only`, `/_mock/reset/{api}` and the journal.
+    var name: String { get }
+    /// The route table, read once when the server starts.
+    var routes: RouteGroup { get }
+    /// Back to the seed: every change and every token issued since is gone.
+    func reset()
+    /// Banner lines: where the API lives and which accounts the seed has.
+    func bannerLines(baseURL: String) -> [String]
+}
+
+/// Every API the server knows, in the order of `/_mock/health`, with the seed file each loads.
+public enum APICatalog {
+    public static let names = ["threads", "internproducts", "wsuv", "cse118", "otp"]
+
+    /// The APIs to serve (all, or those of `--only`), each filled from its seed file.
+    public static func load(_ only: [String]? = nil, seed: SeedDirectory, options: APIOptions) throws(SeedError) -> [any MockAPI] {
+        var apis: [any MockAPI] = []
+        for name in names where only?.contains(name) ?? true {
+            if let api = try make(name, seed: seed, options: options) { apis.append(api) }
+        }
+        return apis
+    }
+
+    private static func make(_ name: String, seed: SeedDirectory, options: APIOptions) throws(SeedError) -> (any MockAPI)? {
+        let file = "\(name).json"
+        do {
+            switch name {
+            case "threads": return try ThreadsAPI(seed: seed.document(file), options: options)
+            default: return nil
+            }
+        } catch {
+            var located = error
+            located.file = located.file ?? seed.url.appendingPathComponent(file).path
+            throw located
+        }
+    }
+}

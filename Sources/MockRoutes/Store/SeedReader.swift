@@ -1,0 +1,134 @@
+import Foundation
+import MockHTTP
+
+/// What is wrong with a seed or state document, and where: `$.users[0].email: expected a string`.
+public struct SeedError: Error, CustomStringConvertible, Equatable {
+    public var file: String?
+    public var path: String
+    public var problem: String
+
+    public init(file: String? = nil, path: String, problem: String) {
+        self.file = file
+        self.path = path
+        self.problem = problem
+    }
+
+    public var description: String {
+        (file.map { "\($0): " } ?? "") + "\(path): \(problem)"
+    }
+}
+
+/// A JSON value with the JSONPath it was found at, so every complaint names its place.
+public struct SeedNode {
+    public let value: JSONValue
+    public let path: String
+
+    public init(_ value: JSONValue, path: String = "$") {
+        self.value = value
+        self.path = path
+    }
+
+    public func fail(_ problem: String) -> SeedError {
+        SeedError(path: path, problem: problem)
+    }
+
+    public func object() throws(SeedError) -> SeedObject {
+        guard case let .object(members) = value else { throw fail("expected an object") }
+        return SeedObject(members: members, path: path)
+    }
+
+    public func array() throws(SeedError) -> [SeedNode] {
+        guard case let .array(items) = value else { throw fail("expected an array") }
+        return items.enumerated().map { SeedNode($1, path: "\(path)[\($0)]") }
+    }
+
+    public func string() throws(SeedError) -> String {
+        guard case let .string(text) = value else { throw fail("expected a string") }
+        return text
+    }
+
+    public func int() throws(SeedError) -> Int {
+        guard let number = value.intValue else { throw fail("expected an integer") }
+        return number
+    }
+
+    public func bool() throws(SeedError) -> Bool {
+        guard case let .bool(flag) = value else { throw fail("expected true or false") }
+        return flag
+    }
+}
+
+/// A JSON object of a seed document, read field by field.
+public struct SeedObject {
+    public let members: JSONObject
+    public let path: String
+
+    public func node(_ key: String) throws(SeedError) -> SeedNode {
+        guard let value = members[key] else { throw SeedError(path: "\(path).\(key)", problem: "missing") }
+        return SeedNode(value, path: "\(path).\(key)")
+    }
+
+    /// nil when the key is absent or null.
+    public func optionalNode(_ key: String) -> SeedNode? {
+        guard let value = members[key], !value.isNull else { return nil }
+        return SeedNode(value, path: "\(path).\(key)")
+    }
+
+    public func string(_ key: String) throws(SeedError) -> String { try node(key).string() }
+    public func int(_ key: String) throws(SeedError) -> Int { try node(key).int() }
+    public func bool(_ key: String) throws(SeedError) -> Bool { try node(key).bool() }
+    public func array(_ key: String) throws(SeedError) -> [SeedNode] { try node(key).array() }
+    public func object(_ key: String) throws(SeedError) -> SeedObject { try node(key).object() }
+
+    /// A non-empty string, the usual rule for names and passwords.
+    public func text(_ key: String) throws(SeedError) -> String {
+        let value = try string(key)
+        guard !value.isEmpty else { throw SeedError(path: "\(path).\(key)", problem: "must not be empty") }
+        return value
+    }
+}
+
+/// The folder of seed files: `Seed/threads.json` and so on.
+public struct SeedDirectory: Sendable {
+    public let url: URL
+
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// The parsed JSON of one seed file, or an error naming the file and what is wrong.
+    public func document(_ name: String) throws(SeedError) -> JSONValue {
+        let file = url.appendingPathComponent(name)
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw SeedError(file: file.path, path: "$", problem: "cannot read the file")
+        }
+        do {
+            return try JSONParser.parse(Array(data))
+        } catch {
+            throw SeedError(file: file.path, path: "$", problem: "not valid JSON: \(error)")
+        }
+    }
+
+    /// The shipped seed: `Seed/` beside the executable, `../share/mock-backend/Seed` beside it,
+    /// then `Seed/` in the working directory and each of its parents.
+    public static func locate(executable: URL, workingDirectory: URL) -> SeedDirectory? {
+        let binDirectory = executable.resolvingSymlinksInPath().deletingLastPathComponent()
+        var candidates = [
+            binDirectory.appendingPathComponent("Seed"),
+            binDirectory.deletingLastPathComponent().appendingPathComponent("share/mock-backend/Seed"),
+        ]
+        var directory = workingDirectory.standardizedFileURL
+        while true {
+            candidates.append(directory.appendingPathComponent("Seed"))
+            let parent = directory.deletingLastPathComponent()
+            if parent.path == directory.path { break }
+            directory = parent
+        }
+        let found = candidates.first { candidate in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory)
+                && isDirectory.boolValue
+        }
+        return found.map(SeedDirectory.init(url:))
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import MockHTTP
+
+/// The threads API's data: users, threads, messages, live tokens and the id counters.
+struct ThreadsState {
+    struct User {
+        var id: Int
+        var email: String
+        var password: String
+        var fname: String
+        var lname: String
+        var role: String
+    }
+
+    struct Thread {
+        var id: Int
+        var userID: Int
+        var title: String
+        var createdAt: String
+    }
+
+    struct Message {
+        var id: Int
+        var threadID: Int
+        var userID: Int
+        var text: String
+        var createdAt: String
+    }
+
+    struct Token {
+        var userID: Int
+        var expires: Int
+    }
+
+    /// Users, threads and messages each in ascending id order.
+    var users: [User] = []
+    var threads: [Thread] = []
+    var messages: [Message] = []
+    var tokens: [String: Token] = [:]
+    var nextUserID = 1
+    var nextThreadID = 1
+    var nextMessageID = 1
+
+    func user(_ id: Int) -> User? { users.first { $0.id == id } }
+
+    func user(email: String) -> User? {
+        let wanted = email.lowercased()
+        return users.first { $0.email.lowercased() == wanted }
+    }
+
+    func thread(_ id: Int) -> Thread? { threads.first { $0.id == id } }
+
+    func creator(_ userID: Int) -> Creator {
+        let owner = user(userID)
+        return Creator(fname: owner?.fname ?? "", lname: owner?.lname ?? "", userID: userID)
+    }
+
+    func shape(_ thread: Thread) -> ThreadShape {
+        ThreadShape(createdBy: creator(thread.userID), threadID: thread.id, title: thread.title, createdAt: thread.createdAt)
+    }
+
+    func shape(_ message: Message) -> MessageShape {
+        MessageShape(createdBy: creator(message.userID), messageID: message.id, message: message.text,
+                     createdAt: message.createdAt)
+    }
+}
+
+// MARK: Seed format
+
+extension ThreadsState {
+    /// Reads and checks a seed or state document (`Seed/threads.json`, contract §6).
+    init(seed document: JSONValue) throws(SeedError) {
+        let root = try SeedNode(document).object()
+        for node in try root.array("users") {
+            let item = try node.object()
+            let user = User(id: try item.int("user_id"), email: try item.text("email"), password: try item.text("password"),
+                            fname: try item.text("fname"), lname: try item.text("lname"),
+                            role: try item.optionalNode("role")?.string() ?? "USER")
+            if self.user(user.id) != nil { throw node.fail("duplicate user_id \(user.id)") }
+            if self.user(email: user.email) != nil { throw node.fail("duplicate email \(user.email)") }
+            users.append(user)
+        }
+        for node in try root.array("threads") {
+            let item = try node.object()
+            let thread = Thread(id: try item.int("thread_id"), userID: try item.int("user_id"),
+                                title: try item.text("title"), createdAt: try Self.stamp(item))
+            if self.thread(thread.id) != nil { throw node.fail("duplicate thread_id \(thread.id)") }
+            if user(thread.userID) == nil { throw node.fail("user_id \(thread.userID) is not a user") }
+            threads.append(thread)
+        }
+        for node in try root.array("messages") {
+            let item = try node.object()
+            let message = Message(id: try item.int("message_id"), threadID: try item.int("thread_id"),
+                                  userID: try item.int("user_id"), text: try item.text("message"),
+                                  createdAt: try Self.stamp(item))
+            if messages.contains(where: { $0.id == message.id }) { throw node.fail("duplicate message_id \(message.id)") }
+            if thread(message.threadID) == nil { throw node.fail("thread_id \(message.threadID) is not a thread") }
+            if user(message.userID) == nil { throw node.fail("user_id \(message.userID) is not a user") }
+            messages.append(message)
+        }
+        for node in try root.optionalNode("tokens")?.array() ?? [] {
+            let item = try node.object()
+            let userID = try item.int("user_id")
+            if user(userID) == nil { throw node.fail("user_id \(userID) is not a user") }
+            tokens[try item.text("token")] = Token(userID: userID, expires: try item.int("exp"))
+        }
+        users.sort { $0.id < $1.id }
+        threads.sort { $0.id < $1.id }
+        messages.sort { $0.id < $1.id }
+        nextUserID = (users.last?.id ?? 0) + 1
+        nextThreadID = (threads.last?.id ?? 0) + 1
+        nextMessageID = (messages.map(\.id).max() ?? 0) + 1
+        if let next = root.optionalNode("next_ids") {
+            let counters = try next.object()
+            // Counters only ever move forward: ids of deleted rows are never handed out again.
+            nextUserID = max(nextUserID, try counters.int("user"))
+            nextThreadID = max(nextThreadID, try counters.int("thread"))
+            nextMessageID = max(nextMessageID, try counters.int("message"))
+        }
+    }
+
+    private static func stamp(_ item: SeedObject) throws(SeedError) -> String {
+        let text = try item.string("created_at")
+        guard CivilTime(sqlText: text) != nil else {
+            throw SeedError(path: "\(item.path).created_at", problem: "expected YYYY-MM-DD HH:MM:SS, got \(text)")
+        }
+        return text
+    }
+}
+
+// MARK: Tokens
+
+/// Mints the JWT-shaped tokens of contract §2. The signature is random: tokens are validated by
+/// looking the whole string up, which is also what makes a reset invalidate them.
+enum ThreadsToken {
+    static let header = "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9"
+    static let lifetime = 31_536_000
+
+    static func mint(userID: Int, issuedAt: Int) -> String {
+        let payload = "{\"iat\":\(issuedAt),\"exp\":\(issuedAt + lifetime),\"jti\":\"\(jti())\",\"user\":\(userID)}"
+        return header + "." + base64URL(Array(payload.utf8)) + "." + base64URL(randomBytes(32))
+    }
+
+    /// 16 random bytes written in base 62, left-padded with `0` to 22 characters.
+    static func jti() -> String {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        var number = randomBytes(16)
+        var digits: [Character] = []
+        while number.contains(where: { $0 != 0 }) {
+            var remainder = 0
+            for index in number.indices {
+                let value = remainder * 256 + Int(number[index])
+                number[index] = UInt8(value / 62)
+                remainder = value % 62
+            }
+            digits.append(alphabet[remainder])
+        }
+        let text = String(digits.reversed())
+        return String(repeating: "0", count: max(0, 22 - text.count)) + text
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+}

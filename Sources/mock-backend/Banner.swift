@@ -1,0 +1,31 @@
+import Foundation
+import MockHTTP
+import MockRoutes
+
+/// The start-up banner: version, addresses, each API's base URL and its seeded accounts.
+enum Banner {
+    static func print(server: HTTPServer, apis: [any MockAPI], seed: SeedDirectory, options: Options) {
+        let port = server.port
+        var lines = ["mock-backend \(MockBackend.version)"]
+        if let host = options.host {
+            lines.append("listening on \(host):\(port)")
+        } else {
+            lines.append("listening on port \(port), all interfaces (\(server.isDualStack ? "IPv4 and IPv6" : "IPv4"))")
+        }
+        let local = "http://localhost:\(port)"
+        lines.append("  this machine:      \(local)")
+        for address in HTTPServer.lanAddresses {
+            lines.append("  same network:      http://\(address):\(port)")
+        }
+        lines.append("  Android emulator:  http://10.0.2.2:\(port)")
+        lines.append("  seed:              \(seed.url.path)")
+        lines.append("  control:           \(local)/  and  \(local)/_mock/health")
+        lines.append("")
+        for api in apis {
+            lines += api.bannerLines(baseURL: local)
+        }
+        lines.append("")
+        lines.append(options.quiet ? "Request log off (--quiet). Ctrl-C stops." : "One line per request follows. Ctrl-C stops.")
+        Console.standard.write(lines.joined(separator: "\n"))
+    }
+}

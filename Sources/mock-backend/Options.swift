@@ -1,0 +1,165 @@
+import Foundation
+import MockHTTP
+import MockRoutes
+
+/// Every setting of admin.md's command-line list; each flag has an environment variable, and a flag
+/// beats its variable.
+struct Options {
+    var host: String?
+    var port = 8080
+    var seedDirectory: String?
+    var only: [String]?
+    var stateFile: String?
+    var latency: ClosedRange<Double>?
+    var otpCode: String?
+    var otpTTL = 600
+    var wsuvTimeZone = "America/Los_Angeles"
+    var maxBody = 16 * 1024 * 1024
+    var adminToken: String?
+    var journal = 1000
+    var quiet = false
+    var logFormat = RequestLog.Format.text
+    var healthcheck: String??
+    var showVersion = false
+    var showHelp = false
+
+    struct UsageError: Error {
+        var message: String
+    }
+
+    /// Flags that take a value, with their environment variables.
+    private static let valued: [(flag: String, variable: String)] = [
+        ("--host", "MOCK_HOST"), ("--port", "PORT"), ("--seed", "MOCK_SEED_DIR"), ("--only", "MOCK_ONLY"),
+        ("--state", "MOCK_STATE"), ("--latency", "MOCK_LATENCY"), ("--otp-code", "MOCK_OTP_CODE"),
+        ("--otp-ttl", "MOCK_OTP_TTL"), ("--wsuv-tz", "MOCK_WSUV_TZ"), ("--max-body", "MOCK_MAX_BODY"),
+        ("--admin-token", "MOCK_ADMIN_TOKEN"), ("--journal", "MOCK_JOURNAL"), ("--log-format", "MOCK_LOG_FORMAT"),
+    ]
+
+    init(arguments: [String], environment: [String: String]) throws(UsageError) {
+        var values: [String: String] = [:]
+        for (flag, variable) in Self.valued {
+            if let value = environment[variable], !value.isEmpty { values[flag] = value }
+        }
+        if let quiet = environment["MOCK_QUIET"], !["", "0", "false", "no"].contains(quiet.lowercased()) {
+            self.quiet = true
+        }
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            var flag = argument, inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                flag = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            switch flag {
+            case "--help", "-h": showHelp = true
+            case "--version": showVersion = true
+            case "--quiet", "-q": quiet = true
+            case "--healthcheck":
+                if let inline {
+                    healthcheck = .some(inline)
+                } else if index < arguments.count, !arguments[index].hasPrefix("-") {
+                    healthcheck = .some(arguments[index])
+                    index += 1
+                } else {
+                    healthcheck = .some(nil)
+                }
+            case _ where Self.valued.contains { $0.flag == flag }:
+                if let inline {
+                    values[flag] = inline
+                } else {
+                    guard index < arguments.count else { throw UsageError(message: "\(flag) needs a value") }
+                    values[flag] = arguments[index]
+                    index += 1
+                }
+            default:
+                throw UsageError(message: "unknown argument \(argument)")
+            }
+        }
+        try apply(values)
+    }
+
+    private mutating func apply(_ values: [String: String]) throws(UsageError) {
+        func integer(_ flag: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int? {
+            guard let text = values[flag] else { return nil }
+            guard let number = Int(text), range.contains(number) else {
+                throw UsageError(message: "\(flag) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)")
+            }
+            return number
+        }
+        host = values["--host"]
+        port = try integer("--port", 0...65_535) ?? port
+        seedDirectory = values["--seed"]
+        stateFile = values["--state"]
+        otpTTL = try integer("--otp-ttl", 1...31_536_000) ?? otpTTL
+        maxBody = try integer("--max-body", 1...(1 << 40)) ?? maxBody
+        journal = try integer("--journal", 0...1_000_000) ?? journal
+        adminToken = values["--admin-token"]
+        if let only = values["--only"] {
+            let names = only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            for name in names where !APICatalog.names.contains(name) {
+                throw UsageError(message: "--only: unknown API \(name) (known: \(APICatalog.names.joined(separator: ", ")))")
+            }
+            guard !names.isEmpty else { throw UsageError(message: "--only needs at least one API") }
+            self.only = names
+        }
+        if let latency = values["--latency"] {
+            let parts = latency.split(separator: "-", omittingEmptySubsequences: false).map { Double($0) }
+            guard (1...2).contains(parts.count), let low = parts.first ?? nil, let high = parts.last ?? nil,
+                  low >= 0, high >= low, high <= 600_000 else {
+                throw UsageError(message: "--latency takes milliseconds, MS or MIN-MAX (e.g. 200 or 100-400), not \(latency)")
+            }
+            self.latency = low...high
+        }
+        if let code = values["--otp-code"] {
+            guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw UsageError(message: "--otp-code must be six digits, not \(code)")
+            }
+            otpCode = code
+        }
+        if let zone = values["--wsuv-tz"] {
+            guard TimeZone(identifier: zone) != nil else {
+                throw UsageError(message: "--wsuv-tz: unknown time zone \(zone) (use a name like America/Los_Angeles)")
+            }
+            wsuvTimeZone = zone
+        }
+        if let format = values["--log-format"] {
+            guard let parsed = RequestLog.Format(rawValue: format) else {
+                throw UsageError(message: "--log-format must be text or json, not \(format)")
+            }
+            logFormat = parsed
+        }
+    }
+
+    static let usage = """
+    Usage: mock-backend [options]
+
+    Serves five course backends on one port (default 8080), from the seed in Seed/:
+      threads         UNC Charlotte message threads     /api/login, /api/threads, …
+      internproducts  Endava School of iOS              /login, /register, /products
+      wsuv            WSU Vancouver CS 458 Twitter      /cgi-bin/get-tweets.cgi, …
+      cse118          UC Santa Cruz CSE 118             /api/v2/…
+      otp             UC Davis ECS 189E one-time codes  /api/send_verification_code, …
+    Control surface: GET /, /_mock/health, POST /_mock/reset (loopback only by default).
+
+    Options (environment variable in brackets; a flag beats its variable):
+      --host HOST           listen on this address only [MOCK_HOST] (default: all, IPv4 and IPv6)
+      --port N              port to listen on [PORT] (default 8080; 0 picks a free one)
+      --seed DIR            seed folder [MOCK_SEED_DIR] (default: the shipped Seed/)
+      --only API,API        serve only these APIs [MOCK_ONLY]
+      --state FILE          keep state in FILE across restarts [MOCK_STATE]
+      --latency MS|MIN-MAX  delay every course API answer [MOCK_LATENCY]
+      --otp-code 123456     a fixed one-time code [MOCK_OTP_CODE]
+      --otp-ttl SECONDS     one-time code lifetime, at least 1 [MOCK_OTP_TTL] (default 600)
+      --wsuv-tz ZONE        WSUV Twitter time zone [MOCK_WSUV_TZ] (default America/Los_Angeles)
+      --max-body BYTES      largest request body [MOCK_MAX_BODY] (default 16777216)
+      --admin-token T       require this token on /_mock/… [MOCK_ADMIN_TOKEN]
+      --journal N           requests kept for /_mock/requests, 0 = off [MOCK_JOURNAL] (default 1000)
+      --quiet               no line per request [MOCK_QUIET=1]
+      --log-format F        text or json [MOCK_LOG_FORMAT] (default text)
+      --healthcheck [URL]   ask a running server's /_mock/health; exit 0 if healthy, 1 if not
+      --version             print the version
+      --help                print this help
+    """
+}

@@ -1,0 +1,77 @@
+import Foundation
+import MockHTTP
+import MockRoutes
+
+// Flags first: a bad one prints what is wrong and the usage, and exits 2.
+let options: Options
+do {
+    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()),
+                          environment: ProcessInfo.processInfo.environment)
+} catch {
+    FileHandle.standardError.write(Data("mock-backend: \(error.message)\n\n\(Options.usage)\n".utf8))
+    exit(2)
+}
+if options.showHelp {
+    print(Options.usage)
+    exit(0)
+}
+if options.showVersion {
+    print("mock-backend \(MockBackend.version)")
+    exit(0)
+}
+if let target = options.healthcheck {
+    exit(Healthcheck.run(url: target ?? "http://127.0.0.1:\(options.port)",
+                         adminToken: options.adminToken))
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("mock-backend: \(message)\n".utf8))
+    exit(1)
+}
+
+// The seed: --seed, or the shipped Seed/ found beside the program or above the working directory.
+let seed: SeedDirectory
+if let path = options.seedDirectory {
+    seed = SeedDirectory(url: URL(fileURLWithPath: path))
+} else if let found = SeedDirectory.locate(executable: URL(fileURLWithPath: CommandLine.arguments[0]),
+                                           workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)) {
+    seed = found
+} else {
+    fail("no Seed/ folder found beside the program or in the working directory and its parents; use --seed DIR")
+}
+
+var apiOptions = APIOptions()
+apiOptions.otpCode = options.otpCode
+apiOptions.otpTTL = options.otpTTL
+apiOptions.wsuvTimeZone = TimeZone(identifier: options.wsuvTimeZone) ?? apiOptions.wsuvTimeZone
+apiOptions.console = Console.standard.write
+
+let apis: [any MockAPI]
+do {
+    apis = try APICatalog.load(options.only, seed: seed, options: apiOptions)
+} catch {
+    fail("bad seed: \(error)")
+}
+
+let app = MockApp(apis: apis, settings: AppSettings(
+    adminToken: options.adminToken,
+    log: options.quiet ? nil : RequestLog(format: options.logFormat)))
+var configuration = ServerConfiguration()
+configuration.host = options.host
+configuration.port = options.port
+configuration.limits.maxBody = options.maxBody
+let server = HTTPServer(configuration: configuration, responder: app)
+do {
+    try server.start()
+} catch {
+    fail("\(error)")
+}
+
+Banner.print(server: server, apis: apis, seed: seed, options: options)
+
+TerminationSignals.handle { _ in
+    Console.standard.write("mock-backend: stopping (finishing requests in flight, at most 5 s)")
+    server.stop(grace: 5)
+    exit(0)
+}
+dispatchMain()

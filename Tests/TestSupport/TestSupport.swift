@@ -1,0 +1,61 @@
+import Foundation
+import MockHTTP
+import MockRoutes
+
+/// A real server on an ephemeral loopback port, in the test process; stopped when released.
+public final class TestServer {
+    public let server: HTTPServer
+    public var port: Int { server.port }
+
+    public init(responder: any HTTPResponder, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.threads = 2
+        configure(&configuration)
+        server = HTTPServer(configuration: configuration, responder: responder)
+        try server.start()
+    }
+
+    /// The whole mock app with the shipped seed (or some APIs of it).
+    public convenience init(apis only: [String]? = nil, options: APIOptions = APIOptions(),
+                            settings: AppSettings = AppSettings(),
+                            configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        let apis = try APICatalog.load(only, seed: Self.shippedSeed, options: options)
+        try self.init(responder: MockApp(apis: apis, settings: settings), configure: configure)
+    }
+
+    deinit { server.stop(grace: 1) }
+
+    /// The repository's `Seed/` folder.
+    public static var shippedSeed: SeedDirectory {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return SeedDirectory(url: root.appendingPathComponent("Seed"))
+    }
+
+    public func connect(timeout: Double = 10) throws -> BlockingClient {
+        try BlockingClient(host: "127.0.0.1", port: port, timeout: timeout)
+    }
+
+    /// One request on a new connection, as a client library would send it.
+    public func request(_ method: String, _ target: String, headers: [(String, String)] = [],
+                        body: [UInt8] = []) throws -> ClientResponse {
+        let client = try connect()
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
+        client.send(Array((head + "\r\n").utf8) + body)
+        return try client.readResponse(head: method == "HEAD")
+    }
+
+    public func request(_ method: String, _ target: String, headers: [(String, String)] = [],
+                        body: String) throws -> ClientResponse {
+        try request(method, target, headers: headers, body: Array(body.utf8))
+    }
+}
+
+/// A raw request head for hand-made exchanges.
+public func rawRequest(_ lines: [String], body: String = "") -> String {
+    lines.joined(separator: "\r\n") + "\r\n\r\n" + body
+}
