@@ -1,0 +1,90 @@
+/// What to do with a `%` that is not followed by two hex digits, or with bytes
+/// that do not decode as UTF-8.
+public enum MalformedEscape: Sendable {
+    /// Keep the `%` as written and replace invalid UTF-8 with U+FFFD (browser behaviour).
+    case keepLiteral
+    /// Drop the whole name/value pair.
+    case dropPair
+}
+
+/// `application/x-www-form-urlencoded` bodies, query strings, and percent-encoded paths.
+public enum FormDecoding {
+    /// The pairs in order, repeats kept. Pieces are separated by `&` only (`;` is
+    /// data), empty pieces are skipped, and a piece without `=` has the value "".
+    public static func pairs(_ bytes: some Collection<UInt8>,
+                             malformed: MalformedEscape) -> [(name: String, value: String)] {
+        var result: [(name: String, value: String)] = []
+        for piece in Array(bytes).split(separator: UInt8(ascii: "&")) {
+            let name: ArraySlice<UInt8>, value: ArraySlice<UInt8>
+            if let equals = piece.firstIndex(of: UInt8(ascii: "=")) {
+                name = piece[..<equals]
+                value = piece[(equals + 1)...]
+            } else {
+                name = piece
+                value = []
+            }
+            switch malformed {
+            case .keepLiteral:
+                result.append((name: lenientDecode(name), value: lenientDecode(value)))
+            case .dropPair:
+                if let n = strictDecode(name, plusAsSpace: true), let v = strictDecode(value, plusAsSpace: true) {
+                    result.append((name: n, value: v))
+                }
+            }
+        }
+        return result
+    }
+
+    /// Nil when an escape is malformed or the decoded bytes are not UTF-8.
+    public static func percentDecode(_ s: some StringProtocol, plusAsSpace: Bool) -> String? {
+        strictDecode(Array(s.utf8)[...], plusAsSpace: plusAsSpace)
+    }
+
+    /// The value of the first pair named `name`.
+    public static func first(_ name: String, in pairs: [(name: String, value: String)]) -> String? {
+        pairs.first { $0.name == name }?.value
+    }
+
+    /// The value of the last pair named `name`.
+    public static func last(_ name: String, in pairs: [(name: String, value: String)]) -> String? {
+        pairs.last { $0.name == name }?.value
+    }
+
+    private static func lenientDecode(_ bytes: ArraySlice<UInt8>) -> String {
+        var out: [UInt8] = []
+        // A malformed escape is kept as written, so unescaping cannot fail here.
+        _ = unescape(bytes, plusAsSpace: true, keepMalformed: true, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func strictDecode(_ bytes: ArraySlice<UInt8>, plusAsSpace: Bool) -> String? {
+        var out: [UInt8] = []
+        guard unescape(bytes, plusAsSpace: plusAsSpace, keepMalformed: false, into: &out) else { return nil }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    /// Decodes `+` and `%XX` into `out`; false on a malformed escape unless it is kept.
+    private static func unescape(_ bytes: ArraySlice<UInt8>, plusAsSpace: Bool, keepMalformed: Bool,
+                                 into out: inout [UInt8]) -> Bool {
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "%") {
+                if bytes.endIndex - i >= 3, let high = hexDigitValue(bytes[i + 1]), let low = hexDigitValue(bytes[i + 2]) {
+                    out.append(high << 4 | low)
+                    i += 3
+                    continue
+                }
+                guard keepMalformed else { return false }
+                out.append(byte)
+            } else if byte == UInt8(ascii: "+") && plusAsSpace {
+                out.append(UInt8(ascii: " "))
+            } else {
+                out.append(byte)
+            }
+            i += 1
+        }
+        return true
+    }
+}

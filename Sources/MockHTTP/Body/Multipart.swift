@@ -1,0 +1,219 @@
+/// One field of a `multipart/form-data` body.
+public struct MultipartPart: Sendable, Equatable {
+    public var name: String
+    /// Present for file fields (possibly empty when no file was chosen).
+    public var filename: String?
+    public var contentType: String?
+    public var body: [UInt8]
+
+    public init(name: String, filename: String? = nil, contentType: String? = nil, body: [UInt8]) {
+        self.name = name
+        self.filename = filename
+        self.contentType = contentType
+        self.body = body
+    }
+}
+
+/// `multipart/form-data` (RFC 7578 on top of RFC 2046). Line ends may be CRLF or bare LF.
+public enum Multipart {
+    /// The `boundary` parameter of a `multipart/...` Content-Type, quoted or not;
+    /// nil when absent or not a legal boundary (1–70 printable characters).
+    public static func boundary(fromContentType contentType: String) -> String? {
+        guard let header = HeaderValue.split(Array(contentType.utf8)[...]),
+              header.value.lowercased().hasPrefix("multipart/"),
+              let boundary = header.parameter("boundary"),
+              isLegalBoundary(boundary) else { return nil }
+        return boundary
+    }
+
+    /// The parts in order; nil when the body is not a complete multipart body: no
+    /// opening delimiter, no closing `--boundary--`, or a part without a
+    /// `Content-Disposition: form-data` name. Preamble and epilogue are ignored.
+    public static func parse(_ body: [UInt8], boundary: String) -> [MultipartPart]? {
+        guard isLegalBoundary(boundary) else { return nil }
+        let dash = UInt8(ascii: "-")
+        let delimiter = [dash, dash] + Array(boundary.utf8)
+        var finder = DelimiterFinder(body: body, delimiter: delimiter)
+
+        guard var current = finder.next() else { return nil }
+        var parts: [MultipartPart] = []
+        while !current.isClosing {
+            guard let next = finder.next() else { return nil }
+            guard let part = parsePart(body[current.contentStart..<next.lineBreakStart]) else { return nil }
+            parts.append(part)
+            current = next
+        }
+        return parts
+    }
+
+    /// RFC 2046 allows 1–70 characters and no trailing space; any printable ASCII is
+    /// accepted, which also guarantees the boundary contains no line break.
+    private static func isLegalBoundary(_ boundary: String) -> Bool {
+        let utf8 = boundary.utf8
+        return (1...70).contains(utf8.count)
+            && utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+            && utf8.last != UInt8(ascii: " ")
+    }
+
+    /// Headers, a blank line, then the content. A part that ends right after its
+    /// headers has an empty body.
+    private static func parsePart(_ bytes: ArraySlice<UInt8>) -> MultipartPart? {
+        var headers: [(name: String, value: [UInt8])] = []
+        var bodyStart = bytes.endIndex
+        var lineStart = bytes.startIndex
+        while lineStart < bytes.endIndex {
+            let lineEnd = bytes[lineStart...].firstIndex(of: 0x0A) ?? bytes.endIndex
+            var line = bytes[lineStart..<lineEnd]
+            if line.last == 0x0D { line = line.dropLast() }
+            let afterLine = min(lineEnd + 1, bytes.endIndex)
+            if line.isEmpty {
+                bodyStart = afterLine
+                break
+            }
+            if line.first == 0x20 || line.first == 0x09 {
+                // Obsolete folding: the line continues the previous header.
+                guard !headers.isEmpty else { return nil }
+                headers[headers.count - 1].value += line
+            } else {
+                guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+                headers.append((name: String(decoding: line[..<colon], as: UTF8.self), value: Array(line[(colon + 1)...])))
+            }
+            lineStart = afterLine
+        }
+
+        func header(_ name: String) -> [UInt8]? {
+            headers.first { $0.name.trimmingASCIISpaces().caseInsensitiveEquals(name) }?.value
+        }
+        guard let disposition = header("Content-Disposition"),
+              let parsed = HeaderValue.split(disposition[...]),
+              parsed.value.lowercased() == "form-data",
+              let name = parsed.parameter("name") else { return nil }
+        let filename = parsed.parameter("filename")
+        let contentType = header("Content-Type").map { String(decoding: $0, as: UTF8.self).trimmingASCIISpaces() }
+        return MultipartPart(name: name, filename: filename, contentType: contentType,
+                             body: Array(bytes[bodyStart...]))
+    }
+}
+
+/// Finds delimiter lines (`--boundary` at the start of the body or of a line,
+/// followed by optional spaces and a line end, or by `--` when closing).
+///
+/// Candidates are found by looking for a line feed followed by the delimiter.
+/// The delimiter contains no line feed, so the bytes compared after one
+/// candidate never hold another candidate: the scan is linear in the body.
+private struct DelimiterFinder {
+    struct Found {
+        /// Where the line break before the delimiter begins: the end of the previous part.
+        var lineBreakStart: Int
+        /// Just past the delimiter line.
+        var contentStart: Int
+        var isClosing: Bool
+    }
+
+    let body: [UInt8]
+    let delimiter: [UInt8]
+    /// Where to look for the next line feed.
+    var searchFrom = 0
+    var atBodyStart = true
+
+    init(body: [UInt8], delimiter: [UInt8]) {
+        self.body = body
+        self.delimiter = delimiter
+    }
+
+    mutating func next() -> Found? {
+        if atBodyStart {
+            atBodyStart = false
+            if let found = delimiterLine(at: 0, lineBreakStart: 0) { return found }
+        }
+        while let lf = body[searchFrom...].firstIndex(of: 0x0A) {
+            searchFrom = lf + 1
+            let lineBreakStart = lf > 0 && body[lf - 1] == 0x0D ? lf - 1 : lf
+            if let found = delimiterLine(at: lf + 1, lineBreakStart: lineBreakStart) {
+                searchFrom = found.contentStart
+                return found
+            }
+        }
+        searchFrom = body.count
+        return nil
+    }
+
+    /// Whether a delimiter line starts at `start`.
+    private func delimiterLine(at start: Int, lineBreakStart: Int) -> Found? {
+        let afterDelimiter = start + delimiter.count
+        guard afterDelimiter <= body.count, body[start..<afterDelimiter].elementsEqual(delimiter) else { return nil }
+        let dash = UInt8(ascii: "-")
+        if afterDelimiter + 2 <= body.count, body[afterDelimiter] == dash, body[afterDelimiter + 1] == dash {
+            return Found(lineBreakStart: lineBreakStart, contentStart: body.count, isClosing: true)
+        }
+        // Transport padding, then the line end.
+        var i = afterDelimiter
+        while i < body.count, body[i] == 0x20 || body[i] == 0x09 { i += 1 }
+        if i < body.count, body[i] == 0x0D { i += 1 }
+        guard i < body.count, body[i] == 0x0A else { return nil }
+        return Found(lineBreakStart: lineBreakStart, contentStart: i + 1, isClosing: false)
+    }
+}
+
+/// A header value like `form-data; name="a"; filename=b.txt`, split up.
+struct HeaderValue {
+    var value: String
+    /// Names as written, quoted strings unescaped.
+    var parameters: [(name: String, value: String)]
+
+    /// The first parameter of that name, compared case-insensitively.
+    func parameter(_ name: String) -> String? {
+        parameters.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    /// Nil when a quoted string is not terminated.
+    static func split(_ bytes: ArraySlice<UInt8>) -> HeaderValue? {
+        let semicolon = UInt8(ascii: ";"), quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        var i = bytes.firstIndex(of: semicolon) ?? bytes.endIndex
+        let value = String(decoding: bytes[bytes.startIndex..<i], as: UTF8.self).trimmingASCIISpaces()
+        var parameters: [(name: String, value: String)] = []
+        while i < bytes.endIndex {
+            i += 1  // past the ';'
+            let nameEnd = bytes[i...].firstIndex { $0 == UInt8(ascii: "=") || $0 == semicolon } ?? bytes.endIndex
+            let name = String(decoding: bytes[i..<nameEnd], as: UTF8.self).trimmingASCIISpaces()
+            i = nameEnd
+            guard i < bytes.endIndex, bytes[i] == UInt8(ascii: "=") else {
+                if !name.isEmpty { parameters.append((name: name, value: "")) }
+                continue
+            }
+            i += 1
+            while i < bytes.endIndex, bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 }
+            var raw: [UInt8] = []
+            let quoted = i < bytes.endIndex && bytes[i] == quote
+            if quoted {
+                i += 1
+                while true {
+                    guard i < bytes.endIndex else { return nil }
+                    if bytes[i] == quote { break }
+                    if bytes[i] == backslash, i + 1 < bytes.endIndex { i += 1 }
+                    raw.append(bytes[i])
+                    i += 1
+                }
+                // Skip anything between the closing quote and the next ';'.
+                i = bytes[i...].firstIndex(of: semicolon) ?? bytes.endIndex
+            } else {
+                let end = bytes[i...].firstIndex(of: semicolon) ?? bytes.endIndex
+                raw = Array(bytes[i..<end])
+                i = end
+            }
+            let text = String(decoding: raw, as: UTF8.self)
+            parameters.append((name: name, value: quoted ? text : text.trimmingASCIISpaces()))
+        }
+        return HeaderValue(value: value, parameters: parameters)
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs.
+    func trimmingASCIISpaces() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }),
+              let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,196 @@
+/// Writes compact JSON in exactly the order the calls are made.
+///
+///     var w = JSONWriter(escapeSlash: false)
+///     w.beginObject(); w.key("id"); w.int(2); w.endObject()   // {"id":2}
+///
+/// Commas are inserted automatically. The writer does not check structure: a key
+/// outside an object or an unbalanced end produces invalid JSON, so callers pair
+/// their calls.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    /// Writes `/` as `\/`, as some servers being imitated do.
+    public let escapeSlash: Bool
+    /// A value has been written at the current level, so the next one needs a comma.
+    private var needsComma = false
+
+    public init(escapeSlash: Bool = false) {
+        self.escapeSlash = escapeSlash
+    }
+
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// A member name; the next call writes its value.
+    public mutating func key(_ name: String) {
+        separate()
+        appendQuoted(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    public mutating func string(_ s: String) {
+        separate()
+        appendQuoted(s)
+        needsComma = true
+    }
+
+    public mutating func int(_ v: Int) {
+        separate()
+        appendDecimal(v.magnitude, negative: v < 0)
+        needsComma = true
+    }
+
+    public mutating func uint(_ v: UInt) {
+        separate()
+        appendDecimal(v, negative: false)
+        needsComma = true
+    }
+
+    /// Integral values without a fraction (`2.0` → `2`), others in the shortest form
+    /// that reads back the same, and NaN or infinity as `null` (JSON has neither).
+    public mutating func double(_ v: Double) {
+        guard v.isFinite else { return null() }
+        if let i = Int(exactly: v) { return int(i) }
+        separate()
+        bytes.append(contentsOf: v.description.utf8)
+        needsComma = true
+    }
+
+    /// Like `double`, but shortest in `Float` precision (`0.1` stays `0.1`).
+    public mutating func float(_ v: Float) {
+        guard v.isFinite else { return null() }
+        if let i = Int(exactly: v) { return int(i) }
+        separate()
+        bytes.append(contentsOf: v.description.utf8)
+        needsComma = true
+    }
+
+    public mutating func bool(_ v: Bool) {
+        separate()
+        bytes.append(contentsOf: v ? Self.trueBytes : Self.falseBytes)
+        needsComma = true
+    }
+
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: Self.nullBytes)
+        needsComma = true
+    }
+
+    /// One already-encoded JSON value, copied unchanged.
+    public mutating func raw(_ json: some Sequence<UInt8>) {
+        separate()
+        bytes.append(contentsOf: json)
+        needsComma = true
+    }
+
+    /// Writes a parsed value back verbatim; number text is copied as is, except
+    /// text that is not a JSON number, which becomes `null` to keep the output valid.
+    public mutating func value(_ v: JSONValue) {
+        switch v {
+        case .null:
+            null()
+        case .bool(let b):
+            bool(b)
+        case .number(let text):
+            if JSONNumber.isValid(text) { raw(text.utf8) } else { null() }
+        case .string(let s):
+            string(s)
+        case .array(let elements):
+            beginArray()
+            for element in elements { value(element) }
+            endArray()
+        case .object(let object):
+            beginObject()
+            for member in object.members {
+                key(member.key)
+                value(member.value)
+            }
+            endObject()
+        }
+    }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let nullBytes = Array("null".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    private mutating func appendDecimal(_ magnitude: UInt, negative: Bool) {
+        if negative { bytes.append(UInt8(ascii: "-")) }
+        let start = bytes.count
+        var rest = magnitude
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
+    }
+
+    private mutating func appendQuoted(_ s: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { appendEscaped($0) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Copies runs of plain bytes in one go and escapes the rest. Non-ASCII stays raw UTF-8.
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for (i, byte) in utf8.enumerated() {
+            let escape: UInt8
+            switch byte {
+            case UInt8(ascii: "\""): escape = UInt8(ascii: "\"")
+            case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
+            case UInt8(ascii: "/") where escapeSlash: escape = UInt8(ascii: "/")
+            case 0x0A: escape = UInt8(ascii: "n")
+            case 0x0D: escape = UInt8(ascii: "r")
+            case 0x09: escape = UInt8(ascii: "t")
+            case 0x08: escape = UInt8(ascii: "b")
+            case 0x0C: escape = UInt8(ascii: "f")
+            case 0..<0x20: escape = UInt8(ascii: "u")
+            default: continue
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+            bytes.append(UInt8(ascii: "\\"))
+            bytes.append(escape)
+            if escape == UInt8(ascii: "u") {
+                bytes.append(contentsOf: [UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                          Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]])
+            }
+            runStart = i + 1
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+    }
+}
+
+extension JSONValue {
+    /// Compact JSON for this value, members in their stored order.
+    public func encoded(escapeSlash: Bool) -> [UInt8] {
+        var writer = JSONWriter(escapeSlash: escapeSlash)
+        writer.value(self)
+        return writer.bytes
+    }
+}
