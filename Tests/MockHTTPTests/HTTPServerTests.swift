@@ -125,7 +125,7 @@ final class HTTPServerTests: XCTestCase {
         let client = try server.connect()
         client.send("HEAD /h HTTP/1.1\r\n\r\n" + get("/next"))
         let head = try client.readResponse(head: true)
-        XCTAssertEqual(head.headers["Content-Length"], "11")
+        XCTAssertEqual(head.headers["Content-Length"], "10")
         XCTAssertEqual(try client.readResponse().text, "GET /next|0|", "no stray body bytes between the answers")
     }
 

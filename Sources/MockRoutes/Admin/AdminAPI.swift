@@ -9,6 +9,7 @@ import MockHTTP
 /// | GET    | /_mock/health         | liveness, version, uptime, APIs       |
 /// | POST   | /_mock/reset          | every API back to its seed            |
 /// | POST   | /_mock/reset/{api}    | one API back to its seed              |
+/// | GET    | /_mock/openapi/{file} | an API's OpenAPI document ({api}.json) |
 final class AdminAPI: Sendable {
     static let name = "admin"
 
@@ -27,7 +28,9 @@ final class AdminAPI: Sendable {
             Route([.get, .head], "/_mock/health", guarded(health)),
             Route(.post, "/_mock/reset", guarded(resetAll)),
             Route(.post, "/_mock/reset/{api}", guarded(resetOne)),
-        ], methodNotAllowed: { request in
+            Route([.get, .head], "/_mock/openapi/{file}", guarded(openAPI)),
+        ] + apis.flatMap(\.adminRoutes).map { Route($0.methods, $0.pattern, guarded($0.handler)) },
+        methodNotAllowed: { request in
             Self.json(405, ["error": "method_not_allowed", "detail": "\(request.method) is not served here"])
         })
     }
@@ -65,6 +68,15 @@ final class AdminAPI: Sendable {
         }
         api.reset()
         return .json(200, OrderedJSON.encode(["reset": [name]], escapeSlash: false))
+    }
+
+    private func openAPI(_ request: Request) -> Response {
+        let file = request[parameter: "file"] ?? ""
+        let name = file.hasSuffix(".json") ? String(file.dropLast(5)) : file
+        guard let document = apis.first(where: { $0.name == name })?.openAPIDocument else {
+            return Self.json(404, ["error": "unknown_api", "api": name])
+        }
+        return .json(200, document)
     }
 
     // MARK: Access

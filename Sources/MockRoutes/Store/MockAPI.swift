@@ -27,6 +27,15 @@ public protocol MockAPI: AnyObject, Sendable {
     func reset()
     /// Banner lines: where the API lives and which accounts the seed has.
     func bannerLines(baseURL: String) -> [String]
+    /// Extra `/_mock/…` endpoints of this API (the OTP outbox); served under the admin access rule.
+    var adminRoutes: [Route] { get }
+    /// This API's OpenAPI 3.1 document, served at `/_mock/openapi/{name}.json`.
+    var openAPIDocument: [UInt8]? { get }
+}
+
+extension MockAPI {
+    public var adminRoutes: [Route] { [] }
+    public var openAPIDocument: [UInt8]? { nil }
 }
 
 /// Every API the server knows, in the order of `/_mock/health`, with the seed file each loads.
