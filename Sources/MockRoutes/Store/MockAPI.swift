@@ -25,6 +25,13 @@ public protocol MockAPI: AnyObject, Sendable {
     var routes: RouteGroup { get }
     /// Back to the seed: every change and every token issued since is gone.
     func reset()
+    /// The live state in the seed file's format, live tokens included (`GET /_mock/state/{name}`).
+    func exportState() -> [UInt8]
+    /// Validates a seed-format document and makes it both the live state and the seed that reset
+    /// returns to (`PUT /_mock/state/{name}`); on an error nothing changes.
+    func loadState(_ document: JSONValue) throws(SeedError)
+    /// This API's own answer to an injected fault of the given status (admin.md, Faults).
+    func injectedFault(status: Int) -> Response
     /// Banner lines: where the API lives and which accounts the seed has.
     func bannerLines(baseURL: String) -> [String]
     /// Extra `/_mock/…` endpoints of this API (the OTP outbox); served under the admin access rule.

@@ -48,6 +48,21 @@ public final class ThreadsAPI: MockAPI {
         state.withLock { $0 = initial }
     }
 
+    public func exportState() -> [UInt8] {
+        let file = state.withLock { ThreadsSeedFile($0) }
+        return OrderedJSON.encode(file, escapeSlash: false)
+    }
+
+    public func loadState(_ document: JSONValue) throws(SeedError) {
+        let loaded = try ThreadsState(seed: document)
+        seed.withLock { $0 = loaded }
+        state.withLock { $0 = loaded }
+    }
+
+    public func injectedFault(status: Int) -> Response {
+        ThreadsError.serviceUnavailable.response(status: status)
+    }
+
     public func bannerLines(baseURL: String) -> [String] {
         let users = seed.withLock { $0.users }
         return ["threads         \(baseURL)/api/  (POST /api/login, GET /api/threads, …)"]

@@ -47,7 +47,10 @@ enum ThreadsError: Error {
         }
     }
 
-    var response: Response {
+    var response: Response { response(status: status) }
+
+    /// The error body with another status (injected faults answer 503 or whatever was asked).
+    func response(status: Int) -> Response {
         ThreadsAPI.json(ErrorBody(message: message), status: status)
     }
 

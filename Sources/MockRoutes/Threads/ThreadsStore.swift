@@ -128,6 +128,41 @@ extension ThreadsState {
     }
 }
 
+/// The seed file's shape, written by `GET /_mock/state/threads`.
+struct ThreadsSeedFile: Encodable {
+    struct User: Encodable {
+        var user_id: Int, email: String, password: String, fname: String, lname: String, role: String
+    }
+    struct Thread: Encodable {
+        var thread_id: Int, user_id: Int, title: String, created_at: String
+    }
+    struct Message: Encodable {
+        var message_id: Int, thread_id: Int, user_id: Int, message: String, created_at: String
+    }
+    struct Token: Encodable {
+        var token: String, user_id: Int, exp: Int
+    }
+    struct NextIDs: Encodable {
+        var user: Int, thread: Int, message: Int
+    }
+
+    var users: [User]
+    var threads: [Thread]
+    var messages: [Message]
+    var tokens: [Token]
+    var next_ids: NextIDs
+
+    init(_ state: ThreadsState) {
+        users = state.users.map { User(user_id: $0.id, email: $0.email, password: $0.password, fname: $0.fname,
+                                       lname: $0.lname, role: $0.role) }
+        threads = state.threads.map { Thread(thread_id: $0.id, user_id: $0.userID, title: $0.title, created_at: $0.createdAt) }
+        messages = state.messages.map { Message(message_id: $0.id, thread_id: $0.threadID, user_id: $0.userID,
+                                                message: $0.text, created_at: $0.createdAt) }
+        tokens = state.tokens.sorted { $0.key < $1.key }.map { Token(token: $0.key, user_id: $0.value.userID, exp: $0.value.expires) }
+        next_ids = NextIDs(user: state.nextUserID, thread: state.nextThreadID, message: state.nextMessageID)
+    }
+}
+
 // MARK: Tokens
 
 /// Mints the JWT-shaped tokens of contract §2. The signature is random: tokens are validated by
