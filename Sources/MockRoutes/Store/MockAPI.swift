@@ -64,6 +64,7 @@ public enum APICatalog {
             switch name {
             case "threads": return try ThreadsAPI(seed: seed.document(file), options: options)
             case "wsuv": return try WSUVTwitterAPI(seed: seed.document(file), options: options)
+            case "otp": return try OTPAPI(seed: seed.document(file), options: options)
             default: return nil
             }
         } catch {
