@@ -63,6 +63,7 @@ public enum APICatalog {
         do {
             switch name {
             case "threads": return try ThreadsAPI(seed: seed.document(file), options: options)
+            case "internproducts": return try InternProductsAPI(seed: seed.document(file), seedFolder: seed.url, options: options)
             default: return nil
             }
         } catch {
