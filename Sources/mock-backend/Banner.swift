@@ -22,7 +22,15 @@ enum Banner {
         lines.append("  control:           \(local)/  and  \(local)/_mock/health")
         lines.append("")
         for api in apis {
-            lines += api.bannerLines(baseURL: local)
+            let summary = api.summary
+            lines.append("\(api.name.padding(toLength: 15, withPad: " ", startingAt: 0)) \(summary.title)")
+            lines.append("    base URL  " + summary.basePaths.map { local + $0 }.joined(separator: "  or  "))
+            lines.append("    endpoints \(summary.endpoints)")
+            if let note = summary.note { lines.append("    \(note)") }
+            for account in summary.accounts {
+                let login = account.password.map { "\(account.login) / \($0)" } ?? account.login
+                lines.append("    account   \(login)" + (account.detail.isEmpty ? "" : "  (\(account.detail))"))
+            }
         }
         lines.append("")
         lines.append(options.quiet ? "Request log off (--quiet). Ctrl-C stops." : "One line per request follows. Ctrl-C stops.")

@@ -88,7 +88,16 @@ final class CommandLineTests: XCTestCase {
         // Started from a sub-folder: the seed is found in a parent of the working directory.
         let (child, port) = try startServer(directory: repository.appendingPathComponent("Sources"))
         XCTAssertTrue(child.standardOutput.contains("mock-backend 0.1.0"))
-        XCTAssertTrue(child.standardOutput.contains("a@a.com / test123"))
+        for line in ["threads         UNC Charlotte ITIS/CS 4180 message threads",
+                     "    base URL  http://localhost:\(port)/api/",
+                     "    account   a@a.com / test123  (Ervin Sondag)",
+                     "    account   admin / 1234  (loginToken 668961808.772846)",
+                     "    base URL  http://localhost:\(port)/~cs458/cgi-bin/  or  http://localhost:\(port)/~wcochran/cgi-bin/",
+                     "    account   night owl / hoot hoot",
+                     "    codes are printed on this console and listed at GET /_mock/otp/outbox",
+                     "    account   +15305550100  (Alex Rivera, x-authtoken seed_token_alex_rivera_000000001)"] {
+            XCTAssertTrue(child.standardOutput.contains(line), line)
+        }
         XCTAssertTrue(child.standardOutput.contains("seed:              \(repository.path)/Seed"))
 
         let client = try BlockingClient(port: port)
@@ -106,6 +115,12 @@ final class CommandLineTests: XCTestCase {
 
         let (unhealthy, _) = try run(["--healthcheck", "http://127.0.0.1:\(port)"])
         XCTAssertEqual(unhealthy, 1)
+    }
+
+    func testFixedOTPCodeIsAnnounced() throws {
+        let (child, _) = try startServer(["--otp-code", "123456", "--only", "otp"])
+        XCTAssertTrue(child.standardOutput.contains("    every code is 123456 (--otp-code)"), child.standardOutput)
+        XCTAssertFalse(child.standardOutput.contains("threads "))
     }
 
     func testQuietAndJSONLog() throws {

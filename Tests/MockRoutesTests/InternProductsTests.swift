@@ -514,10 +514,4 @@ final class InternProductsTests: XCTestCase {
         }
     }
 
-    func testBannerNamesTheBaseURLAndTheSeededAccounts() {
-        let lines = api.bannerLines(baseURL: "http://localhost:8080")
-        XCTAssertTrue(lines[0].contains("http://localhost:8080/"))
-        XCTAssertTrue(lines.contains { $0.contains("admin / 1234") && $0.contains(Self.adminToken) })
-        XCTAssertTrue(lines.contains { $0.contains("endavaStudent / schoolOfiOS") && $0.contains(Self.studentToken) })
-    }
 }

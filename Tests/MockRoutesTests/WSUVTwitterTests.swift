@@ -575,10 +575,4 @@ final class WSUVTwitterTests: XCTestCase {
         }
     }
 
-    func testBannerNamesTheBaseURLAndAccounts() {
-        let lines = api.bannerLines(baseURL: "http://localhost:8080")
-        XCTAssertTrue(lines[0].contains("http://localhost:8080/~cs458/cgi-bin/"))
-        XCTAssertEqual(Array(lines.dropFirst()), ["    wcochran / password", "    alice / wonderland", "    bob / builder42",
-                                                  "    carol / carol2016", "    night owl / hoot hoot"])
-    }
 }

@@ -54,10 +54,11 @@ public final class InternProductsAPI: MockAPI {
         InternProductsError.serviceUnavailable.response(status: status)
     }
 
-    public func bannerLines(baseURL: String) -> [String] {
+    public var summary: APISummary {
         let users = seed.withLock { $0.users }
-        return ["internproducts  \(baseURL)/  (GET /register, /login, /products)"]
-            + users.map { "    \($0.username) / \($0.password)  (loginToken \($0.loginToken))" }
+        return APISummary(title: "Endava School of iOS InternProducts", basePaths: ["/"],
+                          endpoints: "GET /register, GET /login, GET /products (query parameters)",
+                          accounts: users.map { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken)") })
     }
 
     // MARK: Endpoints

@@ -60,12 +60,14 @@ public final class OTPAPI: MockAPI {
         OTPError.serverError.response
     }
 
-    public func bannerLines(baseURL: String) -> [String] {
+    public var summary: APISummary {
         let users = seed.withLock { $0.users }
         let codes = options.otpCode.map { "every code is \($0) (--otp-code)" }
-            ?? "codes on this console and at GET /_mock/otp/outbox"
-        return ["otp             \(baseURL)/api  (POST /api/send_verification_code, /api/verify_code, /api/user; \(codes))"]
-            + users.map { "    \($0.phone)  \($0.name)  x-authtoken: \($0.authTokens.first ?? "(none)")" }
+            ?? "codes are printed on this console and listed at GET /_mock/otp/outbox"
+        return APISummary(title: "UC Davis ECS 189E one-time codes", basePaths: ["/api/"],
+                          endpoints: "POST /api/send_verification_code, POST /api/verify_code, POST /api/user", note: codes,
+                          accounts: users.map { .init(login: $0.phone, password: nil,
+                                                      detail: "\($0.name), x-authtoken \($0.authTokens.first ?? "(none)")") })
     }
 
     // MARK: Endpoints

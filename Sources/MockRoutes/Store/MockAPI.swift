@@ -32,8 +32,8 @@ public protocol MockAPI: AnyObject, Sendable {
     func loadState(_ document: JSONValue) throws(SeedError)
     /// This API's own answer to an injected fault of the given status (admin.md, Faults).
     func injectedFault(status: Int) -> Response
-    /// Banner lines: where the API lives and which accounts the seed has.
-    func bannerLines(baseURL: String) -> [String]
+    /// Where the API lives and which accounts its seed has, for the banner and the index page.
+    var summary: APISummary { get }
     /// Extra `/_mock/…` endpoints of this API (the OTP outbox); served under the admin access rule.
     var adminRoutes: [Route] { get }
     /// This API's OpenAPI 3.1 document, served at `/_mock/openapi/{name}.json`.
@@ -43,6 +43,39 @@ public protocol MockAPI: AnyObject, Sendable {
 extension MockAPI {
     public var adminRoutes: [Route] { [] }
     public var openAPIDocument: [UInt8]? { nil }
+}
+
+/// What a person needs to point a client at an API: its paths and its seeded accounts.
+public struct APISummary: Sendable {
+    public struct Account: Sendable {
+        public var login: String
+        /// nil where the API has no passwords (one-time codes).
+        public var password: String?
+        public var detail: String
+
+        public init(login: String, password: String?, detail: String = "") {
+            self.login = login
+            self.password = password
+            self.detail = detail
+        }
+    }
+
+    /// The course, e.g. `UNC Charlotte ITIS/CS 4180 message threads`.
+    public var title: String
+    /// Base paths a client can use, first the usual one (`/api/`).
+    public var basePaths: [String]
+    /// The main endpoints in one line.
+    public var endpoints: String
+    public var note: String?
+    public var accounts: [Account]
+
+    public init(title: String, basePaths: [String], endpoints: String, note: String? = nil, accounts: [Account]) {
+        self.title = title
+        self.basePaths = basePaths
+        self.endpoints = endpoints
+        self.note = note
+        self.accounts = accounts
+    }
 }
 
 /// Every API the server knows, in the order of `/_mock/health`, with the seed file each loads.

@@ -65,10 +65,11 @@ public final class ThreadsAPI: MockAPI {
         ThreadsError.serviceUnavailable.response(status: status)
     }
 
-    public func bannerLines(baseURL: String) -> [String] {
+    public var summary: APISummary {
         let users = seed.withLock { $0.users }
-        return ["threads         \(baseURL)/api/  (POST /api/login, GET /api/threads, …)"]
-            + users.map { "    \($0.email) / \($0.password)  (\($0.fname) \($0.lname), user \($0.id))" }
+        return APISummary(title: "UNC Charlotte ITIS/CS 4180 message threads", basePaths: ["/api/"],
+                          endpoints: "POST /api/login, POST /api/signup, GET /api/threads, GET /api/messages/{id}, …",
+                          accounts: users.map { .init(login: $0.email, password: $0.password, detail: "\($0.fname) \($0.lname)") })
     }
 
     // MARK: Endpoints

@@ -66,10 +66,12 @@ public final class WSUVTwitterAPI: MockAPI {
         WSUVError.response(status: status)
     }
 
-    public func bannerLines(baseURL: String) -> [String] {
+    public var summary: APISummary {
         let users = seed.withLock { $0.users }
-        return ["wsuv            \(baseURL)/~cs458/cgi-bin/  (also /~wcochran/cgi-bin/, /cgi-bin/, /; get-tweets.cgi, login.cgi, …)"]
-            + users.map { "    \($0.username) / \($0.password)" }
+        return APISummary(title: "WSU Vancouver CS 458 WSUV Twitter",
+                          basePaths: ["/~cs458/cgi-bin/", "/~wcochran/cgi-bin/", "/cgi-bin/", "/"],
+                          endpoints: "get-tweets.cgi, register.cgi, login.cgi, add-tweet.cgi, del-tweet.cgi",
+                          accounts: users.map { .init(login: $0.username, password: $0.password) })
     }
 
     // MARK: Scripts
