@@ -29,11 +29,14 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+// The program's own file: argv[0] is only the name typed when it was found on the PATH.
+let runningExecutable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+
 // The seed: --seed, or the shipped Seed/ found beside the program or above the working directory.
 let seed: SeedDirectory
 if let path = options.seedDirectory {
     seed = SeedDirectory(url: URL(fileURLWithPath: path))
-} else if let found = SeedDirectory.locate(executable: URL(fileURLWithPath: CommandLine.arguments[0]),
+} else if let found = SeedDirectory.locate(executable: runningExecutable,
                                            workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)) {
     seed = found
 } else {
@@ -78,11 +81,12 @@ do {
     fail("\(error)")
 }
 
-Banner.print(server: server, apis: apis, seed: seed, options: options)
-
+// Before the banner: whoever waits for it (a script, docker stop) may signal at once.
 TerminationSignals.handle { _ in
     Console.standard.write("mock-backend: stopping (finishing requests in flight, at most 5 s)")
     server.stop(grace: 5)
     exit(0)
 }
+Banner.print(server: server, apis: apis, seed: seed, options: options)
+
 dispatchMain()
