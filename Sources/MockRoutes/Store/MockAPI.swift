@@ -63,6 +63,7 @@ public enum APICatalog {
         do {
             switch name {
             case "threads": return try ThreadsAPI(seed: seed.document(file), options: options)
+            case "cse118": return try CSE118API(seed: seed.document(file), options: options)
             default: return nil
             }
         } catch {
