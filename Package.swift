@@ -22,5 +22,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["MockHTTP", "MockRoutes"], path: "Tests/TestSupport"),
         .testTarget(name: "MockHTTPTests", dependencies: ["MockHTTP", "TestSupport"]),
         .testTarget(name: "MockRoutesTests", dependencies: ["MockHTTP", "MockRoutes", "TestSupport"]),
+        // Runs the built mock-backend program as a user would.
+        .testTarget(name: "CommandLineTests", dependencies: ["MockHTTP", "TestSupport"]),
     ]
 )

@@ -71,8 +71,7 @@ final class EventLoop: @unchecked Sendable {
         stopLock.lock()
         stopDeadline = monotonicNow() + grace
         stopLock.unlock()
-        var byte: UInt8 = 1
-        _ = withUnsafeBytes(of: &byte) { Sys.write(wakePipe.write, $0) }
+        Sys.signalWakePipe(wakePipe.write)
     }
 
     private var deadlineForStop: Double? {
@@ -96,7 +95,7 @@ final class EventLoop: @unchecked Sendable {
                 if event.fd == listener {
                     acceptConnections()
                 } else if event.fd == wakePipe.read {
-                    drainWakePipe()
+                    Sys.drainWakePipe(wakePipe.read)
                 } else if let connection = connections[event.fd] {
                     if event.writable { flush(connection) }
                     if event.readable, connections[event.fd] === connection { readable(connection) }
@@ -123,11 +122,6 @@ final class EventLoop: @unchecked Sendable {
         if let resume = acceptResumesAt { wait = min(wait, resume - now) }
         if deadlineForStop != nil { wait = min(wait, 0.05) }
         return Int32(max(0, (wait * 1000).rounded(.up)))
-    }
-
-    private func drainWakePipe() {
-        var scratch = [UInt8](repeating: 0, count: 64)
-        _ = scratch.withUnsafeMutableBytes { Sys.read(wakePipe.read, into: $0) }
     }
 
     // MARK: Accepting

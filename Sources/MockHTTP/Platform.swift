@@ -309,6 +309,17 @@ enum Sys {
         setNonBlocking(ends[1])
         return (ends[0], ends[1])
     }
+
+    /// Makes the wake pipe readable (recv and send work on sockets only).
+    static func signalWakePipe(_ fd: Int32) {
+        var byte: UInt8 = 1
+        _ = Glibc_or_Darwin_write(fd, &byte, 1)
+    }
+
+    static func drainWakePipe(_ fd: Int32) {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        while Glibc_or_Darwin_read(fd, &scratch, scratch.count) > 0 {}
+    }
 }
 
 private func Glibc_or_Darwin_connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
@@ -316,6 +327,22 @@ private func Glibc_or_Darwin_connect(_ fd: Int32, _ address: UnsafePointer<socka
     return Glibc.connect(fd, address, length)
     #else
     return Darwin.connect(fd, address, length)
+    #endif
+}
+
+private func Glibc_or_Darwin_write(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    return Glibc.write(fd, bytes, count)
+    #else
+    return Darwin.write(fd, bytes, count)
+    #endif
+}
+
+private func Glibc_or_Darwin_read(_ fd: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    return Glibc.read(fd, bytes, count)
+    #else
+    return Darwin.read(fd, bytes, count)
     #endif
 }
 

@@ -66,7 +66,11 @@ public final class RequestLog: Sendable {
 /// ISO-8601 time stamps in UTC with milliseconds: `2026-11-21T23:59:01.123Z`.
 public enum ISO8601 {
     public static func format(_ date: Date) -> String {
-        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+        format(milliseconds: Int((date.timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+
+    /// For times kept as whole milliseconds since 1970, so sums of them print exactly.
+    public static func format(milliseconds: Int) -> String {
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         let time = CivilTime(unixSeconds: seconds)
         return "\(pad(time.year, 4))-\(pad(time.month))-\(pad(time.day))T\(pad(time.hour)):\(pad(time.minute))"

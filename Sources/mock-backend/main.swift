@@ -53,9 +53,20 @@ do {
     fail("bad seed: \(error)")
 }
 
-let app = MockApp(apis: apis, settings: AppSettings(
-    adminToken: options.adminToken,
-    log: options.quiet ? nil : RequestLog(format: options.logFormat)))
+var settings = AppSettings(adminToken: options.adminToken,
+                           log: options.quiet ? nil : RequestLog(format: options.logFormat))
+settings.journalCapacity = options.journal
+settings.latency = options.latency
+if let path = options.stateFile {
+    let stateFile = StateFile(url: URL(fileURLWithPath: path))
+    do {
+        try stateFile.load(into: apis)
+    } catch {
+        fail("bad state file: \(error)")
+    }
+    settings.stateFile = stateFile
+}
+let app = MockApp(apis: apis, settings: settings)
 var configuration = ServerConfiguration()
 configuration.host = options.host
 configuration.port = options.port

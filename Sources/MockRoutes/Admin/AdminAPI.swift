@@ -4,22 +4,29 @@ import MockHTTP
 /// The control surface of admin.md: `/_mock/…`, for the people who run the mock.
 /// Only loopback callers may use it, or, with `--admin-token`, callers that present the token.
 ///
-/// | method | path                  | what                                  |
-/// |--------|-----------------------|---------------------------------------|
-/// | GET    | /_mock/health         | liveness, version, uptime, APIs       |
-/// | POST   | /_mock/reset          | every API back to its seed            |
-/// | POST   | /_mock/reset/{api}    | one API back to its seed              |
-/// | GET    | /_mock/openapi/{file} | an API's OpenAPI document ({api}.json) |
+/// | method            | path                    | what                                            |
+/// |-------------------|-------------------------|-------------------------------------------------|
+/// | GET               | /_mock/health           | liveness, version, uptime, APIs                 |
+/// | POST              | /_mock/reset            | every API back to its seed                      |
+/// | POST              | /_mock/reset/{api}      | one API back to its seed                        |
+/// | GET, PUT          | /_mock/state/{api}      | export or replace an API's state (seed format)  |
+/// | GET, DELETE       | /_mock/requests         | the request journal, newest first / clear it    |
+/// | GET, PUT, DELETE  | /_mock/faults           | injected latency and errors                     |
+/// | GET               | /_mock/openapi/{file}   | an API's OpenAPI document (`{api}.json`)        |
 final class AdminAPI: Sendable {
     static let name = "admin"
 
     private let apis: [any MockAPI]
-    private let adminToken: String?
+    private let settings: AppSettings
+    private let journal: Journal
+    private let faults: Locked<Faults>
     private let startedAt: Date
 
-    init(apis: [any MockAPI], adminToken: String?, startedAt: Date) {
+    init(apis: [any MockAPI], settings: AppSettings, journal: Journal, faults: Locked<Faults>, startedAt: Date) {
         self.apis = apis
-        self.adminToken = adminToken
+        self.settings = settings
+        self.journal = journal
+        self.faults = faults
         self.startedAt = startedAt
     }
 
@@ -28,6 +35,13 @@ final class AdminAPI: Sendable {
             Route([.get, .head], "/_mock/health", guarded(health)),
             Route(.post, "/_mock/reset", guarded(resetAll)),
             Route(.post, "/_mock/reset/{api}", guarded(resetOne)),
+            Route([.get, .head], "/_mock/state/{api}", guarded(exportState)),
+            Route(.put, "/_mock/state/{api}", guarded(loadState)),
+            Route([.get, .head], "/_mock/requests", guarded(listRequests)),
+            Route(.delete, "/_mock/requests", guarded(clearRequests)),
+            Route([.get, .head], "/_mock/faults", guarded(showFaults)),
+            Route(.put, "/_mock/faults", guarded(setFaults)),
+            Route(.delete, "/_mock/faults", guarded(clearFaults)),
             Route([.get, .head], "/_mock/openapi/{file}", guarded(openAPI)),
         ] + apis.flatMap(\.adminRoutes).map { Route($0.methods, $0.pattern, guarded($0.handler)) },
         methodNotAllowed: { request in
@@ -37,7 +51,7 @@ final class AdminAPI: Sendable {
 
     static let preflightRefused = json(405, ["error": "method_not_allowed", "detail": "no CORS on /_mock"])
 
-    // MARK: Endpoints
+    // MARK: Health and reset
 
     private func health(_ request: Request) -> Response {
         let uptime = (Date().timeIntervalSince(startedAt) * 10).rounded() / 10
@@ -57,18 +71,85 @@ final class AdminAPI: Sendable {
     }
 
     private func resetAll(_ request: Request) -> Response {
-        for api in apis { api.reset() }
-        return .json(200, OrderedJSON.encode(["reset": apis.map(\.name)], escapeSlash: false))
+        reset(apis)
     }
 
     private func resetOne(_ request: Request) -> Response {
-        let name = request[parameter: "api"] ?? ""
-        guard let api = apis.first(where: { $0.name == name }) else {
-            return Self.json(404, ["error": "unknown_api", "api": name])
-        }
-        api.reset()
-        return .json(200, OrderedJSON.encode(["reset": [name]], escapeSlash: false))
+        guard let api = api(request) else { return unknownAPI(request) }
+        return reset([api])
     }
+
+    private func reset(_ selected: [any MockAPI]) -> Response {
+        for api in selected {
+            api.reset()
+            settings.stateFile?.persist(api)
+        }
+        return .json(200, OrderedJSON.encode(["reset": selected.map(\.name)], escapeSlash: false))
+    }
+
+    // MARK: State
+
+    private func exportState(_ request: Request) -> Response {
+        guard let api = api(request) else { return unknownAPI(request) }
+        return .json(200, api.exportState())
+    }
+
+    private func loadState(_ request: Request) -> Response {
+        guard let api = api(request) else { return unknownAPI(request) }
+        do throws(SeedError) {
+            guard let document = try? JSONParser.parse(request.body, maxDepth: 64) else {
+                throw SeedError(path: "$", problem: "the body is not valid JSON")
+            }
+            try api.loadState(document)
+        } catch {
+            return Self.json(400, ["error": "invalid_state", "path": error.path, "detail": error.problem])
+        }
+        settings.stateFile?.persist(api)
+        return Self.json(200, ["loaded": api.name])
+    }
+
+    // MARK: Journal
+
+    private func listRequests(_ request: Request) -> Response {
+        let query = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)
+        let limitText = FormDecoding.last("limit", in: query)
+        let limit = limitText.flatMap { Int($0) } ?? 100
+        guard limit >= 0 else { return Self.json(400, ["error": "invalid_limit", "detail": "limit must be 0 or more"]) }
+        let entries = journal.entries(limit: limit, api: FormDecoding.last("api", in: query))
+        return .json(200, Journal.json(entries))
+    }
+
+    private func clearRequests(_ request: Request) -> Response {
+        journal.clear()
+        return Response(status: 204)
+    }
+
+    // MARK: Faults
+
+    private func showFaults(_ request: Request) -> Response {
+        let current = faults.withLock { $0 }
+        return .json(200, current.latency == nil && current.errorRate == nil ? Array("{}".utf8) : current.json)
+    }
+
+    private func setFaults(_ request: Request) -> Response {
+        do throws(Faults.Invalid) {
+            guard let document = try? JSONParser.parse(request.body) else {
+                throw Faults.Invalid(detail: "the body must be a JSON object")
+            }
+            let parsed = try Faults(document: document, served: apis.map(\.name))
+            faults.withLock { $0 = parsed }
+            return .json(200, parsed.json)
+        } catch {
+            return Self.json(400, ["error": "invalid_faults", "detail": error.detail])
+        }
+    }
+
+    private func clearFaults(_ request: Request) -> Response {
+        faults.withLock { $0 = Faults() }
+        return Response(status: 204)
+    }
+
+    // MARK: OpenAPI
 
     private func openAPI(_ request: Request) -> Response {
         let file = request[parameter: "file"] ?? ""
@@ -79,25 +160,39 @@ final class AdminAPI: Sendable {
         return .json(200, document)
     }
 
-    // MARK: Access
+    // MARK: Access and helpers
+
+    private func api(_ request: Request) -> (any MockAPI)? {
+        let name = request[parameter: "api"] ?? ""
+        return apis.first { $0.name == name }
+    }
+
+    private func unknownAPI(_ request: Request) -> Response {
+        Self.json(404, ["error": "unknown_api", "api": request[parameter: "api"] ?? ""])
+    }
 
     /// Loopback only, unless a token is configured: then the token, from anywhere.
     private func guarded(_ handler: @escaping @Sendable (Request) -> Response) -> Handler {
-        { [adminToken] request in
-            if let adminToken {
-                let bearer = request.headers["Authorization"].flatMap { value -> String? in
-                    value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
-                }
-                guard bearer == adminToken || request.headers["X-Mock-Admin-Token"] == adminToken else {
+        { [settings] request in
+            guard Self.mayControl(request, adminToken: settings.adminToken) else {
+                if settings.adminToken != nil {
                     return Self.json(401, ["error": "unauthorized",
                                            "detail": "send Authorization: Bearer <admin token> or X-Mock-Admin-Token"])
                 }
-            } else if !request.peer.isLoopback {
                 return Self.json(403, ["error": "forbidden",
                                        "detail": "/_mock is served to loopback clients only; start the server with --admin-token to allow others"])
             }
             return handler(request)
         }
+    }
+
+    /// True for a loopback caller without a configured token, or any caller presenting the token.
+    static func mayControl(_ request: Request, adminToken: String?) -> Bool {
+        guard let adminToken else { return request.peer.isLoopback }
+        if request.headers["X-Mock-Admin-Token"] == adminToken { return true }
+        guard let value = request.headers["Authorization"], value.count > 7,
+              value.prefix(7).lowercased() == "bearer " else { return false }
+        return value.dropFirst(7).trimmingCharacters(in: .whitespaces) == adminToken
     }
 
     /// A flat JSON object in the order given.

@@ -63,7 +63,10 @@ public enum APICatalog {
         do {
             switch name {
             case "threads": return try ThreadsAPI(seed: seed.document(file), options: options)
+            case "internproducts": return try InternProductsAPI(seed: seed.document(file), seedFolder: seed.url, options: options)
+            case "wsuv": return try WSUVTwitterAPI(seed: seed.document(file), options: options)
             case "cse118": return try CSE118API(seed: seed.document(file), options: options)
+            case "otp": return try OTPAPI(seed: seed.document(file), options: options)
             default: return nil
             }
         } catch {

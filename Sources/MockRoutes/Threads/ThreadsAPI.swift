@@ -59,6 +59,8 @@ public final class ThreadsAPI: MockAPI {
         state.withLock { $0 = loaded }
     }
 
+    public var openAPIDocument: [UInt8]? { ThreadsOpenAPI.document }
+
     public func injectedFault(status: Int) -> Response {
         ThreadsError.serviceUnavailable.response(status: status)
     }

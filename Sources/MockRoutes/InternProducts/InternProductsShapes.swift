@@ -1,0 +1,29 @@
+/// The JSON shapes of the InternProducts API (contract §2–§4), keys in declaration order;
+/// `status` always comes first.
+extension InternProductsAPI {
+    struct Failed: Encodable {
+        var status = "FAILED"
+        var message: String
+    }
+
+    /// The answer of a successful `/login` or `/register`.
+    struct TokenAnswer: Encodable {
+        var status = "SUCCESS"
+        var loginToken: String
+    }
+
+    struct ProductShape: Encodable {
+        var tags: [String]
+        var title: String
+        /// Standard base64 of the picture file.
+        var image: String
+        var description: String
+        /// UNIX seconds.
+        var date: Int
+    }
+
+    struct ProductList: Encodable {
+        var status = "SUCCESS"
+        var products: [ProductShape]
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// The built `mock-backend` program run as a child process, its output collected as it comes.
+public final class ChildProcess: @unchecked Sendable {
+    public let process = Process()
+    private let lock = NSLock()
+    private var stdoutText = ""
+    private var stderrText = ""
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// The `mock-backend` executable built next to the test bundle.
+    public static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mock-backend")
+    }
+
+    public init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        for key in merged.keys where key.hasPrefix("MOCK_") || key == "PORT" { merged[key] = nil }
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        if let directory { process.currentDirectoryURL = directory }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.append(data, toError: false)
+        }
+        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.append(data, toError: true)
+        }
+        process.terminationHandler = { [finished] _ in finished.signal() }
+        try process.run()
+    }
+
+    private func append(_ data: Data, toError: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if toError { stderrText += String(decoding: data, as: UTF8.self) } else { stdoutText += String(decoding: data, as: UTF8.self) }
+    }
+
+    public var standardOutput: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return stdoutText
+    }
+
+    public var standardError: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return stderrText
+    }
+
+    /// Waits for the exit (at most `timeout` seconds) and returns the status, or nil if still running.
+    public func waitForExit(timeout: Double = 20) -> Int32? {
+        guard finished.wait(timeout: .now() + timeout) == .success else { return nil }
+        finished.signal()
+        Thread.sleep(forTimeInterval: 0.1)  // let the pipe handlers deliver the last output
+        return process.terminationStatus
+    }
+
+    /// Waits until standard output contains `text`; false after `timeout` seconds.
+    public func waitForOutput(_ text: String, timeout: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if standardOutput.contains(text) { return true }
+            if !process.isRunning { return standardOutput.contains(text) }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
