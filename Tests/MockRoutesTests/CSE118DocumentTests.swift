@@ -92,7 +92,36 @@ final class CSE118DocumentTests: XCTestCase {
         }
     }
 
+    func testInjectedFaultOverTheWire() throws {
+        let token = try client.login(CSE118Account.sammy)
+        XCTAssertEqual(try server.request("PUT", "/_mock/faults", body: #"{"error_status":502,"apis":["cse118"]}"#).status, 200)
+        assertCSE118(try client.call("POST", "/workspace", token: token, body: #"{"name":"Never made"}"#), 502,
+                     #"{"message":"Service Unavailable","status":502}"#)
+        XCTAssertEqual(try server.request("DELETE", "/_mock/faults").status, 204)
+        let ids = ["Student Workspace", "Molly Workspace", "Anna Workspace"].map { seed.workspace($0, of: CSE118Account.sammy.0) }
+        let list = try client.jsonArray(client.call("GET", "/workspace", token: token))
+        XCTAssertEqual(list.map { $0["id"] as? String }, ids, "the faulted request changed nothing")
+    }
+
     // MARK: State
+
+    func testStateRoundTripThroughTheControlSurface() throws {
+        let sammy = try client.login(CSE118Account.sammy)
+        XCTAssertEqual(try client.call("POST", "/workspace", token: sammy, body: #"{"name":"Round trip"}"#).status, 201)
+        let before = try client.call("GET", "/workspace", token: sammy).text
+        let exported = try server.request("GET", "/_mock/state/cse118")
+        XCTAssertEqual(exported.status, 200)
+        XCTAssertEqual(exported.body, api.exportState())
+        XCTAssertEqual(try server.request("POST", "/_mock/reset/cse118").status, 200)
+        let loaded = try server.request("PUT", "/_mock/state/cse118", body: exported.body)
+        XCTAssertEqual(loaded.text, #"{"loaded":"cse118"}"#)
+        XCTAssertEqual(try client.call("GET", "/workspace", token: sammy).text, before, "the same answer with the same token")
+        XCTAssertEqual(try server.request("GET", "/_mock/state/cse118").body, exported.body)
+        let refused = try server.request("PUT", "/_mock/state/cse118", body: #"{"members":[],"workspaces":[{}]}"#)
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertTrue(refused.text.contains(#""path":"$.workspaces[0].id""#), refused.text)
+        XCTAssertEqual(try server.request("GET", "/_mock/state/cse118").body, exported.body)
+    }
 
     func testExportThenLoadChangesNoAnswer() throws {
         let sammy = try client.login(CSE118Account.sammy)
