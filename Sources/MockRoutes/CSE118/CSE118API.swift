@@ -52,22 +52,22 @@ public final class CSE118API: MockAPI {
 
     public var openAPIDocument: [UInt8]? { CSE118OpenAPI.document }
 
-    private let seed: Locked<CSE118State>
-    private let state: Locked<CSE118State>
+    private let state: SeededStore<CSE118State, CSE118State>
     private let clock: @Sendable () -> Date
 
     init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
         let initial = try CSE118State(seed: document)
-        seed = Locked(initial)
-        state = Locked(initial)
+        // A reset drops every token, those of a loaded state document included (contract §7).
+        state = SeededStore(seed: initial) { seed in
+            var fresh = seed
+            fresh.tokens = [:]
+            return fresh
+        }
         clock = options.clock
     }
 
-    /// Back to the seed; every token goes, those of a loaded state document included (contract §7).
     public func reset() {
-        var initial = seed.withLock { $0 }
-        initial.tokens = [:]
-        state.withLock { $0 = initial }
+        state.reset()
     }
 
     public func exportState() -> [UInt8] {
@@ -77,18 +77,20 @@ public final class CSE118API: MockAPI {
 
     public func loadState(_ document: JSONValue) throws(SeedError) {
         let loaded = try CSE118State(seed: document)
-        seed.withLock { $0 = loaded }
-        state.withLock { $0 = loaded }
+        // The loaded document's tokens work until the next reset.
+        state.replaceSeed(loaded) { $0 = loaded }
     }
 
     public func injectedFault(status: Int) -> Response {
         CSE118Error.serviceUnavailable.response(status: status)
     }
 
-    public func bannerLines(baseURL: String) -> [String] {
-        let members = seed.withLock { $0.members }
-        return ["cse118          \(baseURL)/api/v2  (also /api/v1; POST /login, GET /workspace, docs at /api/v2/api-docs/)"]
-            + members.map { "    \($0.email) / \($0.password)  (\($0.name), member \($0.id))" }
+    public var summary: APISummary {
+        let members = state.seed.members
+        return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: ["/api/v2", "/api/v1"],
+                          endpoints: "POST /login, GET /workspace, GET /workspace/{id}/channel, … (docs at /api/v2/api-docs/)",
+                          note: "each student has a private copy of the graded fixtures; PUT /api/v2/reset restores the caller's",
+                          accounts: members.map { .init(login: $0.email, password: $0.password, detail: $0.name) })
     }
 
     // MARK: Endpoints
