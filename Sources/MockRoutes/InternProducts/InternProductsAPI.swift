@@ -21,6 +21,8 @@ public final class InternProductsAPI: MockAPI {
         ], methodNotAllowed: { request in InternProductsError.methodNotAllowed(request.method).response })
     }
 
+    public var openAPIDocument: [UInt8]? { InternProductsOpenAPI.document }
+
     private let state: SeededStore<InternProductsState, InternProductsState>
     private let clock: @Sendable () -> Date
 

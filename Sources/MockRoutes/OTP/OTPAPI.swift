@@ -22,6 +22,8 @@ public final class OTPAPI: MockAPI {
         ], methodNotAllowed: { _ in OTPError.methodNotAllowed.response })
     }
 
+    public var openAPIDocument: [UInt8]? { OTPOpenAPI.document }
+
     public var adminRoutes: [Route] {
         [Route([.get, .head], "/_mock/otp/outbox", outbox)]
     }

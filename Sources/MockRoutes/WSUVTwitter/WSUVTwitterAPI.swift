@@ -33,6 +33,8 @@ public final class WSUVTwitterAPI: MockAPI {
                           methodNotAllowed: { _ in WSUVError.response(status: 405) })
     }
 
+    public var openAPIDocument: [UInt8]? { WSUVTwitterOpenAPI.document }
+
     private let state: SeededStore<WSUVState, WSUVState>
     private let clock: @Sendable () -> Date
     private let timeZone: TimeZone
