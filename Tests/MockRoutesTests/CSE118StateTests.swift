@@ -4,8 +4,8 @@ import MockRoutes
 import TestSupport
 import XCTest
 
-/// The cse118 API's OpenAPI document, injected faults, and its state export, load and reset.
-final class CSE118DocumentTests: XCTestCase {
+/// The cse118 API's injected faults and its state export, load and reset (OpenAPITests checks its document).
+final class CSE118StateTests: XCTestCase {
     private var api: (any MockAPI)!
     private var server: TestServer!
     private var client: CSE118Client!
@@ -22,63 +22,6 @@ final class CSE118DocumentTests: XCTestCase {
         server = nil
         client = nil
         api = nil
-    }
-
-    // MARK: OpenAPI
-
-    func testOpenAPIDocumentPassesTheValidator() throws {
-        let served = try server.request("GET", "/_mock/openapi/cse118.json")
-        XCTAssertEqual(served.status, 200)
-        XCTAssertEqual(served.headers["Content-Type"], "application/json; charset=utf-8")
-        XCTAssertEqual(served.body, try XCTUnwrap(api.openAPIDocument))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cse118-openapi-\(UUID().uuidString).json")
-        try Data(served.body).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "openapi_spec_validator", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, report)
-        XCTAssertTrue(report.contains("OK"), report)
-    }
-
-    func testDocumentDescribesExactlyTheServedRoutes() throws {
-        let document = try XCTUnwrap(JSONParser.parse(XCTUnwrap(api.openAPIDocument)).objectValue)
-        XCTAssertEqual(document["openapi"]?.stringValue, "3.1.0")
-        let servers = document["servers"]?.arrayValue?.compactMap { $0.objectValue?["url"]?.stringValue }
-        XCTAssertEqual(servers, ["/api/v2", "/api/v1"])
-        var documented = Set<String>()
-        for (path, item) in try XCTUnwrap(document["paths"]?.objectValue).members {
-            for (method, _) in item.objectValue?.members ?? [] where method != "parameters" {
-                documented.insert("\(method.uppercased()) \(path)")
-            }
-        }
-        let group = api.routes
-        XCTAssertTrue(group.matching.toleratesTrailingSlash)
-        for base in ["/api/v2", "/api/v1"] {
-            var served = Set<String>()
-            for route in group.routes where route.pattern.hasPrefix(base + "/") {
-                let path = String(route.pattern.dropFirst(base.count))
-                // HEAD is answered wherever GET is, so the document lists GET only.
-                XCTAssertFalse(route.methods.contains(.head) && !route.methods.contains(.get), route.pattern)
-                for method in route.methods.headerValue.components(separatedBy: ", ") where method != "HEAD" {
-                    served.insert("\(method) \(path)")
-                }
-            }
-            XCTAssertEqual(served, documented, base)
-        }
-        XCTAssertEqual(group.routes.count, 32, "16 routes under each base path and nothing else")
-        XCTAssertEqual(documented.count, 16)
-        // Every operation but login and the docs page needs the bearer token.
-        let schemes = document["components"]?.objectValue?["securitySchemes"]?.objectValue?["bearerAuth"]?.objectValue
-        XCTAssertEqual(schemes?["scheme"]?.stringValue, "bearer")
-        XCTAssertEqual(schemes?["type"]?.stringValue, "http")
     }
 
     // MARK: Faults
