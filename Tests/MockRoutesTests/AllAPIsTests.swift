@@ -41,6 +41,29 @@ final class AllAPIsTests: XCTestCase {
         XCTAssertEqual(try server.request("GET", "/no/such/path").headers["Access-Control-Allow-Origin"], "*")
     }
 
+    func testPreflightOfEveryAPIListsTheMethodsServedThere() throws {
+        for (path, methods) in [
+            ("/api/threads", "GET, HEAD, OPTIONS"),
+            ("/PRODUCTS", "GET, HEAD, OPTIONS"),
+            ("/~wcochran/cgi-bin/add-tweet.cgi", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"),
+            ("/api/v2/workspace/", "GET, HEAD, POST, OPTIONS"),
+            ("/api/v1/workspace/7d3a4c5e-0000-4000-8000-000000000000", "DELETE, OPTIONS"),
+            ("/api/verify_code", "POST, OPTIONS"),
+        ] {
+            let response = try server.request("OPTIONS", path, headers: [("Origin", "http://localhost:3000"),
+                                                                         ("Access-Control-Request-Method", "POST")])
+            XCTAssertEqual(response.status, 204, path)
+            XCTAssertEqual(response.headers["Access-Control-Allow-Origin"], "*", path)
+            XCTAssertEqual(response.headers["Access-Control-Allow-Methods"], methods, path)
+            XCTAssertEqual(response.headers["Access-Control-Allow-Headers"], "Authorization, Content-Type, x-authtoken", path)
+            XCTAssertEqual(response.headers["Access-Control-Max-Age"], "600", path)
+            XCTAssertEqual(response.body, [], path)
+        }
+        let unknown = try server.request("OPTIONS", "/api/nothing")
+        XCTAssertEqual(unknown.status, 404)
+        XCTAssertEqual(unknown.text, #"{"error":"not_found","path":"/api/nothing"}"#)
+    }
+
     func testInjectedErrorsSpeakEachAPIsFormat() throws {
         let expected: [String: (status: Int, reason: String, body: String)] = [
             "threads": (503, "Service Unavailable", #"{"status":"error","message":"Service unavailable."}"#),
