@@ -22,7 +22,7 @@ public final class BlockingClient {
     private var closed = false
 
     public init(host: String = "127.0.0.1", port: Int, timeout: Double = 10) throws(SocketError) {
-        fd = try Sys.connect(host: host, port: port, timeout: timeout)
+        fd = try Sys.dial(host: host, port: port, timeout: timeout)
     }
 
     deinit { Sys.close(fd) }
@@ -31,7 +31,7 @@ public final class BlockingClient {
     public func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Sys.write(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            let written = bytes.withUnsafeBytes { Sys.transmit(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
             guard written > 0 else { return }
             offset += written
         }
@@ -121,7 +121,7 @@ public final class BlockingClient {
     /// One read; false at end of stream, on error or on timeout.
     private func receive() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        let count = chunk.withUnsafeMutableBytes { Sys.read(fd, into: $0) }
+        let count = chunk.withUnsafeMutableBytes { Sys.receive(fd, into: $0) }
         if count > 0 {
             buffer += chunk[0..<count]
             return true

@@ -167,7 +167,7 @@ final class EventLoop: @unchecked Sendable {
         var reads = 0
         while reads < 16 {
             reads += 1
-            let count = Sys.read(connection.fd, into: readBuffer)
+            let count = Sys.receive(connection.fd, into: readBuffer)
             if count > 0 {
                 if !connection.parser.hasBufferedBytes { connection.requestStartedAt = monotonicNow() }
                 connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
@@ -188,7 +188,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func discardInput(_ connection: Connection) {
         while true {
-            let count = Sys.read(connection.fd, into: readBuffer)
+            let count = Sys.receive(connection.fd, into: readBuffer)
             if count > 0 { continue }
             if count == -1 { return }
             close(connection)
@@ -285,7 +285,7 @@ final class EventLoop: @unchecked Sendable {
     private func flush(_ connection: Connection) {
         while connection.pendingOutput > 0 {
             let written = connection.output.withUnsafeBytes { raw in
-                Sys.write(connection.fd, UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...]))
+                Sys.transmit(connection.fd, UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...]))
             }
             if written > 0 {
                 connection.outputOffset += written

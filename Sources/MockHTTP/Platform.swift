@@ -66,7 +66,7 @@ enum Sys {
     }
 
     /// A listening socket for `host` (nil: every interface, IPv6 and IPv4 when the system has IPv6).
-    static func listen(host: String?, port: Int) throws(SocketError) -> (fd: Int32, port: Int, family: Int32) {
+    static func makeListener(host: String?, port: Int) throws(SocketError) -> (fd: Int32, port: Int, family: Int32) {
         var candidates: [(family: Int32, address: [UInt8])] = []
         if let host, host != "::", host != "*" {
             candidates = try resolve(host: host, port: port)
@@ -100,7 +100,7 @@ enum Sys {
                 lastError = .system(call: "bind", errno: code)
                 continue
             }
-            guard Glibc_or_Darwin_listen(fd, 4096) == 0 else {
+            guard listen(fd, 4096) == 0 else {
                 lastError = .system(call: "listen", errno: errno)
                 close(fd)
                 continue
@@ -216,7 +216,7 @@ enum Sys {
     }
 
     /// Reads into `buffer`; returns the count, 0 at end of stream, -1 when it would block, -2 on error.
-    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let n = recv(fd, buffer.baseAddress, buffer.count, 0)
             if n >= 0 { return n }
@@ -226,7 +226,7 @@ enum Sys {
     }
 
     /// Writes without raising SIGPIPE; returns the count, -1 when it would block, -2 on error.
-    static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
+    static func transmit(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
         #if canImport(Glibc)
         let flags = Int32(MSG_NOSIGNAL)
         #else
@@ -257,7 +257,7 @@ enum Sys {
     }
 
     /// A blocking client socket connected to `host:port`, with send and receive timeouts.
-    static func connect(host: String, port: Int, timeout: Double) throws(SocketError) -> Int32 {
+    static func dial(host: String, port: Int, timeout: Double) throws(SocketError) -> Int32 {
         let addresses = try resolve(host: host, port: port)
         var lastError = SocketError.cannotResolve(host: host)
         for candidate in addresses {
@@ -271,7 +271,7 @@ enum Sys {
             setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
             #endif
             let result = candidate.address.withUnsafeBytes { raw in
-                Glibc_or_Darwin_connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+                connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
             }
             if result == 0 { return fd }
             lastError = .system(call: "connect", errno: errno)
@@ -313,46 +313,18 @@ enum Sys {
     /// Makes the wake pipe readable (recv and send work on sockets only).
     static func signalWakePipe(_ fd: Int32) {
         var byte: UInt8 = 1
-        _ = Glibc_or_Darwin_write(fd, &byte, 1)
+        _ = write(fd, &byte, 1)
     }
 
     static func drainWakePipe(_ fd: Int32) {
         var scratch = [UInt8](repeating: 0, count: 64)
-        while Glibc_or_Darwin_read(fd, &scratch, scratch.count) > 0 {}
+        while read(fd, &scratch, scratch.count) > 0 {}
     }
 }
 
-private func Glibc_or_Darwin_connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
-    #if canImport(Glibc)
-    return Glibc.connect(fd, address, length)
-    #else
-    return Darwin.connect(fd, address, length)
-    #endif
-}
 
-private func Glibc_or_Darwin_write(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, bytes, count)
-    #else
-    return Darwin.write(fd, bytes, count)
-    #endif
-}
 
-private func Glibc_or_Darwin_read(_ fd: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.read(fd, bytes, count)
-    #else
-    return Darwin.read(fd, bytes, count)
-    #endif
-}
 
-private func Glibc_or_Darwin_listen(_ fd: Int32, _ backlog: Int32) -> Int32 {
-    #if canImport(Glibc)
-    return Glibc.listen(fd, backlog)
-    #else
-    return Darwin.listen(fd, backlog)
-    #endif
-}
 
 /// Runs `handler` once on SIGINT or SIGTERM (on the main queue), instead of the default exit.
 public enum TerminationSignals {

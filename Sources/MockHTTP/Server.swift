@@ -47,7 +47,7 @@ public final class HTTPServer: @unchecked Sendable {
         let fileLimit = Sys.raiseOpenFilesLimit()
         // Keep a reserve of descriptors for seed files, state writes and the loops themselves.
         connectionCap = max(16, min(configuration.maxConnections, fileLimit - 64))
-        let bound = try Sys.listen(host: configuration.host, port: configuration.port)
+        let bound = try Sys.makeListener(host: configuration.host, port: configuration.port)
         listener = bound.fd
         port = bound.port
         isDualStack = bound.family == AF_INET6 && (configuration.host == nil || configuration.host == "::")

@@ -263,6 +263,36 @@ final class HTTPTimeoutTests: XCTestCase {
         XCTAssertTrue(client.isClosedByServer())
     }
 
+    func testConnectionsBeyondTheCapWaitUntilOneCloses() throws {
+        let server = try TestServer(responder: EchoResponder()) { $0.maxConnections = 16 }
+        var held = try (0..<16).map { _ in try server.connect() }
+        for client in held {
+            client.send("GET /held HTTP/1.1\r\n\r\n")
+            XCTAssertEqual(try client.readResponse().status, 200)
+        }
+        let waiting = try server.connect(timeout: 0.5)
+        waiting.send("GET /waiting HTTP/1.1\r\n\r\n")
+        XCTAssertThrowsError(try waiting.readResponse(), "not accepted while the cap is reached")
+        held.removeLast()
+        // The waiting client's short timeout: keep reading until it is accepted and answered.
+        var answer: ClientResponse?
+        for _ in 0..<40 where answer == nil { answer = try? waiting.readResponse() }
+        XCTAssertEqual(answer?.text, "GET /waiting|0|")
+        XCTAssertEqual(server.server.connectionCap, 16)
+    }
+
+    func testStopLetsRequestsInFlightFinish() throws {
+        let server = try TestServer(responder: EchoResponder())
+        let client = try server.connect()
+        client.send("GET /slow HTTP/1.1\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.05)
+        server.server.stop(grace: 5)
+        let response = try client.readResponse()
+        XCTAssertEqual(response.text, "GET /slow|0|")
+        XCTAssertEqual(response.headers["Connection"], "close")
+        XCTAssertThrowsError(try server.connect(), "no longer listening")
+    }
+
     func testConnectionCapAndBusyPort() throws {
         let server = try TestServer(responder: EchoResponder())
         let second = HTTPServer(configuration: {

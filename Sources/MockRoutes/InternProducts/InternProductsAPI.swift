@@ -21,22 +21,21 @@ public final class InternProductsAPI: MockAPI {
         ], methodNotAllowed: { request in InternProductsError.methodNotAllowed(request.method).response })
     }
 
-    private let seed: Locked<InternProductsState>
-    private let state: Locked<InternProductsState>
+    public var openAPIDocument: [UInt8]? { InternProductsOpenAPI.document }
+
+    private let state: SeededStore<InternProductsState, InternProductsState>
     private let clock: @Sendable () -> Date
 
     /// `seedFolder` is the `Seed/` directory; product images may be files under `Seed/internproducts/`.
     init(seed document: JSONValue, seedFolder: URL, options: APIOptions) throws(SeedError) {
         let images = InternProductsImages.base64OrFile(in: seedFolder.appendingPathComponent(name))
         let initial = try InternProductsState(seed: document, images: images, now: options.clock())
-        seed = Locked(initial)
-        state = Locked(initial)
+        state = SeededStore(initial)
         clock = options.clock
     }
 
     public func reset() {
-        let initial = seed.withLock { $0 }
-        state.withLock { $0 = initial }
+        state.reset()
     }
 
     public func exportState() -> [UInt8] {
@@ -46,8 +45,7 @@ public final class InternProductsAPI: MockAPI {
 
     public func loadState(_ document: JSONValue) throws(SeedError) {
         let loaded = try InternProductsState(seed: document, images: .base64, now: clock())
-        seed.withLock { $0 = loaded }
-        state.withLock { $0 = loaded }
+        state.replaceSeed(loaded)
     }
 
     public func injectedFault(status: Int) -> Response {
@@ -55,7 +53,7 @@ public final class InternProductsAPI: MockAPI {
     }
 
     public var summary: APISummary {
-        let users = seed.withLock { $0.users }
+        let users = state.seed.users
         return APISummary(title: "Endava School of iOS InternProducts", basePaths: ["/"],
                           endpoints: "GET /register, GET /login, GET /products (query parameters)",
                           accounts: users.map { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken)") })

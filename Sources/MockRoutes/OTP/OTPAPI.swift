@@ -22,25 +22,24 @@ public final class OTPAPI: MockAPI {
         ], methodNotAllowed: { _ in OTPError.methodNotAllowed.response })
     }
 
+    public var openAPIDocument: [UInt8]? { OTPOpenAPI.document }
+
     public var adminRoutes: [Route] {
         [Route([.get, .head], "/_mock/otp/outbox", outbox)]
     }
 
-    private let seed: Locked<OTPDirectory>
-    private let state: Locked<OTPState>
+    private let state: SeededStore<OTPDirectory, OTPState>
     private let options: APIOptions
 
     init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
         let initial = try OTPDirectory(seed: document)
-        seed = Locked(initial)
-        state = Locked(OTPState(directory: initial))
+        state = SeededStore(seed: initial, fresh: OTPState.init(directory:))
         self.options = options
     }
 
     /// Back to the seed users and tokens, with no pending codes and an empty outbox.
     public func reset() {
-        let initial = seed.withLock { $0 }
-        state.withLock { $0 = OTPState(directory: initial) }
+        state.reset()
     }
 
     public func exportState() -> [UInt8] {
@@ -51,8 +50,7 @@ public final class OTPAPI: MockAPI {
     /// Replaces users and tokens; pending codes and the outbox stay (contract §8).
     public func loadState(_ document: JSONValue) throws(SeedError) {
         let loaded = try OTPDirectory(seed: document)
-        seed.withLock { $0 = loaded }
-        state.withLock { $0.directory = loaded }
+        state.replaceSeed(loaded) { $0.directory = loaded }
     }
 
     /// admin.md's Faults table: status 200 whatever was configured, like every answer of this API.
@@ -61,7 +59,7 @@ public final class OTPAPI: MockAPI {
     }
 
     public var summary: APISummary {
-        let users = seed.withLock { $0.users }
+        let users = state.seed.users
         let codes = options.otpCode.map { "every code is \($0) (--otp-code)" }
             ?? "codes are printed on this console and listed at GET /_mock/otp/outbox"
         return APISummary(title: "UC Davis ECS 189E one-time codes", basePaths: ["/api/"],

@@ -98,6 +98,7 @@ public enum APICatalog {
             case "threads": return try ThreadsAPI(seed: seed.document(file), options: options)
             case "internproducts": return try InternProductsAPI(seed: seed.document(file), seedFolder: seed.url, options: options)
             case "wsuv": return try WSUVTwitterAPI(seed: seed.document(file), options: options)
+            case "cse118": return try CSE118API(seed: seed.document(file), options: options)
             case "otp": return try OTPAPI(seed: seed.document(file), options: options)
             default: return nil
             }

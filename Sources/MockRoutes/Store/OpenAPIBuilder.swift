@@ -10,7 +10,7 @@ struct OpenAPIBuilder {
         /// Request body schema (JSON text) and the media types it may arrive as.
         var body: (schema: String, mediaTypes: [String])?
         var query: [(name: String, required: Bool)] = []
-        /// Status → (description, response schema as JSON text, media type).
+        /// Status → (description, response schema as JSON text); a nil schema is an empty body.
         var responses: [(status: Int, description: String, schema: String?)]
         var secured = true
     }
@@ -19,7 +19,8 @@ struct OpenAPIBuilder {
     let description: String
     /// `http` bearer, or an API key header such as `x-authtoken`; nil when the API has no tokens.
     var security: String?
-    var responseMediaType = "application/json"
+    /// The `Content-Type` of every answer with a body.
+    var responseMediaType = Response.jsonType
     var operations: [Operation] = []
     /// Named schemas under `components/schemas`, as JSON text.
     var schemas: [(name: String, json: String)] = []

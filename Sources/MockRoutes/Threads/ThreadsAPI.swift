@@ -32,20 +32,17 @@ public final class ThreadsAPI: MockAPI {
         ], methodNotAllowed: { _ in ThreadsError.methodNotAllowed.response })
     }
 
-    private let seed: Locked<ThreadsState>
-    private let state: Locked<ThreadsState>
+    private let state: SeededStore<ThreadsState, ThreadsState>
     private let clock: @Sendable () -> Date
 
     init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
         let initial = try ThreadsState(seed: document)
-        seed = Locked(initial)
-        state = Locked(initial)
+        state = SeededStore(initial)
         clock = options.clock
     }
 
     public func reset() {
-        let initial = seed.withLock { $0 }
-        state.withLock { $0 = initial }
+        state.reset()
     }
 
     public func exportState() -> [UInt8] {
@@ -55,8 +52,7 @@ public final class ThreadsAPI: MockAPI {
 
     public func loadState(_ document: JSONValue) throws(SeedError) {
         let loaded = try ThreadsState(seed: document)
-        seed.withLock { $0 = loaded }
-        state.withLock { $0 = loaded }
+        state.replaceSeed(loaded)
     }
 
     public var openAPIDocument: [UInt8]? { ThreadsOpenAPI.document }
@@ -66,7 +62,7 @@ public final class ThreadsAPI: MockAPI {
     }
 
     public var summary: APISummary {
-        let users = seed.withLock { $0.users }
+        let users = state.seed.users
         return APISummary(title: "UNC Charlotte ITIS/CS 4180 message threads", basePaths: ["/api/"],
                           endpoints: "POST /api/login, POST /api/signup, GET /api/threads, GET /api/messages/{id}, …",
                           accounts: users.map { .init(login: $0.email, password: $0.password, detail: "\($0.fname) \($0.lname)") })

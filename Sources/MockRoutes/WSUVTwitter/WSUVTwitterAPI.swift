@@ -33,22 +33,21 @@ public final class WSUVTwitterAPI: MockAPI {
                           methodNotAllowed: { _ in WSUVError.response(status: 405) })
     }
 
-    private let seed: Locked<WSUVState>
-    private let state: Locked<WSUVState>
+    public var openAPIDocument: [UInt8]? { WSUVTwitterOpenAPI.document }
+
+    private let state: SeededStore<WSUVState, WSUVState>
     private let clock: @Sendable () -> Date
     private let timeZone: TimeZone
 
     init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
         let initial = try WSUVState(seed: document)
-        seed = Locked(initial)
-        state = Locked(initial)
+        state = SeededStore(initial)
         clock = options.clock
         timeZone = options.wsuvTimeZone
     }
 
     public func reset() {
-        let initial = seed.withLock { $0 }
-        state.withLock { $0 = initial }
+        state.reset()
     }
 
     public func exportState() -> [UInt8] {
@@ -58,8 +57,7 @@ public final class WSUVTwitterAPI: MockAPI {
 
     public func loadState(_ document: JSONValue) throws(SeedError) {
         let loaded = try WSUVState(seed: document)
-        seed.withLock { $0 = loaded }
-        state.withLock { $0 = loaded }
+        state.replaceSeed(loaded)
     }
 
     public func injectedFault(status: Int) -> Response {
@@ -67,7 +65,7 @@ public final class WSUVTwitterAPI: MockAPI {
     }
 
     public var summary: APISummary {
-        let users = seed.withLock { $0.users }
+        let users = state.seed.users
         return APISummary(title: "WSU Vancouver CS 458 WSUV Twitter",
                           basePaths: ["/~cs458/cgi-bin/", "/~wcochran/cgi-bin/", "/cgi-bin/", "/"],
                           endpoints: "get-tweets.cgi, register.cgi, login.cgi, add-tweet.cgi, del-tweet.cgi",

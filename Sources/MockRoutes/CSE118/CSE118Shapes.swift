@@ -1,0 +1,41 @@
+/// The JSON shapes of the cse118 API (contract §2 and §3), keys in declaration order.
+enum CSE118Shape {
+    struct Login: Encodable {
+        var id: String
+        var name: String
+        var role = "member"
+        var accessToken: String
+    }
+
+    /// `channels` is the live number of channels in the workspace.
+    struct Workspace: Encodable {
+        var id: String
+        var name: String
+        var owner: String
+        var channels: Int
+    }
+
+    /// `messages` is the live number of messages in the channel.
+    struct Channel: Encodable {
+        var id: String
+        var name: String
+        var messages: Int
+    }
+
+    /// `member` is the poster's bare id.
+    struct Message: Encodable {
+        var id: String
+        var member: String
+        var posted: String
+        var content: String
+    }
+
+    /// Never the email, password or role.
+    struct Member: Encodable {
+        var id: String
+        var name: String
+    }
+
+    /// The `{}` of `PUT /reset`.
+    struct Empty: Encodable {}
+}
