@@ -5,8 +5,7 @@ final class Connection {
     let fd: Int32
     let peer: PeerAddress
     var parser: RequestParser
-    var output: [UInt8] = []
-    var outputOffset = 0
+    var output = OutputQueue()
     /// Close once the output is written (no keep-alive, or an HTTP-level error).
     var closeWhenFlushed = false
     /// After an early error: half-close and read what the client still sends, so it sees the answer.
@@ -26,7 +25,7 @@ final class Connection {
         lastActivity = now
     }
 
-    var pendingOutput: Int { output.count - outputOffset }
+    var pendingOutput: Int { output.count }
 
     var isIdle: Bool {
         !parser.hasBufferedBytes && pendingOutput == 0 && !awaitingDelayedResponse
@@ -204,7 +203,7 @@ final class EventLoop: @unchecked Sendable {
             case .incomplete:
                 break parsing
             case .sendContinue:
-                connection.output.append(contentsOf: Self.continueLine)
+                connection.output.append(Self.continueLine)
             case let .failure(failure):
                 let response = Response.text(failure.status, failure.message + "\n")
                 write(response, isHead: false, keepAlive: false, versionMinor: 1, to: connection)
@@ -246,60 +245,52 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Serializes a response into the connection's output; returns its size in bytes.
+    /// Queues a response on the connection's output; returns its size in bytes.
     @discardableResult
     private func write(_ response: Response, isHead: Bool, keepAlive: Bool, versionMinor: Int,
                        to connection: Connection) -> Int {
         let keepAlive = keepAlive && server.isStopping == false
-        let before = connection.output.count
-        var out = connection.output
-        connection.output = []
-        out.reserveCapacity(out.count + 256 + (isHead ? 0 : response.body.count))
-        out.append(contentsOf: "HTTP/1.1 \(response.status) \(response.reasonPhrase)\r\n".utf8)
-        for field in response.headers {
-            out.append(contentsOf: field.name.utf8)
-            out.append(58)
-            out.append(32)
-            out.append(contentsOf: field.value.utf8)
-            out.append(13)
-            out.append(10)
-        }
-        out.append(contentsOf: dateCache.headerLine())
         let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
+        let sendsBody = hasBody && !isHead && !response.body.isEmpty
+        let packsBody = sendsBody && response.body.count < OutputQueue.packLimit
+        var head: [UInt8] = []
+        head.reserveCapacity(256 + (packsBody ? response.body.count : 0))
+        head.append(contentsOf: "HTTP/1.1 \(response.status) \(response.reasonPhrase)\r\n".utf8)
+        for field in response.headers {
+            head.append(contentsOf: field.name.utf8)
+            head.append(58)
+            head.append(32)
+            head.append(contentsOf: field.value.utf8)
+            head.append(13)
+            head.append(10)
+        }
+        head.append(contentsOf: dateCache.headerLine())
         if hasBody {
-            out.append(contentsOf: "Content-Length: \(response.body.count)\r\n".utf8)
+            head.append(contentsOf: "Content-Length: \(response.body.count)\r\n".utf8)
         }
         if !keepAlive {
-            out.append(contentsOf: "Connection: close\r\n".utf8)
+            head.append(contentsOf: "Connection: close\r\n".utf8)
         } else if versionMinor == 0 {
-            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+            head.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
-        out.append(13)
-        out.append(10)
-        if hasBody && !isHead { out.append(contentsOf: response.body) }
-        connection.output = out
+        head.append(13)
+        head.append(10)
+        if packsBody { head.append(contentsOf: response.body) }
+        connection.output.append(head)
+        if sendsBody && !packsBody { connection.output.append(response.body) }
         if !keepAlive { connection.closeWhenFlushed = true }
-        return connection.output.count - before
+        return head.count + (sendsBody && !packsBody ? response.body.count : 0)
     }
 
     private func flush(_ connection: Connection) {
-        while connection.pendingOutput > 0 {
-            let written = connection.output.withUnsafeBytes { raw in
-                Sys.transmit(connection.fd, UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...]))
-            }
-            if written > 0 {
-                connection.outputOffset += written
-                connection.lastActivity = monotonicNow()
-            } else if written == -1 {
-                break
-            } else {
-                close(connection)
-                return
-            }
-        }
-        if connection.pendingOutput == 0 {
-            connection.output.removeAll(keepingCapacity: connection.output.capacity <= 64 * 1024)
-            connection.outputOffset = 0
+        switch connection.output.write(to: connection.fd) {
+        case .failed:
+            close(connection)
+            return
+        case .wouldBlock:
+            connection.lastActivity = monotonicNow()
+        case .drained:
+            connection.lastActivity = monotonicNow()
             if connection.closeWhenFlushed && !connection.awaitingDelayedResponse {
                 if connection.drainAfterFlush && !connection.peerClosed {
                     Sys.shutdownWrite(connection.fd)
@@ -314,9 +305,6 @@ final class EventLoop: @unchecked Sendable {
                 close(connection)
                 return
             }
-        } else if connection.outputOffset > 1 << 20 {
-            connection.output.removeSubrange(0..<connection.outputOffset)
-            connection.outputOffset = 0
         }
         let wantsRead = !connection.peerClosed && !connection.awaitingDelayedResponse && !connection.closeWhenFlushed
             && connection.pendingOutput < outputHighWater
