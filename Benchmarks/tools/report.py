@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Turns bench.py's results JSON into a console table, docs/performance.svg and docs/performance.md.
+
+Pure standard library. Run on its own to redo the doc from a saved run:
+    python3 Benchmarks/tools/report.py Benchmarks/results/latest.json
+"""
+import json
+import os
+import sys
+from html import escape
+
+SERVERS = ["mock-backend", "hummingbird", "flyingfox", "nginx"]
+ANCHORS = ["hummingbird", "flyingfox", "nginx"]
+LABELS = {"mock-backend": "mock-backend", "hummingbird": "Hummingbird 2", "flyingfox": "FlyingFox",
+          "nginx": "nginx (static files)"}
+COLORS = {"mock-backend": "#d9480f", "hummingbird": "#1c7ed6", "flyingfox": "#37b24d", "nginx": "#868e96"}
+SECTIONS = [
+    ("threads", "Threads list", "GET /api/threads, bearer token, JSON"),
+    ("products", "Products", "GET /products?loginToken=…, ~1 MB with base64 images"),
+    ("tiny", "Tiny answer", "GET /_mock/health, keep-alive"),
+    ("close", "Tiny answer, new connection each", "Connection: close"),
+]
+
+
+def section_results(results, key):
+    return results["connection_close"] if key == "close" else results["keepalive"][key]
+
+
+def fmt(value, digits=0):
+    if value is None:
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def ratio(mine, theirs):
+    return mine / theirs if mine and theirs else None
+
+
+def table_rows(results):
+    rows = []
+    for key, title, _ in SECTIONS:
+        data = section_results(results, key)
+        mine = data["mock-backend"]["rps"]
+        for server in SERVERS:
+            entry = data[server]
+            versus = "" if server == "mock-backend" else f"{ratio(mine, entry['rps']):.2f}×"
+            problems = entry["non_2xx"] + entry["socket_errors"]
+            rows.append([title, LABELS[server], fmt(entry["rps"]), fmt(entry["p50_ms"], 2), fmt(entry["p99_ms"], 2),
+                         fmt(entry["peak_rss_mb"], 1), versus, str(problems) if problems else ""])
+    return ["answer", "server", "req/s", "p50 ms", "p99 ms", "peak RSS MB", "mock-backend ÷ it", "errors"], rows
+
+
+def markdown_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def console_table(header, rows):
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
+    line = lambda cells: "  ".join(str(cell).rjust(width) if index > 1 else str(cell).ljust(width)
+                                   for index, (cell, width) in enumerate(zip(cells, widths)))
+    return "\n".join([line(header), line(["-" * width for width in widths])] + [line(row) for row in rows])
+
+
+def targets(results):
+    """The targets of issue 9, each with the measured value and whether it is met."""
+    keep = results["keepalive"]
+    hb = lambda answer: keep[answer]["hummingbird"]
+    mine = lambda answer: keep[answer]["mock-backend"]
+    idle = results["idle"]["mock-backend"]
+    checks = [
+        ("Threads list ≥ 2× Hummingbird req/s", f"{ratio(mine('threads')['rps'], hb('threads')['rps']):.2f}×",
+         mine("threads")["rps"] >= 2 * hb("threads")["rps"]),
+        ("Threads list ≥ 0.5× nginx req/s", f"{ratio(mine('threads')['rps'], keep['threads']['nginx']['rps']):.2f}×",
+         mine("threads")["rps"] >= 0.5 * keep["threads"]["nginx"]["rps"]),
+        ("Threads list p99 ≤ Hummingbird's", f"{mine('threads')['p99_ms']:.2f} ms vs {hb('threads')['p99_ms']:.2f} ms",
+         mine("threads")["p99_ms"] <= hb("threads")["p99_ms"]),
+        ("Products ≥ Hummingbird req/s", f"{ratio(mine('products')['rps'], hb('products')['rps']):.2f}×",
+         mine("products")["rps"] >= hb("products")["rps"]),
+        ("Tiny answer ≥ Hummingbird req/s", f"{ratio(mine('tiny')['rps'], hb('tiny')['rps']):.2f}×",
+         mine("tiny")["rps"] >= hb("tiny")["rps"]),
+        (f"{idle['connections']:,} idle connections under 100 MB RSS", f"{idle['rss_mb']:.1f} MB",
+         idle["rss_mb"] < 100 and idle["failed"] == 0),
+        ("New request meanwhile under 50 ms", f"{idle['new_request_max_ms']:.2f} ms (max of 20)",
+         idle["new_request_max_ms"] < 50),
+        ("Start to first answer under 100 ms", f"{results['startup_ms']['mock-backend']:.1f} ms",
+         results["startup_ms"]["mock-backend"] < 100),
+    ]
+    return checks
+
+
+def svg_chart(results):
+    """Four small panels (one per answer, each with its own scale), a horizontal bar per server."""
+    panel_width, panel_height, label_width = 470, 190, 150
+    bar_height, gap, top = 26, 8, 58
+    width, height = panel_width * 2 + 30, panel_height * 2 + 90
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">',
+             f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+             f'<text x="15" y="28" font-size="19" font-weight="bold" fill="#212529">Requests per second '
+             f'(median of {results["settings"]["rounds"]} rounds; longer bar is faster)</text>',
+             f'<text x="15" y="50" font-size="13" fill="#495057">wrk -t{results["settings"]["threads"]} '
+             f'-c{results["settings"]["connections"]}, {results["settings"]["seconds"]} s rounds, all on one '
+             f'{results["machine"]["nproc"]}-core machine ({escape(results["machine"]["date"])})</text>']
+    for index, (key, title, subtitle) in enumerate(SECTIONS):
+        x0 = 15 + (index % 2) * (panel_width + 10)
+        y0 = 62 + (index // 2) * (panel_height + 12)
+        data = section_results(results, key)
+        peak = max(data[server]["rps"] for server in SERVERS)
+        parts.append(f'<rect x="{x0}" y="{y0}" width="{panel_width}" height="{panel_height}" rx="6" '
+                     f'fill="#f8f9fa" stroke="#dee2e6"/>')
+        parts.append(f'<text x="{x0 + 12}" y="{y0 + 24}" font-size="15" font-weight="bold" fill="#212529">'
+                     f'{escape(title)}</text>')
+        parts.append(f'<text x="{x0 + 12}" y="{y0 + 42}" font-size="12" fill="#495057">{escape(subtitle)}</text>')
+        bar_space = panel_width - label_width - 95
+        for row, server in enumerate(SERVERS):
+            y = y0 + top - 8 + row * (bar_height + gap)
+            rps = data[server]["rps"]
+            length = max(2, bar_space * rps / peak)
+            weight = "bold" if server == "mock-backend" else "normal"
+            parts.append(f'<text x="{x0 + label_width}" y="{y + bar_height * 0.68}" font-size="13" '
+                         f'text-anchor="end" font-weight="{weight}" fill="#212529">{escape(LABELS[server])}</text>')
+            parts.append(f'<rect x="{x0 + label_width + 8}" y="{y}" width="{length:.1f}" height="{bar_height}" '
+                         f'rx="3" fill="{COLORS[server]}"/>')
+            parts.append(f'<text x="{x0 + label_width + 14 + length:.1f}" y="{y + bar_height * 0.68}" font-size="13" '
+                         f'font-weight="{weight}" fill="#212529">{rps:,.0f}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def markdown(results, header, rows):
+    machine = results["machine"]
+    settings = results["settings"]
+    startup = results["startup_ms"]
+    idle = results["idle"]
+    sizes = results["body_bytes"]
+    check_rows = [[name, value, "met" if ok else "**not met**"] for name, value, ok in targets(results)]
+    idle_rows = [[LABELS[s], f"{idle[s]['baseline_rss_mb']:.1f}", f"{idle[s]['rss_mb']:.1f}",
+                  f"{idle[s]['kb_per_connection']:.1f}", f"{idle[s]['new_request_median_ms']:.2f}",
+                  f"{idle[s]['new_request_max_ms']:.2f}", str(idle[s]["failed"]),
+                  f"{idle[s]['still_open_after']:,}"] for s in SERVERS]
+    size_rows = [[answer] + [f"{sizes[answer][s]:,}" for s in SERVERS] for answer in sizes]
+    return f"""# Performance
+
+mock-backend measured against the servers its users would otherwise write the mock with
+(Hummingbird 2 and FlyingFox), and against nginx serving the same bytes as static files (the
+practical ceiling), in one run on one machine. Generated by `Benchmarks/run.sh` (issue 9); the
+numbers below are from its latest run, {machine['date']}. Raw results:
+[`Benchmarks/results/latest.json`](../Benchmarks/results/latest.json). Profile notes and the
+remaining gaps: [`Benchmarks/PROFILE.md`](../Benchmarks/PROFILE.md).
+
+![Requests per second per answer and server](performance.svg)
+
+## Targets (issue 9)
+
+{markdown_table(["target", "measured", ""], check_rows)}
+
+Not measured by this script: the O(list) / O(1) check with 10 vs 100,000 seeded items.
+
+## Throughput and latency (keep-alive unless noted)
+
+wrk `-t{settings['threads']} -c{settings['connections']}`, {settings['warmup']} s warm-up per server, then
+{settings['rounds']} rounds of {settings['seconds']} s, the servers taking turns (the order rotates each round);
+each figure is the median of the rounds. Peak RSS is the process's `VmHWM` after its rounds (each answer
+starts fresh processes; nginx: master plus workers). "mock-backend ÷ it" above 1 means mock-backend is faster. "errors" counts non-2xx answers plus wrk's
+socket errors; in the `Connection: close` run, Hummingbird and FlyingFox show one read error per request
+because they close the connection without announcing it (no `Connection: close` in their answer), which
+wrk counts as an error although each request was answered.
+
+{markdown_table(header, rows)}
+
+Answer sizes in bytes (each server's own body):
+
+{markdown_table(["answer"] + [LABELS[s] for s in SERVERS], size_rows)}
+
+## Start-up, spawn to first `200` (median of {settings['startups']})
+
+{markdown_table(["server", "ms"], [[LABELS[s], f"{startup[s]:.1f}"] for s in SERVERS])}
+
+## {settings['idle']:,} idle keep-alive connections
+
+Each connection sends one request, reads the answer, then stays open and idle; RSS is read 2 s later,
+then 20 new connections each ask `GET /_mock/health` while the idle ones are held.
+
+{markdown_table(["server", "RSS before MB", "RSS with idle MB", "KB per connection", "new request p50 ms",
+                 "max ms", "failed", "still open after"], idle_rows)}
+
+## The machine
+
+- {machine['nproc']} cores: {machine['cpu']}; memory {machine['memory']}; Linux {machine['kernel']}
+- {machine['swift']}; {machine['wrk']}; nginx {machine['nginx']}
+- wrk and the servers share the same {machine['nproc']} cores (loopback), so wrk's own CPU use caps every
+  server and the absolute numbers are far below what a bigger machine gives; compare the ratios.
+- The machine may be shared with other work (builds, tests) during a run: rounds alternate between
+  servers so such load spreads over all of them, but single rounds can still be off by 20–30 %.
+- With more runnable threads than cores, the scheduler splits CPU by thread: Hummingbird (event loops
+  plus Swift concurrency's pool) gets a larger share of the 2 cores next to wrk than mock-backend's two
+  event loops; see `Benchmarks/PROFILE.md` for CPU per request, which does not depend on that.
+- FlyingFox leaves Nagle's algorithm on and writes head and body separately, so on keep-alive
+  connections each answer waits for the client's delayed ACK (about 40 ms on Linux): that, not its
+  Swift code, is why its keep-alive rows are so low.
+
+## What each server does
+
+- **mock-backend**: the release build, run as a user would: `mock-backend --quiet` (no console
+  line per request) with the request journal at its default (the last 1,000 requests), the shipped
+  `Seed/`, every API served. It logs in once (`POST /api/login`) for the bearer token.
+- **Hummingbird 2** (`Benchmarks/Sources/hummingbird-anchor`) and **FlyingFox**
+  (`Benchmarks/Sources/flyingfox-anchor`): what a user would write in an afternoon. They read the same
+  `Seed/threads.json` and `Seed/internproducts.json` (plus the PNG files) at start; the threads list
+  and the health answer are `Codable` values encoded with `JSONEncoder` on every request (the same fields
+  as mock-backend); the products answer is encoded once at start and its bytes reused. The bearer token is
+  mock-backend's, looked up in a dictionary, so every server gets byte-identical requests.
+- **nginx**: mock-backend's own answer bodies, captured with a GET at the start of the run, served as
+  static files (`sendfile`, `access_log off`, `worker_processes auto`).
+
+## How to run
+
+```sh
+Benchmarks/run.sh            # installs wrk and nginx with apt-get if missing, builds, runs (~10 minutes)
+ROUND_SECONDS=10 ROUNDS=5 Benchmarks/run.sh   # longer, steadier rounds
+python3 Benchmarks/tools/report.py Benchmarks/results/latest.json   # redo table, chart and this page
+```
+
+`run.sh` builds mock-backend (`swift build -c release`) and the anchors
+(`swift build -c release --package-path Benchmarks`, a separate package with its own dependencies, never
+built by `.ci/run`), runs `Benchmarks/tools/bench.py`, and writes `Benchmarks/results/latest.json`,
+`docs/performance.svg` and this page.
+"""
+
+
+def main():
+    path = sys.argv[1]
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    with open(path) as file:
+        results = json.load(file)
+    header, rows = table_rows(results)
+    print(console_table(header, rows))
+    print()
+    for name, value, ok in targets(results):
+        print(f"{'met    ' if ok else 'NOT MET'}  {name}: {value}")
+    print("start-up ms:", results["startup_ms"])
+    for server, entry in results["idle"].items():
+        print(f"idle {server}: {entry['rss_mb']} MB with {entry['connections']} connections, new request "
+              f"{entry['new_request_median_ms']} ms (max {entry['new_request_max_ms']})")
+    docs = os.path.join(root, "docs")
+    os.makedirs(docs, exist_ok=True)
+    with open(os.path.join(docs, "performance.svg"), "w") as file:
+        file.write(svg_chart(results))
+    with open(os.path.join(docs, "performance.md"), "w") as file:
+        file.write(markdown(results, header, rows))
+    print(f"wrote {docs}/performance.md and performance.svg")
+
+
+if __name__ == "__main__":
+    main()
