@@ -7,6 +7,8 @@ public final class SeededStore<Seed, State>: @unchecked Sendable {
     private let lock = NSLock()
     private var seedValue: Seed
     private var state: State
+    /// Counts changes: every `withLock`, reset and load; `read` leaves it alone.
+    private var version = 0
     private let fresh: (Seed) -> State
 
     /// `fresh` makes the live state from the seed (at start, on reset and on load).
@@ -16,10 +18,20 @@ public final class SeededStore<Seed, State>: @unchecked Sendable {
         self.fresh = fresh
     }
 
+    /// Reads and may change the state.
     public func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }
+        version &+= 1
         return try body(&state)
+    }
+
+    /// Reads the state without changing it; `version` is the same until something may have changed
+    /// it, so an answer encoded from this state can be cached under it.
+    public func read<Result, Failure: Error>(_ body: (State, _ version: Int) throws(Failure) -> Result) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(state, version)
     }
 
     /// The document the state was last filled from.
@@ -33,6 +45,7 @@ public final class SeededStore<Seed, State>: @unchecked Sendable {
     public func reset() {
         lock.lock()
         state = fresh(seedValue)
+        version &+= 1
         lock.unlock()
     }
 
@@ -42,6 +55,7 @@ public final class SeededStore<Seed, State>: @unchecked Sendable {
         lock.lock()
         seedValue = seed
         if let update { update(&state) } else { state = fresh(seed) }
+        version &+= 1
         lock.unlock()
     }
 }

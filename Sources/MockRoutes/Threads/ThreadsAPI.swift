@@ -33,6 +33,8 @@ public final class ThreadsAPI: MockAPI {
     }
 
     private let state: SeededStore<ThreadsState, ThreadsState>
+    /// The thread lists as last encoded: most requests read them, few change them.
+    private let encodedLists = AnswerCache<ThreadListKind>()
     private let clock: @Sendable () -> Date
 
     init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
@@ -99,21 +101,25 @@ public final class ThreadsAPI: MockAPI {
     }
 
     private func listThreads(_ request: Request) throws(ThreadsError) -> Response {
-        try state.withLock { state throws(ThreadsError) in
+        try state.read { state, version throws(ThreadsError) in
             _ = try authorize(request, in: state)
-            return Self.json(ThreadList(threads: state.threads.map(state.shape)))
+            return Self.json(encodedLists.answer(for: version, kind: .current) {
+                OrderedJSON.encode(ThreadList(threads: state.threads.map(state.shape)), escapeSlash: true)
+            })
         }
     }
 
     private func listLegacyThreads(_ request: Request) throws(ThreadsError) -> Response {
-        try state.withLock { state throws(ThreadsError) in
+        try state.read { state, version throws(ThreadsError) in
             _ = try authorize(request, in: state)
-            let threads = state.threads.map { thread in
-                let creator = state.creator(thread.userID)
-                return LegacyThreadShape(id: thread.id, userID: thread.userID, userFname: creator.fname,
-                                         userLname: creator.lname, title: thread.title, createdAt: thread.createdAt)
-            }
-            return Self.json(LegacyThreadList(threads: threads))
+            return Self.json(encodedLists.answer(for: version, kind: .legacy) {
+                let threads = state.threads.map { thread in
+                    let creator = state.creator(thread.userID)
+                    return LegacyThreadShape(id: thread.id, userID: thread.userID, userFname: creator.fname,
+                                             userLname: creator.lname, title: thread.title, createdAt: thread.createdAt)
+                }
+                return OrderedJSON.encode(LegacyThreadList(threads: threads), escapeSlash: true)
+            })
         }
     }
 
@@ -191,12 +197,16 @@ public final class ThreadsAPI: MockAPI {
     /// The user id behind `Authorization: BEARER <token>` (any letter case, any run of spaces or tabs).
     private func authorize(_ request: Request, in state: ThreadsState) throws(ThreadsError) -> Int {
         guard let value = request.headers["Authorization"] else { throw .tokenNotFound }
-        let scalars = Array(value.unicodeScalars)
-        guard scalars.count > 6, String(String.UnicodeScalarView(scalars[0..<6])).lowercased() == "bearer",
-              scalars[6] == " " || scalars[6] == "\t" else { throw .tokenNotFound }
-        let token = String(String.UnicodeScalarView(scalars[7...].drop { $0 == " " || $0 == "\t" }))
+        let bytes = value.utf8
+        // Compared as bytes: this runs on every authorized request.
+        guard bytes.count > 7, bytes.prefix(6).elementsEqual("bearer".utf8, by: { $0 | 0x20 == $1 }) else {
+            throw .tokenNotFound
+        }
+        let afterScheme = bytes.dropFirst(6)
+        guard let separator = afterScheme.first, separator == 32 || separator == 9 else { throw .tokenNotFound }
+        let token = Substring(afterScheme.drop { $0 == 32 || $0 == 9 })
         guard !token.isEmpty else { throw .tokenNotFound }
-        guard let record = state.tokens[token] else { throw .invalidToken }
+        guard let record = state.tokens[String(token)] else { throw .invalidToken }
         guard record.expires > unixNow() else { throw .expiredToken }
         return record.userID
     }
@@ -226,6 +236,10 @@ public final class ThreadsAPI: MockAPI {
     /// Compact JSON with `/` escaped, as the PHP server wrote it.
     static func json(_ value: some Encodable, status: Int = 200) -> Response {
         .json(status, OrderedJSON.encode(value, escapeSlash: true))
+    }
+
+    static func json(_ encoded: [UInt8]) -> Response {
+        .json(200, encoded)
     }
 
     /// Turns a throwing endpoint into a handler: thrown errors become this API's error bodies.

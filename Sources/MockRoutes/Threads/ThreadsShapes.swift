@@ -62,6 +62,11 @@ struct AuthAnswer: Encodable {
     }
 }
 
+/// The two cached list answers.
+enum ThreadListKind {
+    case current, legacy
+}
+
 struct ThreadList: Encodable {
     var status = "ok"
     var threads: [ThreadShape]
