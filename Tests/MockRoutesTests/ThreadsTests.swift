@@ -213,6 +213,7 @@ final class ThreadsTests: XCTestCase, @unchecked Sendable {
         XCTAssertEqual(added.text, #"{"status":"ok","thread":\#(expected)}"#)
         let list = try get("/api/threads", token: token).text
         XCTAssertTrue(list.hasSuffix(",\(expected)]}"), list)
+        XCTAssertTrue(try get("/api/thread", token: token).text.contains(#"{"id":5,"user_id":2,"#))
     }
 
     func testDeleteThreadRules() throws {
@@ -224,6 +225,9 @@ final class ThreadsTests: XCTestCase, @unchecked Sendable {
 
         let deleted = try get("/api/thread/delete/2", token: bob, method: "DELETE")
         XCTAssertEqual(deleted.text, #"{"status":"ok","message":"Thread deleted"}"#)
+        // The lists are cached between changes: a delete must show at once, in both shapes.
+        XCTAssertFalse(try get("/api/threads", token: bob).text.contains(#""thread_id":2,"#))
+        XCTAssertFalse(try get("/api/thread", token: bob).text.contains(#"{"id":2,"#))
         assertError(try get("/api/messages/2", token: bob), 404, "Thread not found.")
         assertError(try post("/api/message/add", form: "thread_id=2&message=hi", token: bob), 404, "Thread not found.")
         assertError(try get("/api/thread/delete/2", token: bob), 404, "Thread not found.")
