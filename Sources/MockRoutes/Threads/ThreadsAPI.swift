@@ -191,10 +191,12 @@ public final class ThreadsAPI: MockAPI {
     /// The user id behind `Authorization: BEARER <token>` (any letter case, any run of spaces or tabs).
     private func authorize(_ request: Request, in state: ThreadsState) throws(ThreadsError) -> Int {
         guard let value = request.headers["Authorization"] else { throw .tokenNotFound }
-        let scalars = Array(value.unicodeScalars)
-        guard scalars.count > 6, String(String.UnicodeScalarView(scalars[0..<6])).lowercased() == "bearer",
-              scalars[6] == " " || scalars[6] == "\t" else { throw .tokenNotFound }
-        let token = String(String.UnicodeScalarView(scalars[7...].drop { $0 == " " || $0 == "\t" }))
+        // Byte-wise: only ASCII letters lower-case to "bearer", so this is the same test as on scalars.
+        let utf8 = value.utf8
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard utf8.count > 6, utf8.prefix(6).elementsEqual("bearer".utf8, by: { $0 | 0x20 == $1 }),
+              isBlank(utf8[utf8.index(utf8.startIndex, offsetBy: 6)]) else { throw .tokenNotFound }
+        let token = String(Substring(utf8.dropFirst(7).drop(while: isBlank)))
         guard !token.isEmpty else { throw .tokenNotFound }
         guard let record = state.tokens[token] else { throw .invalidToken }
         guard record.expires > unixNow() else { throw .expiredToken }
