@@ -348,6 +348,7 @@ private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProto
         slotEncoder(key)
     }
 
+    @inline(__always)  // no generic metadata lookup per member
     private func put(_ scalar: Scalar, _ key: Key) throws {
         guard stream.pointee.enter(depth: depth, owner: owner) else { throw closedError(scalar, codingPath + [key]) }
         stream.pointee.writer.key(key.stringValue)
@@ -355,6 +356,7 @@ private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 
     /// Writes `key` and returns the encoder of its value; nil if this object is closed.
+    @inline(__always)  // no generic metadata lookup per member
     private func memberEncoder(_ key: some CodingKey) -> StreamEncoder? {
         guard stream.pointee.enter(depth: depth, owner: owner) else { return nil }
         stream.pointee.writer.key(key.stringValue)
