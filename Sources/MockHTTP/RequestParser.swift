@@ -208,12 +208,14 @@ struct RequestParser {
             return bad("Malformed request line.")
         }
         let versionMinor: Int
-        switch Array(parts[2]) {
-        case Array("HTTP/1.1".utf8): versionMinor = 1
-        case Array("HTTP/1.0".utf8): versionMinor = 0
-        case let version where isVersionSyntax(version):
+        let version = parts[2]
+        if version.elementsEqual("HTTP/1.1".utf8) {
+            versionMinor = 1
+        } else if version.elementsEqual("HTTP/1.0".utf8) {
+            versionMinor = 0
+        } else if isVersionSyntax(Array(version)) {
             return bad("HTTP version not supported: only HTTP/1.0 and HTTP/1.1 are.", 505)
-        default:
+        } else {
             return bad("Malformed HTTP version in the request line.")
         }
         guard parts[1].allSatisfy({ $0 > 32 && $0 != 127 }), let target = String(validating: parts[1], as: UTF8.self) else {

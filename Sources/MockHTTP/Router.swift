@@ -53,6 +53,8 @@ public struct Route: Sendable {
     public let pattern: String
     public let handler: Handler
     fileprivate let segments: [Segment]
+    /// No `{name}` segment: matched by a dictionary lookup instead of a scan.
+    fileprivate let isLiteral: Bool
 
     fileprivate enum Segment: Sendable, Equatable {
         case literal(String)
@@ -67,10 +69,7 @@ public struct Route: Sendable {
             piece.hasPrefix("{") && piece.hasSuffix("}")
                 ? .parameter(String(piece.dropFirst().dropLast())) : .literal(String(piece))
         }
-    }
-
-    fileprivate var isLiteral: Bool {
-        !segments.contains { if case .parameter = $0 { return true } else { return false } }
+        isLiteral = !segments.contains { if case .parameter = $0 { return true } else { return false } }
     }
 
     fileprivate func match(_ path: [Substring], _ original: [Substring]) -> [String: String]? {
@@ -98,6 +97,8 @@ public struct RouteGroup: Sendable {
     public let methodNotAllowed: @Sendable (Request) -> Response
     /// Literal routes by their normalized path, so most requests skip the pattern scan.
     private let literal: [String: [Int]]
+    /// The routes with `{name}` segments by their number of segments, in table order.
+    private let patterned: [Int: [Route]]
 
     public init(api: String, matching: PathMatching = PathMatching(), routes: [Route],
                 methodNotAllowed: @escaping @Sendable (Request) -> Response) {
@@ -112,6 +113,7 @@ public struct RouteGroup: Sendable {
             literal[route.pattern, default: []].append(index)
         }
         self.literal = literal
+        patterned = Dictionary(grouping: self.routes.filter { !$0.isLiteral }, by: \.segments.count)
     }
 
     /// The path as this group compares it, or nil when it cannot match anything here.
@@ -121,7 +123,7 @@ public struct RouteGroup: Sendable {
             guard let decoded = FormDecoding.percentDecode(path, plusAsSpace: false) else { return nil }
             path = decoded
         }
-        if matching.toleratesTrailingSlash && path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        if matching.toleratesTrailingSlash && path.utf8.count > 1 && path.hasSuffix("/") { path.removeLast() }
         return (matching.caseInsensitive ? path.lowercased() : path, path)
     }
 
@@ -132,10 +134,14 @@ public struct RouteGroup: Sendable {
         if let indexes = literal[compared] {
             found = indexes.map { (routes[$0], [:]) }
         }
-        let pieces = compared.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        let originalPieces = original.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        for route in routes where !route.isLiteral {
-            if let parameters = route.match(Array(pieces), Array(originalPieces)) { found.append((route, parameters)) }
+        // A path has as many segments as slashes (the text before the first one is dropped).
+        let segmentCount = compared.utf8.reduce(0) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
+        guard let sameLength = patterned[segmentCount] else { return found }
+        let pieces = Array(compared.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        let originalPieces = matching.caseInsensitive
+            ? Array(original.split(separator: "/", omittingEmptySubsequences: false).dropFirst()) : pieces
+        for route in sameLength {
+            if let parameters = route.match(pieces, originalPieces) { found.append((route, parameters)) }
         }
         return found
     }

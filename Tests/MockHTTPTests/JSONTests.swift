@@ -50,17 +50,59 @@ private struct Manual: Encodable {
         try c.encode("one", forKey: .first)
         try c.encodeNil(forKey: .missing)
         var nested = c.nestedContainer(keyedBy: Inner.self, forKey: .nested)
-        var list = c.nestedUnkeyedContainer(forKey: .list)
-        try c.encode(2, forKey: .again)
-        // Filled in after later keys were written: must stay at its own position.
         try nested.encode(1, forKey: .y)
         try nested.encode(2, forKey: .x)
+        var list = c.nestedUnkeyedContainer(forKey: .list)
         try list.encode(true)
         try list.encodeNil()
         var inner = list.nestedContainer(keyedBy: Inner.self)
         try inner.encode("deep", forKey: .x)
-        try c.encode(3, forKey: .first)  // a repeated key keeps its place and takes the new value
+        try list.encode(4)
+        try "sup".encode(to: c.superEncoder())
+        try c.encode(2, forKey: .again)
+        try c.encode(3, forKey: .first)  // streamed: a repeated key is written again
     }
+}
+
+/// Uses a nested container after writing to its parent, which a streaming encoder refuses.
+private struct LateNested: Encodable {
+    enum Keys: String, CodingKey { case nested, again, refused }
+    enum Inner: String, CodingKey { case x }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        var nested = c.nestedContainer(keyedBy: Inner.self, forKey: .nested)
+        try c.encode(2, forKey: .again)
+        do {
+            try nested.encode(1, forKey: .x)
+        } catch is EncodingError {
+            try c.encode(true, forKey: .refused)
+        }
+        var single = c.superEncoder().singleValueContainer()
+        try single.encode(1)
+        try single.encode(2)  // a second value for the same position throws out of here
+    }
+}
+
+private class Base: Encodable {
+    enum Keys: String, CodingKey { case base }
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(1, forKey: .base)
+    }
+}
+
+private final class Derived: Base {
+    enum Keys: String, CodingKey { case derived }
+    override func encode(to encoder: any Encoder) throws {
+        try super.encode(to: encoder)
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(2, forKey: .derived)
+    }
+}
+
+private struct Silent: Encodable {
+    func encode(to encoder: any Encoder) throws {}
 }
 
 final class JSONWriterTests: XCTestCase {
@@ -97,7 +139,18 @@ final class JSONWriterTests: XCTestCase {
 
     func testManualContainersKeepCallOrder() {
         XCTAssertEqual(text(OrderedJSON.encode(Manual(), escapeSlash: false)),
-                       #"{"first":3,"missing":null,"nested":{"y":1,"x":2},"list":[true,null,{"x":"deep"}],"again":2}"#)
+                       #"{"first":"one","missing":null,"nested":{"y":1,"x":2},"list":[true,null,{"x":"deep"},4],"#
+                       + #""super":"sup","again":2,"first":3}"#)
+    }
+
+    func testStreamingLimitsKeepTheOutputValid() {
+        XCTAssertEqual(text(OrderedJSON.encode(LateNested(), escapeSlash: false)),
+                       #"{"nested":{},"again":2,"refused":true,"super":1}"#)
+        XCTAssertEqual(text(OrderedJSON.encode([LateNested()], escapeSlash: false)),
+                       #"[{"nested":{},"again":2,"refused":true,"super":1}]"#)
+        XCTAssertEqual(text(OrderedJSON.encode(["d": Derived()], escapeSlash: false)), #"{"d":{"base":1,"derived":2}}"#)
+        XCTAssertEqual(text(OrderedJSON.encode([Silent(), Silent()], escapeSlash: false)), "[{},{}]")
+        XCTAssertEqual(text(OrderedJSON.encode(Silent(), escapeSlash: false)), "{}")
     }
 
     func testTopLevelValues() throws {

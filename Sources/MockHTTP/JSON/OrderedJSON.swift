@@ -2,15 +2,33 @@
 /// were encoded. Synthesized `encode(to:)` encodes properties in declaration order,
 /// so structs come out as declared (Foundation's `JSONEncoder` does not keep any
 /// order on Linux). Nil optionals are omitted, `JSONValue`s are written verbatim.
+///
+/// The encoder streams: a container writes `{` or `[` when it is created, every key
+/// and value goes straight into one `JSONWriter`, and a container is closed when the
+/// value that created it returns from `encode(to:)`, or as soon as something is
+/// written into a container further out. No tree is built. That is exactly how
+/// synthesized and ordinary hand-written `encode(to:)` work; what a streaming writer
+/// cannot do differs from `JSONEncoder`:
+/// - a key encoded twice in one object is written twice (not "last value wins");
+/// - a nested container or `superEncoder()` must be filled before its parent is
+///   written to again; writing to a container that has been closed throws
+///   `EncodingError.invalidValue` (the output stays valid JSON, see `encode`);
+/// - a single value written twice, or a container asked for after a value was
+///   written, throws the same way; asking the same encoder twice for a keyed (or
+///   twice for an unkeyed) container returns the one already open, so class
+///   hierarchies sharing one encoder still get one object.
 public enum OrderedJSON {
     /// Errors thrown by a value's own `encode(to:)` are not expected from plain data
-    /// types; if one is thrown, whatever was encoded before it is written.
+    /// types; if one is thrown, whatever was encoded before it is written, with every
+    /// open container closed (a key whose value was never written gets `{}`).
     public static func encode<T: Encodable>(_ value: T, escapeSlash: Bool) -> [UInt8] {
-        let root = Slot()
-        try? TreeEncoder(slot: root, codingPath: []).encodeValue(value)
-        var writer = JSONWriter(escapeSlash: escapeSlash)
-        root.write(to: &writer)
-        return writer.bytes
+        var stream = Stream(writer: JSONWriter(escapeSlash: escapeSlash))
+        withUnsafeMutablePointer(to: &stream) { stream in
+            let root = StreamEncoder(stream: stream, slot: stream.pointee.reserveSlot(), depth: 0)
+            try? root.encodeValue(value)
+            stream.pointee.settle(keepingFrames: 0)
+        }
+        return stream.writer.bytes
     }
 }
 
@@ -72,52 +90,120 @@ private struct NameKey: CodingKey {
     }
 }
 
-/// One place in the tree being built. Containers hand out slots as soon as a key
-/// or element is encoded, so a nested container filled in later still appears
-/// where it was created.
-private final class Slot {
-    enum Content {
-        case empty
-        case null
-        case bool(Bool)
-        case int(Int)
-        case uint(UInt)
-        case double(Double)
-        case float(Float)
-        case string(String)
-        case json(JSONValue)
-        case object(ObjectBox)
-        case array(ArrayBox)
+/// A key of an array element, spelled only when someone asks for it.
+private struct IndexKey: CodingKey {
+    var index: Int
+    var intValue: Int? { index }
+    var stringValue: String { String(index) }
+
+    init(_ index: Int) {
+        self.index = index
     }
 
-    var content: Content
-
-    init(_ content: Content = .empty) {
-        self.content = content
+    init?(stringValue: String) {
+        guard let index = Int(stringValue) else { return nil }
+        self.index = index
     }
 
-    /// The object stored here, replacing any other content; asking twice (as class
-    /// hierarchies do) yields the same object.
-    var object: ObjectBox {
-        if case .object(let box) = content { return box }
-        let box = ObjectBox()
-        content = .object(box)
-        return box
+    init(intValue: Int) {
+        index = intValue
+    }
+}
+
+/// The state shared by every encoder and container of one `OrderedJSON.encode` call.
+/// They reach it through an unsafe pointer that lives as long as that call: no
+/// reference counting and no exclusivity checks on the hot path. An encoder or
+/// container kept beyond its `encode(to:)` (which `Encoder` forbids anyway) must
+/// not be used.
+private struct Stream {
+    /// An open container: the slot whose value it is, and what it holds.
+    struct Frame {
+        var owner: Int
+        var isObject: Bool
+        var count = 0
     }
 
-    var array: ArrayBox {
-        if case .array(let box) = content { return box }
-        let box = ArrayBox()
-        content = .array(box)
-        return box
+    var writer: JSONWriter
+    /// Open containers, outermost first; a frame's index is the depth of its slot.
+    var frames: [Frame] = []
+    /// `path[i]` is the key of the slot at depth `i + 1` on the way to the value
+    /// being encoded; deeper entries may be stale, so readers take a prefix.
+    var path: [any CodingKey] = []
+    /// The slot whose key (or array position) is written but whose value is not yet;
+    /// slots count from 1, 0 is none.
+    var pending = 0
+    private var lastSlot = 0
+
+    init(writer: JSONWriter) {
+        self.writer = writer
+        frames.reserveCapacity(8)
+        path.reserveCapacity(8)
     }
 
-    func write(to writer: inout JSONWriter) {
-        switch content {
-        case .empty:
-            // A value that encoded nothing at all; JSONEncoder writes `{}` here too.
+    /// A new value position, waiting for its value.
+    mutating func reserveSlot() -> Int {
+        lastSlot += 1
+        pending = lastSlot
+        return lastSlot
+    }
+
+    /// Makes the container at `depth` owned by `owner` the innermost one, closing
+    /// containers nested in it. False if it was closed already (or never opened).
+    mutating func enter(depth: Int, owner: Int) -> Bool {
+        guard depth < frames.count, frames[depth].owner == owner else { return false }
+        settle(keepingFrames: depth + 1)
+        return true
+    }
+
+    /// Gives an unfilled slot the value `{}` (what JSONEncoder writes for a value that
+    /// encodes nothing) and closes every container beyond the first `count`.
+    mutating func settle(keepingFrames count: Int) {
+        if pending != 0 {
+            pending = 0
             writer.beginObject()
             writer.endObject()
+        }
+        while frames.count > count {
+            if frames.removeLast().isObject { writer.endObject() } else { writer.endArray() }
+        }
+    }
+
+    /// Marks the pending slot `slot` as filled; false if it is not the pending one.
+    mutating func claim(_ slot: Int) -> Bool {
+        guard pending == slot else { return false }
+        pending = 0
+        return true
+    }
+
+    mutating func open(object: Bool, owner: Int) {
+        pending = 0
+        if object { writer.beginObject() } else { writer.beginArray() }
+        frames.append(Frame(owner: owner, isObject: object))
+    }
+
+    /// The container of `slot` at `depth`, opening it if the slot is pending; nil if the
+    /// slot already holds something else.
+    mutating func container(object: Bool, slot: Int, depth: Int) -> Int? {
+        if pending == slot {
+            open(object: object, owner: slot)
+            return slot
+        }
+        if depth < frames.count, frames[depth].owner == slot, frames[depth].isObject == object { return slot }
+        return nil
+    }
+
+    /// Records the key of a slot at `depth + 1`.
+    mutating func setKey(_ key: some CodingKey, depth: Int) {
+        if path.count > depth { path.removeSubrange(depth...) }
+        path.append(key)
+    }
+
+    func codingPath(depth: Int) -> [any CodingKey] {
+        Array(path.prefix(depth))
+    }
+
+    mutating func write(_ scalar: Scalar) {
+        switch scalar {
         case .null: writer.null()
         case .bool(let v): writer.bool(v)
         case .int(let v): writer.int(v)
@@ -125,156 +211,211 @@ private final class Slot {
         case .double(let v): writer.double(v)
         case .float(let v): writer.float(v)
         case .string(let v): writer.string(v)
-        case .json(let v): writer.value(v)
-        case .object(let box):
-            writer.beginObject()
-            for member in box.members {
-                writer.key(member.key)
-                member.slot.write(to: &writer)
-            }
-            writer.endObject()
-        case .array(let box):
-            writer.beginArray()
-            for item in box.items { item.write(to: &writer) }
-            writer.endArray()
+        case .number(let text): writer.raw(text.utf8)
         }
     }
 }
 
-private final class ObjectBox {
-    private(set) var members: [(key: String, slot: Slot)] = []
-    private var positions: [String: Int] = [:]
-
-    /// The slot for `key`: a key encoded twice keeps its first position and its
-    /// last value, so the output never repeats a key.
-    func slot(_ key: String) -> Slot {
-        if let i = positions[key] {
-            members[i].slot.content = .empty
-            return members[i].slot
-        }
-        let slot = Slot()
-        positions[key] = members.count
-        members.append((key: key, slot: slot))
-        return slot
-    }
-
-    func set(_ key: String, _ content: Slot.Content) {
-        slot(key).content = content
-    }
+private enum Scalar {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case uint(UInt)
+    case double(Double)
+    case float(Float)
+    case string(String)
+    /// Integers wider than 64 bits, already in decimal.
+    case number(String)
 }
 
-private final class ArrayBox {
-    private(set) var items: [Slot] = []
-
-    func append(_ content: Slot.Content = .empty) -> Slot {
-        let slot = Slot(content)
-        items.append(slot)
-        return slot
-    }
+private func closedError(_ value: Any, _ codingPath: [any CodingKey]) -> EncodingError {
+    EncodingError.invalidValue(value, EncodingError.Context(
+        codingPath: codingPath,
+        debugDescription: "OrderedJSON streams: this container or value was closed or written already"))
 }
 
-private struct TreeEncoder: Encoder {
-    let slot: Slot
-    let codingPath: [any CodingKey]
+/// Bit-for-bit the same value; only called after checking that `T` is `U`.
+@inline(__always)
+private func same<T, U>(_ value: T, as type: U.Type) -> U {
+    unsafeBitCast(value, to: type)
+}
+
+/// The encoder of one value position (`slot`) at `depth` containers deep.
+private struct StreamEncoder: Encoder {
+    let stream: UnsafeMutablePointer<Stream>
+    let slot: Int
+    let depth: Int
+    var codingPath: [any CodingKey] { stream.pointee.codingPath(depth: depth) }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    /// An encoder whose every use throws, handed out by containers that are closed.
+    static func closed(_ stream: UnsafeMutablePointer<Stream>, depth: Int) -> StreamEncoder {
+        StreamEncoder(stream: stream, slot: -1, depth: depth)
+    }
+
+    /// Writes `value` into this (pending) slot and closes whatever it opened.
     func encodeValue<T: Encodable>(_ value: T) throws {
-        // Checked before encode(to:) so number text survives unchanged.
-        if let json = value as? JSONValue {
-            slot.content = .json(json)
-        } else if let object = value as? JSONObject {
-            slot.content = .json(.object(object))
+        guard stream.pointee.pending == slot else { throw closedError(value, codingPath) }
+        // Common leaves skip their single-value container; JSON values are checked
+        // before encode(to:) so number text survives unchanged.
+        if T.self == String.self {
+            stream.pointee.pending = 0
+            stream.pointee.writer.string(same(value, as: String.self))
+        } else if T.self == Int.self {
+            stream.pointee.pending = 0
+            stream.pointee.writer.int(same(value, as: Int.self))
+        } else if T.self == Bool.self {
+            stream.pointee.pending = 0
+            stream.pointee.writer.bool(same(value, as: Bool.self))
+        } else if T.self == Double.self {
+            stream.pointee.pending = 0
+            stream.pointee.writer.double(same(value, as: Double.self))
+        } else if T.self == JSONValue.self {
+            stream.pointee.pending = 0
+            stream.pointee.writer.value(same(value, as: JSONValue.self))
+        } else if T.self == JSONObject.self {
+            stream.pointee.pending = 0
+            stream.pointee.writer.value(.object(same(value, as: JSONObject.self)))
         } else {
             try value.encode(to: self)
+            // Closes this value's container (and anything left open inside it).
+            if stream.pointee.frames.count > depth || stream.pointee.pending == slot {
+                stream.pointee.settle(keepingFrames: depth)
+            }
         }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(KeyedContainer<Key>(object: slot.object, codingPath: codingPath))
+        let owner = stream.pointee.container(object: true, slot: slot, depth: depth) ?? 0
+        return KeyedEncodingContainer(KeyedStreamContainer<Key>(stream: stream, owner: owner, depth: depth))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        UnkeyedContainer(array: slot.array, codingPath: codingPath)
+        let owner = stream.pointee.container(object: false, slot: slot, depth: depth) ?? 0
+        return UnkeyedStreamContainer(stream: stream, owner: owner, depth: depth)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        SingleValueContainer(slot: slot, codingPath: codingPath)
+        SingleValueStreamContainer(encoder: self)
     }
 }
 
-private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let object: ObjectBox
-    let codingPath: [any CodingKey]
+/// The object of slot `owner` (0 for a container that could not be opened: every
+/// write throws, and nested encoders it hands out are closed ones).
+private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let stream: UnsafeMutablePointer<Stream>
+    let owner: Int
+    let depth: Int
+    var codingPath: [any CodingKey] { stream.pointee.codingPath(depth: depth) }
 
-    mutating func encodeNil(forKey key: Key) { object.set(key.stringValue, .null) }
-    mutating func encode(_ v: Bool, forKey key: Key) { object.set(key.stringValue, .bool(v)) }
-    mutating func encode(_ v: String, forKey key: Key) { object.set(key.stringValue, .string(v)) }
-    mutating func encode(_ v: Double, forKey key: Key) { object.set(key.stringValue, .double(v)) }
-    mutating func encode(_ v: Float, forKey key: Key) { object.set(key.stringValue, .float(v)) }
-    mutating func encode(_ v: Int, forKey key: Key) { object.set(key.stringValue, .int(v)) }
-    mutating func encode(_ v: Int8, forKey key: Key) { object.set(key.stringValue, .int(Int(v))) }
-    mutating func encode(_ v: Int16, forKey key: Key) { object.set(key.stringValue, .int(Int(v))) }
-    mutating func encode(_ v: Int32, forKey key: Key) { object.set(key.stringValue, .int(Int(v))) }
-    mutating func encode(_ v: Int64, forKey key: Key) { object.set(key.stringValue, .int(Int(v))) }
-    mutating func encode(_ v: Int128, forKey key: Key) { object.set(key.stringValue, .json(.number(String(v)))) }
-    mutating func encode(_ v: UInt, forKey key: Key) { object.set(key.stringValue, .uint(v)) }
-    mutating func encode(_ v: UInt8, forKey key: Key) { object.set(key.stringValue, .uint(UInt(v))) }
-    mutating func encode(_ v: UInt16, forKey key: Key) { object.set(key.stringValue, .uint(UInt(v))) }
-    mutating func encode(_ v: UInt32, forKey key: Key) { object.set(key.stringValue, .uint(UInt(v))) }
-    mutating func encode(_ v: UInt64, forKey key: Key) { object.set(key.stringValue, .uint(UInt(v))) }
-    mutating func encode(_ v: UInt128, forKey key: Key) { object.set(key.stringValue, .json(.number(String(v)))) }
+    mutating func encodeNil(forKey key: Key) throws { try put(.null, key) }
+    mutating func encode(_ v: Bool, forKey key: Key) throws { try put(.bool(v), key) }
+    mutating func encode(_ v: String, forKey key: Key) throws { try put(.string(v), key) }
+    mutating func encode(_ v: Double, forKey key: Key) throws { try put(.double(v), key) }
+    mutating func encode(_ v: Float, forKey key: Key) throws { try put(.float(v), key) }
+    mutating func encode(_ v: Int, forKey key: Key) throws { try put(.int(v), key) }
+    mutating func encode(_ v: Int8, forKey key: Key) throws { try put(.int(Int(v)), key) }
+    mutating func encode(_ v: Int16, forKey key: Key) throws { try put(.int(Int(v)), key) }
+    mutating func encode(_ v: Int32, forKey key: Key) throws { try put(.int(Int(v)), key) }
+    mutating func encode(_ v: Int64, forKey key: Key) throws { try put(.int(Int(v)), key) }
+    mutating func encode(_ v: Int128, forKey key: Key) throws { try put(.number(String(v)), key) }
+    mutating func encode(_ v: UInt, forKey key: Key) throws { try put(.uint(v), key) }
+    mutating func encode(_ v: UInt8, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
+    mutating func encode(_ v: UInt16, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
+    mutating func encode(_ v: UInt32, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
+    mutating func encode(_ v: UInt64, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
+    mutating func encode(_ v: UInt128, forKey key: Key) throws { try put(.number(String(v)), key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try encoder(for: key).encodeValue(value)
+        guard let encoder = memberEncoder(key) else { throw closedError(value, codingPath + [key]) }
+        try encoder.encodeValue(value)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
                                                         forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        encoder(for: key).container(keyedBy: keyType)
+        slotEncoder(key).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        encoder(for: key).unkeyedContainer()
+        slotEncoder(key).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
-        TreeEncoder(slot: object.slot("super"), codingPath: codingPath + [NameKey("super")])
+        slotEncoder(NameKey("super"))
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        encoder(for: key)
+        slotEncoder(key)
     }
 
-    private func encoder(for key: Key) -> TreeEncoder {
-        TreeEncoder(slot: object.slot(key.stringValue), codingPath: codingPath + [key])
+    @inline(__always)  // no generic metadata lookup per member
+    private func put(_ scalar: Scalar, _ key: Key) throws {
+        guard stream.pointee.enter(depth: depth, owner: owner) else { throw closedError(scalar, codingPath + [key]) }
+        stream.pointee.writer.key(key.stringValue)
+        stream.pointee.write(scalar)
+    }
+
+    /// Writes `key` and returns the encoder of its value; nil if this object is closed.
+    @inline(__always)  // no generic metadata lookup per member
+    private func memberEncoder(_ key: some CodingKey) -> StreamEncoder? {
+        guard stream.pointee.enter(depth: depth, owner: owner) else { return nil }
+        stream.pointee.writer.key(key.stringValue)
+        stream.pointee.setKey(key, depth: depth)
+        return StreamEncoder(stream: stream, slot: stream.pointee.reserveSlot(), depth: depth + 1)
+    }
+
+    private func slotEncoder(_ key: some CodingKey) -> StreamEncoder {
+        memberEncoder(key) ?? StreamEncoder.closed(stream, depth: depth + 1)
     }
 }
 
-private struct UnkeyedContainer: UnkeyedEncodingContainer {
-    let array: ArrayBox
-    let codingPath: [any CodingKey]
-    var count: Int { array.items.count }
+/// Writes scalars into one position: an array's next element or a single value.
+private protocol ScalarPosition {
+    mutating func put(_ scalar: Scalar) throws
+}
 
-    mutating func encodeNil() { _ = array.append(.null) }
-    mutating func encode(_ v: Bool) { _ = array.append(.bool(v)) }
-    mutating func encode(_ v: String) { _ = array.append(.string(v)) }
-    mutating func encode(_ v: Double) { _ = array.append(.double(v)) }
-    mutating func encode(_ v: Float) { _ = array.append(.float(v)) }
-    mutating func encode(_ v: Int) { _ = array.append(.int(v)) }
-    mutating func encode(_ v: Int8) { _ = array.append(.int(Int(v))) }
-    mutating func encode(_ v: Int16) { _ = array.append(.int(Int(v))) }
-    mutating func encode(_ v: Int32) { _ = array.append(.int(Int(v))) }
-    mutating func encode(_ v: Int64) { _ = array.append(.int(Int(v))) }
-    mutating func encode(_ v: Int128) { _ = array.append(.json(.number(String(v)))) }
-    mutating func encode(_ v: UInt) { _ = array.append(.uint(v)) }
-    mutating func encode(_ v: UInt8) { _ = array.append(.uint(UInt(v))) }
-    mutating func encode(_ v: UInt16) { _ = array.append(.uint(UInt(v))) }
-    mutating func encode(_ v: UInt32) { _ = array.append(.uint(UInt(v))) }
-    mutating func encode(_ v: UInt64) { _ = array.append(.uint(UInt(v))) }
-    mutating func encode(_ v: UInt128) { _ = array.append(.json(.number(String(v)))) }
+extension ScalarPosition {
+    mutating func encodeNil() throws { try put(.null) }
+    mutating func encode(_ v: Bool) throws { try put(.bool(v)) }
+    mutating func encode(_ v: String) throws { try put(.string(v)) }
+    mutating func encode(_ v: Double) throws { try put(.double(v)) }
+    mutating func encode(_ v: Float) throws { try put(.float(v)) }
+    mutating func encode(_ v: Int) throws { try put(.int(v)) }
+    mutating func encode(_ v: Int8) throws { try put(.int(Int(v))) }
+    mutating func encode(_ v: Int16) throws { try put(.int(Int(v))) }
+    mutating func encode(_ v: Int32) throws { try put(.int(Int(v))) }
+    mutating func encode(_ v: Int64) throws { try put(.int(Int(v))) }
+    mutating func encode(_ v: UInt) throws { try put(.uint(v)) }
+    mutating func encode(_ v: UInt8) throws { try put(.uint(UInt(v))) }
+    mutating func encode(_ v: UInt16) throws { try put(.uint(UInt(v))) }
+    mutating func encode(_ v: UInt32) throws { try put(.uint(UInt(v))) }
+    mutating func encode(_ v: UInt64) throws { try put(.uint(UInt(v))) }
+}
+
+/// The array of slot `owner` (0: every write throws).
+private struct UnkeyedStreamContainer: UnkeyedEncodingContainer, ScalarPosition {
+    let stream: UnsafeMutablePointer<Stream>
+    let owner: Int
+    let depth: Int
+    var codingPath: [any CodingKey] { stream.pointee.codingPath(depth: depth) }
+
+    var count: Int {
+        let frames = stream.pointee.frames
+        return depth < frames.count && frames[depth].owner == owner ? frames[depth].count : 0
+    }
+
+    // In the types, not in ScalarPosition: the standard library has defaults too.
+    mutating func encode(_ v: Int128) throws { try put(.number(String(v))) }
+    mutating func encode(_ v: UInt128) throws { try put(.number(String(v))) }
+
+    mutating func put(_ scalar: Scalar) throws {
+        guard enterNext() != nil else { throw closedError(scalar, codingPath) }
+        stream.pointee.write(scalar)
+    }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        try nextEncoder().encodeValue(value)
+        guard let encoder = elementEncoder() else { throw closedError(value, codingPath) }
+        try encoder.encodeValue(value)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
@@ -290,35 +431,38 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         nextEncoder()
     }
 
-    private func nextEncoder() -> TreeEncoder {
-        let index = count
-        return TreeEncoder(slot: array.append(), codingPath: codingPath + [NameKey(intValue: index)])
+    /// Makes this array the innermost container and counts one more element; returns
+    /// its index, or nil if this array is closed.
+    private func enterNext() -> Int? {
+        guard stream.pointee.enter(depth: depth, owner: owner) else { return nil }
+        defer { stream.pointee.frames[depth].count += 1 }
+        return stream.pointee.frames[depth].count
+    }
+
+    private func elementEncoder() -> StreamEncoder? {
+        guard let index = enterNext() else { return nil }
+        stream.pointee.setKey(IndexKey(index), depth: depth)
+        return StreamEncoder(stream: stream, slot: stream.pointee.reserveSlot(), depth: depth + 1)
+    }
+
+    private func nextEncoder() -> StreamEncoder {
+        elementEncoder() ?? StreamEncoder.closed(stream, depth: depth + 1)
     }
 }
 
-private struct SingleValueContainer: SingleValueEncodingContainer {
-    let slot: Slot
-    let codingPath: [any CodingKey]
+private struct SingleValueStreamContainer: SingleValueEncodingContainer, ScalarPosition {
+    let encoder: StreamEncoder
+    var codingPath: [any CodingKey] { encoder.codingPath }
 
-    mutating func encodeNil() { slot.content = .null }
-    mutating func encode(_ v: Bool) { slot.content = .bool(v) }
-    mutating func encode(_ v: String) { slot.content = .string(v) }
-    mutating func encode(_ v: Double) { slot.content = .double(v) }
-    mutating func encode(_ v: Float) { slot.content = .float(v) }
-    mutating func encode(_ v: Int) { slot.content = .int(v) }
-    mutating func encode(_ v: Int8) { slot.content = .int(Int(v)) }
-    mutating func encode(_ v: Int16) { slot.content = .int(Int(v)) }
-    mutating func encode(_ v: Int32) { slot.content = .int(Int(v)) }
-    mutating func encode(_ v: Int64) { slot.content = .int(Int(v)) }
-    mutating func encode(_ v: Int128) { slot.content = .json(.number(String(v))) }
-    mutating func encode(_ v: UInt) { slot.content = .uint(v) }
-    mutating func encode(_ v: UInt8) { slot.content = .uint(UInt(v)) }
-    mutating func encode(_ v: UInt16) { slot.content = .uint(UInt(v)) }
-    mutating func encode(_ v: UInt32) { slot.content = .uint(UInt(v)) }
-    mutating func encode(_ v: UInt64) { slot.content = .uint(UInt(v)) }
-    mutating func encode(_ v: UInt128) { slot.content = .json(.number(String(v))) }
+    mutating func encode(_ v: Int128) throws { try put(.number(String(v))) }
+    mutating func encode(_ v: UInt128) throws { try put(.number(String(v))) }
+
+    mutating func put(_ scalar: Scalar) throws {
+        guard encoder.stream.pointee.claim(encoder.slot) else { throw closedError(scalar, codingPath) }
+        encoder.stream.pointee.write(scalar)
+    }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        try TreeEncoder(slot: slot, codingPath: codingPath).encodeValue(value)
+        try encoder.encodeValue(value)
     }
 }
