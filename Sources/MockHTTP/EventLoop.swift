@@ -96,7 +96,7 @@ final class EventLoop: @unchecked Sendable {
                 } else if event.fd == wakePipe.read {
                     Sys.drainWakePipe(wakePipe.read)
                 } else if let connection = connections[event.fd] {
-                    if event.writable { flush(connection) }
+                    if event.writable { writable(connection) }
                     if event.readable, connections[event.fd] === connection { readable(connection) }
                 }
             }
@@ -197,22 +197,31 @@ final class EventLoop: @unchecked Sendable {
 
     /// Answers every complete request in the buffer, in order, then writes.
     private func process(_ connection: Connection) {
-        parsing: while !connection.closeWhenFlushed && !connection.awaitingDelayedResponse
-            && connection.pendingOutput < outputHighWater {
-            switch connection.parser.next() {
-            case .incomplete:
-                break parsing
-            case .sendContinue:
-                connection.output.append(Self.continueLine)
-            case let .failure(failure):
-                let response = Response.text(failure.status, failure.message + "\n")
-                write(response, isHead: false, keepAlive: false, versionMinor: 1, to: connection)
-                connection.drainAfterFlush = true
-            case let .request(head, body):
-                dispatch(head, body, on: connection)
+        var heldBack: Bool
+        repeat {
+            heldBack = false
+            parsing: while !connection.closeWhenFlushed && !connection.awaitingDelayedResponse {
+                guard connection.pendingOutput < outputHighWater else {
+                    heldBack = true
+                    break parsing
+                }
+                switch connection.parser.next() {
+                case .incomplete:
+                    break parsing
+                case .sendContinue:
+                    connection.output.append(Self.continueLine)
+                case let .failure(failure):
+                    let response = Response.text(failure.status, failure.message + "\n")
+                    write(response, isHead: false, keepAlive: false, versionMinor: 1, to: connection)
+                    connection.drainAfterFlush = true
+                case let .request(head, body):
+                    dispatch(head, body, on: connection)
+                }
             }
-        }
-        flush(connection)
+            flush(connection)
+            // Requests held back at the high-water mark are already out of the socket, so no
+            // readable event will bring them back: answer them as soon as writing made room.
+        } while heldBack && connections[connection.fd] === connection && connection.pendingOutput < outputHighWater
     }
 
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -248,6 +257,15 @@ final class EventLoop: @unchecked Sendable {
     }
 
     // MARK: Writing
+
+    /// The socket takes more output: write it, then answer requests held back at the high-water mark.
+    private func writable(_ connection: Connection) {
+        flush(connection)
+        guard connections[connection.fd] === connection, connection.parser.hasBufferedBytes,
+              connection.pendingOutput < outputHighWater, !connection.awaitingDelayedResponse,
+              !connection.closeWhenFlushed else { return }
+        process(connection)
+    }
 
     /// Queues a response on the connection's output; returns its size in bytes.
     @discardableResult

@@ -54,7 +54,8 @@ struct RequestParser {
         case size
         case data(remaining: Int)
         case dataEnd
-        case trailers(count: Int)
+        /// `bytes`: the size of the trailer lines read so far.
+        case trailers(count: Int, bytes: Int)
     }
 
     init(limits: ParserLimits) {
@@ -122,11 +123,16 @@ struct RequestParser {
             scanned = max(scanned, start)
         }
         guard let end = findHeadEnd() else {
+            // Judge the partial head as decodeHead will judge the whole one, so how the bytes
+            // were split into reads never changes the answer: the request line is counted
+            // without its CR, and up to 3 bytes of the final CRLFCRLF may already be here.
             let pending = buffer.count - start
-            if !buffer[start...].contains(10) && pending > limits.maxRequestLine {
+            var lineLength = (buffer[start...].firstIndex(of: 10) ?? buffer.count) - start
+            if lineLength > 0 && buffer[start + lineLength - 1] == 13 { lineLength -= 1 }
+            if lineLength > limits.maxRequestLine {
                 return .failure(ParseFailure(status: 414, message: "Request line is longer than \(limits.maxRequestLine) bytes."))
             }
-            if pending > limits.maxHeaderBlock + limits.maxRequestLine {
+            if pending > limits.maxHeaderBlock + limits.maxRequestLine + 3 {
                 return .failure(ParseFailure(status: 431, message: "Request header block is larger than \(limits.maxHeaderBlock) bytes."))
             }
             return .incomplete
@@ -292,10 +298,17 @@ struct RequestParser {
         while true {
             switch phase {
             case .size:
-                guard let lineEnd = findCRLF(from: start) else {
-                    if buffer.count - start > 1024 { return .failure(ParseFailure(status: 400, message: "Chunk size line too long.")) }
+                let lineEnd: Int
+                switch scanLine(from: start) {
+                case .malformed:
+                    return .failure(ParseFailure(status: 400, message: "Bare CR, LF or NUL in a chunk size line."))
+                case let .partial(length):
+                    if length > Self.maxChunkSizeLine { return .failure(Self.chunkSizeLineTooLong) }
                     state = .chunkedBody(head, body: body, phase: phase)
                     return continueIfExpected(head)
+                case let .line(end):
+                    if end - start > Self.maxChunkSizeLine { return .failure(Self.chunkSizeLineTooLong) }
+                    lineEnd = end
                 }
                 let line = buffer[start..<lineEnd]
                 let sizeText = line.prefix { $0 != 59 }  // extensions after ';' are ignored
@@ -312,7 +325,7 @@ struct RequestParser {
                 if body.count + size > limits.maxBody {
                     return .failure(ParseFailure(status: 413, message: "Request body is larger than \(limits.maxBody) bytes."))
                 }
-                phase = size == 0 ? .trailers(count: 0) : .data(remaining: size)
+                phase = size == 0 ? .trailers(count: 0, bytes: 0) : .data(remaining: size)
             case let .data(remaining):
                 let available = min(remaining, buffer.count - start)
                 body.append(contentsOf: buffer[start..<start + available])
@@ -332,17 +345,22 @@ struct RequestParser {
                 }
                 start += 2
                 phase = .size
-            case let .trailers(count):
-                guard let lineEnd = findCRLF(from: start) else {
-                    if buffer.count - start > limits.maxHeaderBlock {
-                        return .failure(ParseFailure(status: 431, message: "Trailer section too large."))
-                    }
+            case let .trailers(count, bytes):
+                let lineEnd: Int
+                switch scanLine(from: start) {
+                case .malformed:
+                    return .failure(ParseFailure(status: 400, message: "Bare CR, LF or NUL in a trailer field."))
+                case let .partial(length):
+                    if bytes + length > limits.maxHeaderBlock { return .failure(trailersTooLarge) }
                     state = .chunkedBody(head, body: body, phase: phase)
                     return .incomplete
+                case let .line(end):
+                    if bytes + end - start > limits.maxHeaderBlock { return .failure(trailersTooLarge) }
+                    lineEnd = end
                 }
-                let isEmpty = lineEnd == start
+                let length = lineEnd - start
                 start = lineEnd + 2
-                if isEmpty {
+                if length == 0 {
                     finishRequest()
                     return .request(head, body)
                 }
@@ -350,19 +368,42 @@ struct RequestParser {
                 if count + 1 > limits.maxHeaderCount {
                     return .failure(ParseFailure(status: 431, message: "Too many trailer fields."))
                 }
-                phase = .trailers(count: count + 1)
+                phase = .trailers(count: count + 1, bytes: bytes + length)
             }
         }
     }
 
-    private func findCRLF(from index: Int) -> Int? {
-        var index = index
-        while index + 1 < buffer.count {
-            if buffer[index] == 13 && buffer[index + 1] == 10 { return index }
-            if buffer[index] == 10 || buffer[index] == 0 { return nil }
-            index += 1
+    private static let maxChunkSizeLine = 1024
+    private static let chunkSizeLineTooLong = ParseFailure(status: 400, message: "Chunk size line too long.")
+    private var trailersTooLarge: ParseFailure {
+        ParseFailure(status: 431, message: "Trailer section is larger than \(limits.maxHeaderBlock) bytes.")
+    }
+
+    private enum LineScan {
+        /// The CRLF ending the line starts here.
+        case line(end: Int)
+        /// No line end yet; the line's length so far, not counting a final CR.
+        case partial(length: Int)
+        /// A bare CR or LF, or a NUL.
+        case malformed
+    }
+
+    /// Scans a chunk size or trailer line. Lengths are judged the same whether the line
+    /// arrived whole or in pieces, so the split of the reads never changes the answer.
+    private func scanLine(from lineStart: Int) -> LineScan {
+        var index = lineStart
+        while index < buffer.count {
+            switch buffer[index] {
+            case 13:
+                guard index + 1 < buffer.count else { return .partial(length: index - lineStart) }
+                return buffer[index + 1] == 10 ? .line(end: index) : .malformed
+            case 10, 0:
+                return .malformed
+            default:
+                index += 1
+            }
         }
-        return nil
+        return .partial(length: index - lineStart)
     }
 }
 

@@ -124,7 +124,12 @@ private struct DelimiterFinder {
     mutating func next() -> Found? {
         if atBodyStart {
             atBodyStart = false
-            if let found = delimiterLine(at: 0, lineBreakStart: 0) { return found }
+            if let found = delimiterLine(at: 0, lineBreakStart: 0) {
+                // The line feed ending this delimiter line must not be taken for the one
+                // before the next delimiter (a part would then end before it begins).
+                searchFrom = found.contentStart
+                return found
+            }
         }
         while let lf = body[searchFrom...].firstIndex(of: 0x0A) {
             searchFrom = lf + 1

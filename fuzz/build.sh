@@ -1,0 +1,19 @@
+#!/bin/sh
+# Builds one libFuzzer binary per harness into fuzz/.build/<target>.
+# Each binary is the harness, FuzzSupport.swift and the MockHTTP sources that parse requests and
+# bodies, compiled as one module (the request parser is internal to MockHTTP).
+# Usage: fuzz/build.sh [target ...]   (default: every target)
+set -eu
+cd "$(dirname "$0")"
+root=..
+http="$root/Sources/MockHTTP"
+parsers="$http/RequestParser.swift $http/Message.swift $http/Body/FormDecoding.swift $http/Body/Multipart.swift
+         $http/JSON/JSONParser.swift $http/JSON/JSONValue.swift $http/JSON/JSONWriter.swift $http/JSON/OrderedJSON.swift"
+targets=${*:-"request chunked form multipart json"}
+mkdir -p .build
+for target in $targets; do
+    echo "building $target"
+    # -parse-as-library: the harness has no top-level code; libFuzzer provides main.
+    swiftc -O -g -sanitize=fuzzer,address -use-ld=lld -parse-as-library -module-name MockHTTP \
+        $parsers Sources/FuzzSupport.swift "Sources/$target.swift" -o ".build/$target"
+done
