@@ -54,7 +54,6 @@ struct IndexPage {
     }
 
     static let androidEmulatorHost = "10.0.2.2"
-    private static let sameNetwork = "same network"
     /// Rows of the journal the page shows.
     static let requestLimit = 20
 
@@ -106,7 +105,7 @@ struct IndexPage {
 
     /// This page's address for a phone on the same network, when the browser used another one.
     private var otherDevices: String {
-        let origins = servers.filter { $0.label == Self.sameNetwork }.map { "<code>\(escape($0.origin))/</code>" }
+        let origins = lanOrigins.map { "<code>\(escape($0))/</code>" }
         guard !origins.isEmpty else { return "" }
         return "<p class=\"meta\">On a phone or another computer: \(origins.joined(separator: " or "))</p>"
     }
@@ -231,14 +230,16 @@ struct IndexPage {
         var origin: String
     }
 
-    /// The browser's own address, the machine's LAN addresses (unless the browser used one), the emulator.
+    /// The browser's own address, the machine's LAN addresses, the Android emulator's alias of the host.
     private var servers: [Server] {
-        var list = [Server(label: "this browser", origin: "http://\(authority.text)")]
-        for address in lanAddresses where address != authority.host {
-            list.append(Server(label: Self.sameNetwork, origin: "http://\(address)\(authority.portSuffix)"))
-        }
-        list.append(Server(label: "Android emulator", origin: "http://\(Self.androidEmulatorHost)\(authority.portSuffix)"))
-        return list
+        [Server(label: "this browser", origin: "http://\(authority.text)")]
+            + lanOrigins.map { Server(label: "same network", origin: $0) }
+            + [Server(label: "Android emulator", origin: "http://\(Self.androidEmulatorHost)\(authority.portSuffix)")]
+    }
+
+    /// The LAN addresses with the browser's port, except one the browser already used.
+    private var lanOrigins: [String] {
+        lanAddresses.filter { $0 != authority.host }.map { "http://\($0)\(authority.portSuffix)" }
     }
 
     private var zoneName: String {
