@@ -1,11 +1,13 @@
 import Foundation
 import MockHTTP
 
-/// The control surface of admin.md: `/_mock/…`, for the people who run the mock.
-/// Only loopback callers may use it, or, with `--admin-token`, callers that present the token.
+/// The control surface of admin.md: `/` and `/_mock/…`, for the people who run the mock.
+/// Only loopback callers may use `/_mock/…`, or, with `--admin-token`, callers that present the token;
+/// the index page is public but shows the last requests only to them.
 ///
 /// | method            | path                    | what                                            |
 /// |-------------------|-------------------------|-------------------------------------------------|
+/// | GET               | /                       | HTML index page (public)                        |
 /// | GET               | /_mock/health           | liveness, version, uptime, APIs                 |
 /// | POST              | /_mock/reset            | every API back to its seed                      |
 /// | POST              | /_mock/reset/{api}      | one API back to its seed                        |
@@ -32,6 +34,7 @@ final class AdminAPI: Sendable {
 
     var routes: RouteGroup {
         RouteGroup(api: Self.name, routes: [
+            Route([.get, .head], "/", indexPage),
             Route([.get, .head], "/_mock/health", guarded(health)),
             Route(.post, "/_mock/reset", guarded(resetAll)),
             Route(.post, "/_mock/reset/{api}", guarded(resetOne)),
@@ -50,6 +53,26 @@ final class AdminAPI: Sendable {
     }
 
     static let preflightRefused = json(405, ["error": "method_not_allowed", "detail": "no CORS on /_mock"])
+
+    // MARK: Index page
+
+    private func indexPage(_ request: Request) -> Response {
+        let requests: IndexPage.Requests
+        if !Self.mayControl(request, adminToken: settings.adminToken) {
+            requests = .hidden(tokenRequired: settings.adminToken != nil)
+        } else if journal.capacity == 0 {
+            requests = .off
+        } else {
+            requests = .shown(journal.entries(limit: IndexPage.requestLimit))
+        }
+        let page = IndexPage(version: MockBackend.version, uptime: Date().timeIntervalSince(startedAt),
+                             authority: IndexPage.Authority(hostHeader: request.headers["Host"]),
+                             lanAddresses: HTTPServer.lanAddresses,
+                             apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary,
+                                                            hasOpenAPIDocument: $0.openAPIDocument != nil) },
+                             requests: requests)
+        return .html(page.html)
+    }
 
     // MARK: Health and reset
 
