@@ -27,6 +27,12 @@ final class HostileAPITests: XCTestCase {
 
     private static let nonScalarLiterals: Set = ["[]", "[\"b@b.com\"]", "{}", "{\"a\":\"b\"}", "null", "true", "false"]
 
+    /// The string literals among `wrongLiterals` (other than the unpaired surrogate, which is not
+    /// valid JSON), with their length in code points.
+    private static let stringLiteralLengths = ["\"\"": 0, "\"\\u0000\"": 1, "\"" + String(repeating: "x", count: 20_000) + "\"": 20_000]
+    private static let unpairedSurrogate = "\"\\ud800\""
+    private static let cse118NotJSON = #"{"message":"Request body is not valid JSON","status":400}"#
+
     private static func object(_ fields: [(String, String)]) -> String {
         "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
@@ -121,6 +127,140 @@ final class HostileAPITests: XCTestCase {
         XCTAssertEqual(json(user)?["user"]?.objectValue?["e164_phone_number"]?.stringValue, "+15305550100")
     }
 
+    /// cse118 validates like express-openapi-validator: every field that is not a string is a
+    /// `type` problem, strings outside their code-point limits are `minLength`/`maxLength`, an
+    /// unknown property is `additionalProperties`, bytes that are not JSON get the plain 400.
+    /// Whatever is accepted must show up in the lists afterwards, and nothing else.
+    func testCSE118WrongTypesInEveryField() throws {
+        let client = CSE118Client(server: server)
+        let seed = try CSE118Seed()
+        let sammy = CSE118Account.sammy.0
+        let token = try client.login(CSE118Account.sammy)
+        let workspace = seed.workspace("Student Workspace", of: sammy)
+        let channel = seed.channel("Student Channel", in: "Student Workspace", of: sammy)
+        let endpoints: [(path: String, token: String?, fields: [(name: String, valid: String, length: ClosedRange<Int>?)])] = [
+            ("/login", nil, [("email", "\"\(sammy)\"", nil), ("password", "\"1234567\"", nil)]),
+            ("/workspace", token, [("name", "\"Hostile\"", 1...32)]),
+            ("/workspace/\(workspace)/channel", token, [("name", "\"Hostile\"", 1...32)]),
+            ("/channel/\(channel)/message", token, [("content", "\"Hostile\"", 1...1000)]),
+        ]
+        var created: [String: Int] = [:]
+        for endpoint in endpoints {
+            for index in endpoint.fields.indices {
+                let field = endpoint.fields[index]
+                // Astral code points at and just past the limit: lengths count code points, not UTF-16.
+                let edges = field.length.map { length in
+                    [length.upperBound, length.upperBound + 1].map { ("\"" + String(repeating: "🐌", count: $0) + "\"", $0) }
+                } ?? []
+                let strings = Self.stringLiteralLengths.map { ($0.key, $0.value) } + edges
+                let values: [(literal: String, codePoints: Int?)] =
+                    Self.wrongLiterals.filter { Self.stringLiteralLengths[$0] == nil }.map { ($0, nil) } + strings
+                for (literal, codePoints) in values {
+                    var fields = endpoint.fields.map { ($0.name, $0.valid) }
+                    fields[index].1 = literal
+                    let response = try client.call("POST", endpoint.path, token: endpoint.token, body: Self.object(fields))
+                    let context = "\(endpoint.path) \(field.name)=\(literal.prefix(40))"
+                    let path = "/body/\(field.name)"
+                    if literal == Self.unpairedSurrogate {
+                        assertCSE118(response, 400, Self.cse118NotJSON)
+                    } else if let codePoints, let length = field.length, codePoints < length.lowerBound {
+                        assertCSE118(response, 400, cse118Validation(path, "must NOT have fewer than \(length.lowerBound) characters", "minLength"))
+                    } else if let codePoints, let length = field.length, codePoints > length.upperBound {
+                        assertCSE118(response, 400, cse118Validation(path, "must NOT have more than \(length.upperBound) characters", "maxLength"))
+                    } else if codePoints == nil {
+                        assertCSE118(response, 400, cse118Validation(path, "must be string", "type"))
+                    } else if endpoint.path == "/login" {
+                        assertCSE118(response, 401, #"{"message":"Invalid credentials","status":401}"#)
+                    } else {
+                        XCTAssertEqual(response.status, 201, context)
+                        created[endpoint.path, default: 0] += 1
+                    }
+                    XCTAssertLessThan(response.status, 500, context)
+
+                    // The same value in a property the schema does not have.
+                    let extra = try client.call("POST", endpoint.path, token: endpoint.token,
+                                                body: Self.object(endpoint.fields.map { ($0.name, $0.valid) } + [("extra", literal)]))
+                    if literal == Self.unpairedSurrogate {
+                        assertCSE118(extra, 400, Self.cse118NotJSON)
+                    } else {
+                        assertCSE118(extra, 400, cse118Validation("/body/extra", "must NOT have additional properties", "additionalProperties"))
+                    }
+                }
+            }
+            // Each wrong value as the whole body.
+            for literal in Self.wrongLiterals {
+                let response = try client.call("POST", endpoint.path, token: endpoint.token, body: literal)
+                let required = endpoint.fields.map { "/body/\($0.name) required.openapi.validation" }
+                switch literal {
+                case Self.unpairedSurrogate: assertCSE118(response, 400, Self.cse118NotJSON)
+                case "{}": XCTAssertEqual(cse118ErrorCodes(response), required, endpoint.path)
+                case "{\"a\":\"b\"}":
+                    XCTAssertEqual(cse118ErrorCodes(response), required + ["/body/a additionalProperties.openapi.validation"])
+                default: assertCSE118(response, 400, cse118Validation("/body", "must be object", "type"))
+                }
+            }
+        }
+        // Accepted: the one-code-point NUL string and the string at the limit, once per create endpoint.
+        XCTAssertEqual(created, ["/workspace": 2, "/workspace/\(workspace)/channel": 2, "/channel/\(channel)/message": 2])
+        // Exactly those writes landed: 3 fixture workspaces, 3 fixture channels, 1 fixture message.
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace", token: token)).count, 3 + 2)
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace/\(workspace)/channel", token: token)).count, 3 + 2)
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/channel/\(channel)/message", token: token)).count, 1 + 2)
+    }
+
+    /// Every `{id}` route and both `?mid=` routes of cse118 with ids that are not UUIDs, query
+    /// strings that are not what the schema has, and UUIDs that name nobody.
+    func testCSE118HostilePathIDsAndMid() throws {
+        let client = CSE118Client(server: server)
+        let seed = try CSE118Seed()
+        let token = try client.login(CSE118Account.sammy)
+        let workspace = seed.workspace("Student Workspace", of: CSE118Account.sammy.0)
+        let molly = seed.id(CSE118Account.molly.0)
+        let badID = cse118Validation("/params/id", #"must match format \"uuid\""#, "format")
+        let idRoutes = [("DELETE", "/workspace/{}"), ("GET", "/workspace/{}/channel"), ("POST", "/workspace/{}/channel"),
+                        ("DELETE", "/channel/{}"), ("GET", "/channel/{}/message"), ("POST", "/channel/{}/message"),
+                        ("DELETE", "/message/{}"), ("GET", "/workspace/{}/member"), ("POST", "/workspace/{}/member"),
+                        ("DELETE", "/workspace/{}/member")]
+        let notUUIDs = ["abc", "%00", "%FF%FE", "-0", "1e999999", "null", "[]", "{}", String(repeating: "f", count: 3000),
+                        molly + "0", String(molly.dropLast()), String(molly.dropLast()) + "g", "{\(molly)}",
+                        molly.replacingOccurrences(of: "-", with: ""), molly.replacingOccurrences(of: "-", with: "%2D")]
+        for (method, route) in idRoutes {
+            for id in notUUIDs {
+                // The path is checked before the query and the body, whatever they hold.
+                let response = try client.call(method, route.replacingOccurrences(of: "{}", with: id) + "?mid=[]&x=1",
+                                                token: token, body: "[")
+                assertCSE118(response, 400, badID)
+            }
+        }
+        let badMid = cse118Validation("/query/mid", #"must match format \"uuid\""#, "format")
+        let nobody = "0e4a6f2c-1d3b-4c5e-8f70-9a1b2c3d4e5f"
+        let queries: [(query: String, status: Int, body: String)] = [
+            ("", 400, cse118Validation("/query/mid", "must have required property 'mid'", "required")),
+            ("?mid", 400, badMid), ("?mid=", 400, badMid), ("?mid=%FF%FE", 400, badMid), ("?mid=%00", 400, badMid),
+            ("?mid=[]", 400, badMid), ("?mid=1e999999", 400, badMid), ("?mid=" + String(repeating: "9", count: 3000), 400, badMid),
+            ("?mid=\(molly)%00", 400, badMid), ("?mid[]=\(molly)", 400, ""), ("?mid=\(molly)&mid=\(molly)", 400,
+            cse118Validation("/query/mid", "must be string", "type")),
+            ("?mid=\(nobody)", 404, #"{"message":"Member not found","status":404}"#),
+            ("?mid=\(seed.id(CSE118Account.sammy.0))", 409, #"{"message":"Member owns this workspace","status":409}"#),
+        ]
+        for method in ["POST", "DELETE"] {
+            for (query, status, body) in queries where !(method == "DELETE" && status == 409) {
+                let response = try client.call(method, "/workspace/\(workspace)/member" + query, token: token, body: "{\"mid\":[]}")
+                if body.isEmpty {
+                    XCTAssertEqual(response.status, status, query)
+                    XCTAssertEqual(cse118ErrorCodes(response), ["/query/mid required.openapi.validation",
+                                                                "/query/mid[] additionalProperties.openapi.validation"])
+                } else {
+                    assertCSE118(response, status, body)
+                }
+            }
+        }
+        // Nothing was added by any of it; a proper add in upper case still works.
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace/\(workspace)/member", token: token)).count, 0)
+        XCTAssertEqual(try client.call("POST", "/workspace/\(workspace)/member?mid=\(molly.uppercased())", token: token).status, 201)
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace/\(workspace)/member", token: token)).count, 1)
+    }
+
     func testWSUVHostileParameters() throws {
         // Form parameters only: JSON bodies give none (400); odd values are just text.
         for script in ["register.cgi", "login.cgi", "add-tweet.cgi", "del-tweet.cgi", "get-tweets.cgi"] {
@@ -155,7 +295,7 @@ final class HostileAPITests: XCTestCase {
     /// document changes nothing.
     func testStateDocumentsWithWrongTypesAnywhere() throws {
         let replacements: [JSONValue] = [.object(JSONObject()), .null, .bool(true), .number("1e999999"), .string("")]
-        for api in ["threads", "otp", "wsuv", "internproducts"] {
+        for api in ["threads", "otp", "wsuv", "internproducts", "cse118"] {
             let original = try server.request("GET", "/_mock/state/\(api)").body
             let document = try JSONParser.parse(original)
             var tried = 0
