@@ -23,6 +23,6 @@ let package = Package(
         .testTarget(name: "MockHTTPTests", dependencies: ["MockHTTP", "TestSupport"]),
         .testTarget(name: "MockRoutesTests", dependencies: ["MockHTTP", "MockRoutes", "TestSupport"]),
         // Runs the built mock-backend program as a user would.
-        .testTarget(name: "CommandLineTests", dependencies: ["MockHTTP", "TestSupport"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["MockHTTP", "MockRoutes", "TestSupport"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockRoutes
 import TestSupport
 import XCTest
 
@@ -115,6 +116,46 @@ final class CommandLineTests: XCTestCase {
 
         let (unhealthy, _) = try run(["--healthcheck", "http://127.0.0.1:\(port)"])
         XCTAssertEqual(unhealthy, 1)
+    }
+
+    /// `--state`: kill -9 in the middle of a stream of sign-ups, five times over; every sign-up that
+    /// was answered 200 must be there after the next start.
+    func testStateSurvivesSIGKILLUnderLoad() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var acknowledged: [String] = []
+        for round in 0..<5 {
+            let (child, port) = try startServer(["--state", file.path, "--only", "threads", "--quiet"])
+            let answered = Locked([String]())
+            let writers = DispatchGroup()
+            for writer in 0..<4 {
+                DispatchQueue.global().async(group: writers) {
+                    for index in 0... {
+                        let email = "r\(round)w\(writer)n\(index)@kill.test"
+                        guard let client = try? BlockingClient(port: port, timeout: 5) else { return }
+                        client.send("POST /api/signup HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                            + "Content-Length: \(33 + email.utf8.count)\r\n\r\nemail=\(email)&password=p&fname=K&lname=L")
+                        guard let response = try? client.readResponse(), response.status == 200 else { return }
+                        answered.withLock { $0.append(email) }
+                    }
+                }
+            }
+            // Let some sign-ups through, then kill without warning.
+            while answered.withLock({ $0.count }) < 20 * (round + 1) { Thread.sleep(forTimeInterval: 0.01) }
+            kill(child.process.processIdentifier, SIGKILL)
+            writers.wait()
+            XCTAssertEqual(child.waitForExit(), SIGKILL)
+            acknowledged += answered.withLock { $0 }
+        }
+        let (survivor, port) = try startServer(["--state", file.path, "--only", "threads", "--quiet"])
+        let client = try BlockingClient(port: port)
+        client.send("GET /_mock/state/threads HTTP/1.1\r\n\r\n")
+        let state = try client.readResponse().text
+        let lost = acknowledged.filter { !state.contains("\"email\":\"\($0)\"") }
+        XCTAssertEqual(lost, [], "acknowledged sign-ups lost")
+        XCTAssertGreaterThanOrEqual(acknowledged.count, 100)
+        survivor.process.terminate()
+        XCTAssertEqual(survivor.waitForExit(), 0)
     }
 
     func testFixedOTPCodeIsAnnounced() throws {

@@ -38,9 +38,11 @@ public final class StateFile: @unchecked Sendable {
 
     /// Writes the file when this API's state differs from what was last written.
     public func persist(_ api: any MockAPI) {
-        let state = api.exportState()
         lock.lock()
         defer { lock.unlock() }
+        // Exported under the file's lock: a snapshot taken earlier could be written after a newer
+        // one and drop a change that was already acknowledged.
+        let state = api.exportState()
         guard written[api.name] != state else { return }
         written[api.name] = state
         var writer = JSONWriter(escapeSlash: false)
@@ -51,6 +53,23 @@ public final class StateFile: @unchecked Sendable {
             writer.raw(section)
         }
         writer.endObject()
-        try? Data(writer.bytes).write(to: url, options: .atomic)
+        writeDurably(writer.bytes)
+    }
+
+    /// A complete new file or none: written beside the old one, flushed to the disk, then renamed
+    /// over it, so neither a killed process nor a power cut leaves half a document.
+    private func writeDurably(_ bytes: [UInt8]) {
+        let temporary = url.appendingPathExtension("partial")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: temporary) else { return }
+        do {
+            try handle.write(contentsOf: bytes)
+            try handle.synchronize()
+            try handle.close()
+            // POSIX rename replaces the old file in one step (same call on Linux and macOS).
+            _ = rename(temporary.path, url.path)
+        } catch {
+            try? handle.close()
+        }
     }
 }
