@@ -71,7 +71,7 @@ public final class CSE118API: MockAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let file = state.withLock { CSE118SeedFile($0) }
+        let file = state.read { state, _ in CSE118SeedFile(state) }
         return OrderedJSON.encode(file, escapeSlash: false)
     }
 

@@ -39,7 +39,7 @@ public final class InternProductsAPI: MockAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let file = state.withLock { InternProductsSeedFile($0) }
+        let file = state.read { state, _ in InternProductsSeedFile(state) }
         return OrderedJSON.encode(file, escapeSlash: false)
     }
 

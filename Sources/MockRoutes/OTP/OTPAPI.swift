@@ -43,7 +43,7 @@ public final class OTPAPI: MockAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let file = state.withLock { OTPSeedFile($0.directory) }
+        let file = state.read { state, _ in OTPSeedFile(state.directory) }
         return OrderedJSON.encode(file, escapeSlash: false)
     }
 

@@ -48,7 +48,7 @@ public final class ThreadsAPI: MockAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let file = state.withLock { ThreadsSeedFile($0) }
+        let file = state.read { state, _ in ThreadsSeedFile(state) }
         return OrderedJSON.encode(file, escapeSlash: false)
     }
 
@@ -213,7 +213,7 @@ public final class ThreadsAPI: MockAPI {
 
     /// Authorization comes before the body is read (contract §1 check order).
     private func authorizeOnly(_ request: Request) throws(ThreadsError) {
-        _ = try state.withLock { state throws(ThreadsError) in try authorize(request, in: state) }
+        _ = try state.read { state, _ throws(ThreadsError) in try authorize(request, in: state) }
     }
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {

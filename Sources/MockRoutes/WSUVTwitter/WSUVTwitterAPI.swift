@@ -51,7 +51,7 @@ public final class WSUVTwitterAPI: MockAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let file = state.withLock { WSUVSeedFile($0) }
+        let file = state.read { state, _ in WSUVSeedFile(state) }
         return OrderedJSON.encode(file, escapeSlash: false)
     }
 
