@@ -5,8 +5,10 @@ enum ThreadsOpenAPI {
         typealias Operation = OpenAPIBuilder.Operation
         let ref = OpenAPIBuilder.ref
         let bodyTypes = ["application/x-www-form-urlencoded", "multipart/form-data", "application/json"]
+        /// A field that is absent, empty or only whitespace is missing (400); in a JSON body a number
+        /// counts as its decimal text, and `null`, booleans, arrays and objects as absent.
         func fields(_ names: [String]) -> (schema: String, mediaTypes: [String]) {
-            let properties = names.map { #""\#($0)":{"type":"string"}"# }.joined(separator: ",")
+            let properties = names.map { #""\#($0)":{"type":["string","number"],"pattern":"\\S"}"# }.joined(separator: ",")
             let required = names.map { #""\#($0)""# }.joined(separator: ",")
             return (#"{"type":"object","properties":{\#(properties)},"required":[\#(required)]}"#, bodyTypes)
         }
