@@ -327,10 +327,18 @@ enum Sys {
 
 
 /// Runs `handler` once on SIGINT or SIGTERM (on the main queue), instead of the default exit.
+/// Call it before starting any thread: the signals are blocked here and in every thread started
+/// later, so one that comes before Dispatch has armed its source waits for it instead of being
+/// dropped as ignored (a stop right after the first answer used to hang now and then).
 public enum TerminationSignals {
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
     public static func handle(_ handler: @escaping @Sendable (Int32) -> Void) {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGINT)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .main)

@@ -75,18 +75,20 @@ configuration.host = options.host
 configuration.port = options.port
 configuration.limits.maxBody = options.maxBody
 let server = HTTPServer(configuration: configuration, responder: app)
+// Before the first answer: whoever waits for it (a script, docker stop) may signal at once, and a
+// signal that came between the start and this line was lost. The handler runs on the main queue,
+// so only once `dispatchMain()` runs, after the start.
+TerminationSignals.handle { _ in
+    Console.standard.write("mock-backend: stopping (finishing requests in flight, at most 5 s)")
+    server.stop(grace: 5)
+    exit(0)
+}
 do {
     try server.start()
 } catch {
     fail("\(error)")
 }
 
-// Before the banner: whoever waits for it (a script, docker stop) may signal at once.
-TerminationSignals.handle { _ in
-    Console.standard.write("mock-backend: stopping (finishing requests in flight, at most 5 s)")
-    server.stop(grace: 5)
-    exit(0)
-}
 Banner.print(server: server, apis: apis, seed: seed, options: options)
 
 dispatchMain()

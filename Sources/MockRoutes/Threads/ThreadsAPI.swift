@@ -67,7 +67,7 @@ public final class ThreadsAPI: MockAPI {
         let users = state.seed.users
         return APISummary(title: "UNC Charlotte ITIS/CS 4180 message threads", basePaths: ["/api/"],
                           endpoints: "POST /api/login, POST /api/signup, GET /api/threads, GET /api/messages/{id}, …",
-                          accounts: users.map { .init(login: $0.email, password: $0.password, detail: "\($0.fname) \($0.lname)") })
+                          accounts: users.rows.map { .init(login: $0.email, password: $0.password, detail: "\($0.fname) \($0.lname)") })
     }
 
     // MARK: Endpoints
@@ -95,7 +95,7 @@ public final class ThreadsAPI: MockAPI {
             let user = ThreadsState.User(id: state.nextUserID, email: email, password: password,
                                          fname: fname, lname: lname, role: "USER")
             state.nextUserID += 1
-            state.users.append(user)
+            state.add(user)
             return Self.json(issueToken(for: user, in: &state, now: now))
         }
     }
@@ -104,7 +104,7 @@ public final class ThreadsAPI: MockAPI {
         try state.read { state, version throws(ThreadsError) in
             _ = try authorize(request, in: state)
             return Self.json(encodedLists.answer(for: version, kind: .current) {
-                OrderedJSON.encode(ThreadList(threads: state.threads.map(state.shape)), escapeSlash: true)
+                OrderedJSON.encode(ThreadList(threads: state.threads.rows.map(state.shape)), escapeSlash: true)
             })
         }
     }
@@ -113,7 +113,7 @@ public final class ThreadsAPI: MockAPI {
         try state.read { state, version throws(ThreadsError) in
             _ = try authorize(request, in: state)
             return Self.json(encodedLists.answer(for: version, kind: .legacy) {
-                let threads = state.threads.map { thread in
+                let threads = state.threads.rows.map { thread in
                     let creator = state.creator(thread.userID)
                     return LegacyThreadShape(id: thread.id, userID: thread.userID, userFname: creator.fname,
                                              userLname: creator.lname, title: thread.title, createdAt: thread.createdAt)
@@ -131,7 +131,7 @@ public final class ThreadsAPI: MockAPI {
             let userID = try authorize(request, in: state)
             let thread = ThreadsState.Thread(id: state.nextThreadID, userID: userID, title: title, createdAt: createdAt)
             state.nextThreadID += 1
-            state.threads.append(thread)
+            state.add(thread)
             return Self.json(ThreadAdded(thread: state.shape(thread)))
         }
     }
@@ -143,20 +143,19 @@ public final class ThreadsAPI: MockAPI {
                 throw .threadNotFound
             }
             guard thread.userID == userID else { throw .notYourThread }
-            state.threads.removeAll { $0.id == id }
-            state.messages.removeAll { $0.threadID == id }
+            state.removeThread(id)
             return Self.json(Deleted(message: "Thread deleted"))
         }
     }
 
     private func listMessages(_ request: Request) throws(ThreadsError) -> Response {
-        try state.withLock { state throws(ThreadsError) in
+        try state.read { state, _ throws(ThreadsError) in
             _ = try authorize(request, in: state)
             guard let id = Self.id(request[parameter: "thread_id"]), state.thread(id) != nil else {
                 throw .threadNotFound
             }
             // Newest first; messages stamped in the same second, higher id first.
-            let messages = state.messages.filter { $0.threadID == id }
+            let messages = state.messages(inThread: id)
                 .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
             return Self.json(MessageList(messages: messages.map(state.shape)))
         }
@@ -176,7 +175,7 @@ public final class ThreadsAPI: MockAPI {
             let message = ThreadsState.Message(id: state.nextMessageID, threadID: id, userID: userID, text: text,
                                                createdAt: createdAt)
             state.nextMessageID += 1
-            state.messages.append(message)
+            state.add(message)
             return Self.json(MessageAdded(message: state.shape(message)))
         }
     }
@@ -185,9 +184,9 @@ public final class ThreadsAPI: MockAPI {
         try state.withLock { state throws(ThreadsError) in
             let userID = try authorize(request, in: state)
             guard let id = Self.id(request[parameter: "message_id"]),
-                  let message = state.messages.first(where: { $0.id == id }) else { throw .messageNotFound }
+                  let message = state.message(id) else { throw .messageNotFound }
             guard message.userID == userID else { throw .notYourMessage }
-            state.messages.removeAll { $0.id == id }
+            state.removeMessage(id)
             return Self.json(Deleted(message: "Message deleted"))
         }
     }

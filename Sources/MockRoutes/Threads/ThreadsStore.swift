@@ -2,8 +2,12 @@ import Foundation
 import MockHTTP
 
 /// The threads API's data: users, threads, messages, live tokens and the id counters.
+///
+/// Rows are found by id in O(1) and one thread's messages without looking at the others, so a
+/// request costs the same with 10 threads or 100,000. Users, threads and messages change only
+/// through the methods below, which keep the lookups in step.
 struct ThreadsState {
-    struct User {
+    struct User: Identifiable {
         var id: Int
         var email: String
         var password: String
@@ -12,14 +16,14 @@ struct ThreadsState {
         var role: String
     }
 
-    struct Thread {
+    struct Thread: Identifiable {
         var id: Int
         var userID: Int
         var title: String
         var createdAt: String
     }
 
-    struct Message {
+    struct Message: Identifiable {
         var id: Int
         var threadID: Int
         var userID: Int
@@ -32,23 +36,58 @@ struct ThreadsState {
         var expires: Int
     }
 
-    /// Users, threads and messages each in ascending id order.
-    var users: [User] = []
-    var threads: [Thread] = []
-    var messages: [Message] = []
+    private(set) var users = IDTable<User>()
+    private(set) var threads = IDTable<Thread>()
+    private(set) var messages = IDTable<Message>()
+    /// Lowercased email to user id: emails are unique whatever their letter case.
+    private var userIDByEmail: [String: Int] = [:]
+    /// Each thread's message ids, ascending.
+    private var messageIDsByThread: [Int: [Int]] = [:]
     var tokens: [String: Token] = [:]
     var nextUserID = 1
     var nextThreadID = 1
     var nextMessageID = 1
 
-    func user(_ id: Int) -> User? { users.first { $0.id == id } }
+    func user(_ id: Int) -> User? { users[id] }
 
-    func user(email: String) -> User? {
-        let wanted = email.lowercased()
-        return users.first { $0.email.lowercased() == wanted }
+    func user(email: String) -> User? { userIDByEmail[email.lowercased()].flatMap { users[$0] } }
+
+    func thread(_ id: Int) -> Thread? { threads[id] }
+
+    func message(_ id: Int) -> Message? { messages[id] }
+
+    /// A thread's messages, ascending id.
+    func messages(inThread id: Int) -> [Message] {
+        (messageIDsByThread[id] ?? []).compactMap { messages[$0] }
     }
 
-    func thread(_ id: Int) -> Thread? { threads.first { $0.id == id } }
+    /// Adds a user whose id is above every earlier one.
+    mutating func add(_ user: User) {
+        users.append(user)
+        userIDByEmail[user.email.lowercased()] = user.id
+    }
+
+    /// Adds a thread whose id is above every earlier one.
+    mutating func add(_ thread: Thread) {
+        threads.append(thread)
+    }
+
+    /// Adds a message, to an existing thread, whose id is above every earlier one.
+    mutating func add(_ message: Message) {
+        messages.append(message)
+        messageIDsByThread[message.threadID, default: []].append(message.id)
+    }
+
+    /// Removes a thread and its messages.
+    mutating func removeThread(_ id: Int) {
+        for messageID in messageIDsByThread.removeValue(forKey: id) ?? [] { messages.remove(messageID) }
+        threads.remove(id)
+    }
+
+    mutating func removeMessage(_ id: Int) {
+        guard let message = messages.remove(id) else { return }
+        messageIDsByThread[message.threadID]?.removeAll { $0 == id }
+    }
 
     func creator(_ userID: Int) -> Creator {
         let owner = user(userID)
@@ -71,45 +110,50 @@ extension ThreadsState {
     /// Reads and checks a seed or state document (`Seed/threads.json`, contract §6).
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
+        // Checked in document order (so an error names the first bad row), then added by id.
+        var seededUsers: [Int: User] = [:]
+        var seededEmails: Set<String> = []
         for node in try root.array("users") {
             let item = try node.object()
             let user = User(id: try item.int("user_id"), email: try item.text("email"), password: try item.text("password"),
                             fname: try item.text("fname"), lname: try item.text("lname"),
                             role: try item.optionalNode("role")?.string() ?? "USER")
-            if self.user(user.id) != nil { throw node.fail("duplicate user_id \(user.id)") }
-            if self.user(email: user.email) != nil { throw node.fail("duplicate email \(user.email)") }
-            users.append(user)
+            if seededUsers[user.id] != nil { throw node.fail("duplicate user_id \(user.id)") }
+            if !seededEmails.insert(user.email.lowercased()).inserted { throw node.fail("duplicate email \(user.email)") }
+            seededUsers[user.id] = user
         }
+        var seededThreads: [Int: Thread] = [:]
         for node in try root.array("threads") {
             let item = try node.object()
             let thread = Thread(id: try item.int("thread_id"), userID: try item.int("user_id"),
                                 title: try item.text("title"), createdAt: try Self.stamp(item))
-            if self.thread(thread.id) != nil { throw node.fail("duplicate thread_id \(thread.id)") }
-            if user(thread.userID) == nil { throw node.fail("user_id \(thread.userID) is not a user") }
-            threads.append(thread)
+            if seededThreads[thread.id] != nil { throw node.fail("duplicate thread_id \(thread.id)") }
+            if seededUsers[thread.userID] == nil { throw node.fail("user_id \(thread.userID) is not a user") }
+            seededThreads[thread.id] = thread
         }
+        var seededMessages: [Int: Message] = [:]
         for node in try root.array("messages") {
             let item = try node.object()
             let message = Message(id: try item.int("message_id"), threadID: try item.int("thread_id"),
                                   userID: try item.int("user_id"), text: try item.text("message"),
                                   createdAt: try Self.stamp(item))
-            if messages.contains(where: { $0.id == message.id }) { throw node.fail("duplicate message_id \(message.id)") }
-            if thread(message.threadID) == nil { throw node.fail("thread_id \(message.threadID) is not a thread") }
-            if user(message.userID) == nil { throw node.fail("user_id \(message.userID) is not a user") }
-            messages.append(message)
+            if seededMessages[message.id] != nil { throw node.fail("duplicate message_id \(message.id)") }
+            if seededThreads[message.threadID] == nil { throw node.fail("thread_id \(message.threadID) is not a thread") }
+            if seededUsers[message.userID] == nil { throw node.fail("user_id \(message.userID) is not a user") }
+            seededMessages[message.id] = message
         }
         for node in try root.optionalNode("tokens")?.array() ?? [] {
             let item = try node.object()
             let userID = try item.int("user_id")
-            if user(userID) == nil { throw node.fail("user_id \(userID) is not a user") }
+            if seededUsers[userID] == nil { throw node.fail("user_id \(userID) is not a user") }
             tokens[try item.text("token")] = Token(userID: userID, expires: try item.int("exp"))
         }
-        users.sort { $0.id < $1.id }
-        threads.sort { $0.id < $1.id }
-        messages.sort { $0.id < $1.id }
+        for user in seededUsers.values.sorted(by: { $0.id < $1.id }) { add(user) }
+        for thread in seededThreads.values.sorted(by: { $0.id < $1.id }) { add(thread) }
+        for message in seededMessages.values.sorted(by: { $0.id < $1.id }) { add(message) }
         nextUserID = (users.last?.id ?? 0) + 1
         nextThreadID = (threads.last?.id ?? 0) + 1
-        nextMessageID = (messages.map(\.id).max() ?? 0) + 1
+        nextMessageID = (messages.last?.id ?? 0) + 1
         if let next = root.optionalNode("next_ids") {
             let counters = try next.object()
             // Counters only ever move forward: ids of deleted rows are never handed out again.
@@ -153,10 +197,10 @@ struct ThreadsSeedFile: Encodable {
     var next_ids: NextIDs
 
     init(_ state: ThreadsState) {
-        users = state.users.map { User(user_id: $0.id, email: $0.email, password: $0.password, fname: $0.fname,
+        users = state.users.rows.map { User(user_id: $0.id, email: $0.email, password: $0.password, fname: $0.fname,
                                        lname: $0.lname, role: $0.role) }
-        threads = state.threads.map { Thread(thread_id: $0.id, user_id: $0.userID, title: $0.title, created_at: $0.createdAt) }
-        messages = state.messages.map { Message(message_id: $0.id, thread_id: $0.threadID, user_id: $0.userID,
+        threads = state.threads.rows.map { Thread(thread_id: $0.id, user_id: $0.userID, title: $0.title, created_at: $0.createdAt) }
+        messages = state.messages.rows.map { Message(message_id: $0.id, thread_id: $0.threadID, user_id: $0.userID,
                                                 message: $0.text, created_at: $0.createdAt) }
         tokens = state.tokens.sorted { $0.key < $1.key }.map { Token(token: $0.key, user_id: $0.value.userID, exp: $0.value.expires) }
         next_ids = NextIDs(user: state.nextUserID, thread: state.nextThreadID, message: state.nextMessageID)

@@ -2,6 +2,8 @@ import Foundation
 import MockHTTP
 
 /// WSUV Twitter's data (contract §3): users with their stored token, and every tweet ever posted.
+/// Users are found by name and tweets by id in O(1), so a request costs the same with 10 tweets
+/// or 100,000; users change only through the methods below, which keep the name lookup in step.
 struct WSUVState {
     struct User {
         var username: String
@@ -10,7 +12,7 @@ struct WSUVState {
         var sessionToken: String
     }
 
-    struct Tweet {
+    struct Tweet: Identifiable {
         var id: Int
         var username: String
         var timeStamp: String
@@ -23,11 +25,22 @@ struct WSUVState {
     /// The text of a deleted tweet (the scripts' word; the course document's `[delete]` is a typo).
     static let deletedText = "[deleted]"
 
-    var users: [User] = []
-    /// Ascending id; tweets are never removed, so the next id is the last one's + 1.
-    var tweets: [Tweet] = []
+    private(set) var users: [User] = []
+    private var userIndexByName: [String: Int] = [:]
+    /// Tweets are never removed, so the next id is the last one's + 1.
+    var tweets = IDTable<Tweet>()
 
-    func userIndex(_ username: String) -> Int? { users.firstIndex { $0.username == username } }
+    func userIndex(_ username: String) -> Int? { userIndexByName[username] }
+
+    /// Adds a user whose name is not taken.
+    mutating func add(_ user: User) {
+        userIndexByName[user.username] = users.count
+        users.append(user)
+    }
+
+    mutating func setSessionToken(_ token: String, ofUser index: Int) {
+        users[index].sessionToken = token
+    }
 
     var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
 
@@ -82,6 +95,7 @@ extension WSUVState {
     /// Reads and checks a seed or state document (`Seed/wsuv.json`, contract §5).
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
+        var liveTokens: Set<String> = []
         for node in try root.array("users") {
             let item = try node.object()
             let user = User(username: try item.text("username"), password: try item.text("password"),
@@ -91,17 +105,18 @@ extension WSUVState {
                 guard Self.isMintedToken(user.sessionToken) else {
                     throw SeedError(path: "\(item.path).session_token", problem: "expected \"0\" or 40 lowercase hex digits")
                 }
-                if users.contains(where: { $0.sessionToken == user.sessionToken }) {
+                if !liveTokens.insert(user.sessionToken).inserted {
                     throw SeedError(path: "\(item.path).session_token", problem: "another user holds this token")
                 }
             }
-            users.append(user)
+            add(user)
         }
+        var seededTweets: [Int: Tweet] = [:]
         for node in try root.array("tweets") {
             let item = try node.object()
             let id = try item.int("tweet_id")
             guard id >= 1 else { throw SeedError(path: "\(item.path).tweet_id", problem: "must be 1 or more") }
-            if tweets.contains(where: { $0.id == id }) { throw node.fail("duplicate tweet_id \(id)") }
+            if seededTweets[id] != nil { throw node.fail("duplicate tweet_id \(id)") }
             let username = try item.string("username")
             if userIndex(username) == nil { throw SeedError(path: "\(item.path).username", problem: "\(username) is not a user") }
             let stamp = try item.string("time_stamp")
@@ -112,10 +127,10 @@ extension WSUVState {
             guard deleted == 0 || deleted == 1 else {
                 throw SeedError(path: "\(item.path).isdeleted", problem: "expected 0 or 1")
             }
-            tweets.append(Tweet(id: id, username: username, timeStamp: stamp, text: try item.string("tweet"),
-                                isDeleted: deleted == 1))
+            seededTweets[id] = Tweet(id: id, username: username, timeStamp: stamp, text: try item.string("tweet"),
+                                     isDeleted: deleted == 1)
         }
-        tweets.sort { $0.id < $1.id }
+        tweets = IDTable(seededTweets.values)
     }
 }
 
@@ -130,6 +145,6 @@ struct WSUVSeedFile: Encodable {
 
     init(_ state: WSUVState) {
         users = state.users.map { User(username: $0.username, password: $0.password, session_token: $0.sessionToken) }
-        tweets = state.tweets.map(state.shape)
+        tweets = state.tweets.rows.map(state.shape)
     }
 }

@@ -76,8 +76,8 @@ public final class WSUVTwitterAPI: MockAPI {
 
     private func getTweets(_ parameters: WSUVParameters) -> Response {
         let after = parameters["date"].map { Array($0.utf8) }
-        let tweets = state.withLock { state in
-            state.tweets.filter { tweet in
+        let tweets = state.read { state, _ in
+            state.tweets.rows.filter { tweet in
                 // Plain byte-wise `time_stamp > date`, as the SQL compared the text.
                 guard let after else { return true }
                 return after.lexicographicallyPrecedes(tweet.timeStamp.utf8)
@@ -91,7 +91,7 @@ public final class WSUVTwitterAPI: MockAPI {
         return try state.withLock { state throws(WSUVError) in
             guard state.userIndex(username) == nil else { throw .userExists }
             let token = state.mintToken()
-            state.users.append(WSUVState.User(username: username, password: password, sessionToken: token))
+            state.add(WSUVState.User(username: username, password: password, sessionToken: token))
             return Self.json(SessionAnswer(session_token: token))
         }
     }
@@ -108,10 +108,10 @@ public final class WSUVTwitterAPI: MockAPI {
             guard let index = state.userIndex(username) else { throw .noSuchUser }
             guard state.users[index].password == password else { throw .unauthorized }
             if loggingOut {
-                state.users[index].sessionToken = WSUVState.loggedOut
+                state.setSessionToken(WSUVState.loggedOut, ofUser: index)
             } else if state.users[index].sessionToken == WSUVState.loggedOut {
                 // Login keeps a live token; only a logged-out user gets a new one.
-                state.users[index].sessionToken = state.mintToken()
+                state.setSessionToken(state.mintToken(), ofUser: index)
             }
             return Self.json(SessionAnswer(session_token: state.users[index].sessionToken))
         }
@@ -136,12 +136,13 @@ public final class WSUVTwitterAPI: MockAPI {
         return try state.withLock { state throws(WSUVError) in
             try Self.authorize(username, token, in: state)
             guard idText.utf8.allSatisfy({ (48...57).contains($0) }), let id = Int(idText),
-                  let index = state.tweets.firstIndex(where: { $0.id == id }) else { throw .noSuchTweet }
-            guard state.tweets[index].username == username else { throw .notYourTweet }
+                  var tweet = state.tweets[id] else { throw .noSuchTweet }
+            guard tweet.username == username else { throw .notYourTweet }
             // A soft delete: the new stamp makes clients that fetch after their newest stamp see it.
-            state.tweets[index].text = WSUVState.deletedText
-            state.tweets[index].isDeleted = true
-            state.tweets[index].timeStamp = stamp
+            tweet.text = WSUVState.deletedText
+            tweet.isDeleted = true
+            tweet.timeStamp = stamp
+            state.tweets.replace(tweet)
             return Self.json(TweetDeleted(tweet_id: idText))
         }
     }

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Scale benchmark (issue 9): the same requests against mock-backend seeded small and large.
+
+For each seed folder: start-up time to the first answer, RSS, and a short wrk run per request.
+Routes that touch one row or none must not slow down with the data; lists may (they are O(list)).
+Called by Benchmarks/scale.sh after the release build and the seed folders are made.
+
+    scale.py --binary PATH --small DIR --large DIR [--seconds 5] [--rounds 2]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import log, memory_kb, parse_wrk, raise_fd_limit, status_of  # noqa: E402
+
+PORTS = {"small": 18090, "large": 18091}
+THREADS_LOGIN = b"email=a@a.com&password=test123"
+WSUV_LOGIN = "/cgi-bin/login.cgi?username=alice&password=wonderland"
+ADD_MESSAGE_LUA = """
+wrk.method = "POST"
+wrk.body = "thread_id=2&message=a+message+from+wrk"
+wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
+"""
+
+
+def start(binary, seed, port):
+    """Starts the server; returns (process, milliseconds from spawn to the first 200 answer)."""
+    begin = time.perf_counter()
+    process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", str(port), "--seed", seed, "--quiet"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    while time.perf_counter() < begin + 60:
+        if process.poll() is not None:
+            raise RuntimeError(f"mock-backend exited: {process.stderr.read().decode()}")
+        if status_of(port, "/_mock/health") == 200:
+            return process, (time.perf_counter() - begin) * 1000
+        time.sleep(0.0005)
+    raise RuntimeError("mock-backend did not answer within 60 s")
+
+
+def stop(process, port):
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        log("    mock-backend ignored SIGTERM; killing it")
+        process.kill()
+        process.wait()
+    while status_of(port, "/_mock/health") is not None:
+        time.sleep(0.05)
+
+
+def fetch(port, target, data=None, headers=None):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{target}", data=data, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return answer.read()
+
+
+def wrk(port, target, headers, seconds, script=None):
+    command = ["wrk", "-t2", "-c32", f"-d{seconds}s", "--latency", "--timeout", "5s"]
+    for header in headers:
+        command += ["-H", header]
+    if script:
+        command += ["-s", script]
+    command.append(f"http://127.0.0.1:{port}{target}")
+    return parse_wrk(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+
+
+def requests(port, script):
+    """The measured requests for the server on `port`: (name, target, headers, wrk script)."""
+    token = json.loads(fetch(port, "/api/login", THREADS_LOGIN,
+                             {"Content-Type": "application/x-www-form-urlencoded"}))["token"]
+    session = json.loads(fetch(port, WSUV_LOGIN))["session_token"]
+    bearer = [f"Authorization: BEARER {token}"]
+    add_tweet = "/cgi-bin/add-tweet.cgi?" + urllib.parse.urlencode(
+        {"username": "alice", "session_token": session, "tweet": "a tweet from wrk"})
+    # Reads first: each add run grows the data by a few hundred thousand rows.
+    return [
+        ("GET /_mock/health", "/_mock/health", [], None),
+        ("GET /login (InternProducts)", "/login?username=admin&password=1234", [], None),
+        ("GET /api/messages/1 (5 messages)", "/api/messages/1", bearer, None),
+        ("POST /api/message/add", "/api/message/add", bearer, script),
+        # A list read: it looks at every tweet (as the SQL did), so it is expected to slow down.
+        ("GET get-tweets.cgi?date=(after all)", "/cgi-bin/get-tweets.cgi?date=2030-01-01%2000:00:00", [], None),
+        ("GET add-tweet.cgi", add_tweet, [], None),
+    ]
+
+
+def measure(binary, seeds, seconds, rounds, script):
+    """Start-up times one server at a time; then both servers up, and each request run on both in
+    turn for `rounds` rounds (medians), so a busy moment of the shared machine hits both sizes."""
+    results = {size: {"runs": {}} for size in seeds}
+    for size, seed in seeds.items():
+        times = []
+        for _ in range(3):
+            process, milliseconds = start(binary, seed, PORTS[size])
+            times.append(milliseconds)
+            stop(process, PORTS[size])
+        results[size]["startup_ms"] = statistics.median(times)
+    processes = {}
+    try:
+        for size, seed in seeds.items():
+            processes[size], _ = start(binary, seed, PORTS[size])
+            results[size]["idle_rss_mb"] = memory_kb([processes[size].pid], "VmRSS") / 1024
+        plans = {size: requests(PORTS[size], script) for size in seeds}
+        for index, (name, *_) in enumerate(plans["small"]):
+            outcomes = {size: [] for size in seeds}
+            for number in range(rounds):
+                # Each round the other size goes first.
+                for size in list(seeds)[::1 if number % 2 == 0 else -1]:
+                    _, target, headers, lua = plans[size][index]
+                    outcomes[size].append(wrk(PORTS[size], target, headers, seconds, lua))
+            for size in seeds:
+                runs = outcomes[size]
+                summary = {key: statistics.median(run[key] for run in runs) for key in ("rps", "p99_ms")}
+                summary["non_2xx"] = sum(run["non_2xx"] for run in runs)
+                results[size]["runs"][name] = summary
+                log(f"    {size:5s} {name:38s} {summary['rps']:10.0f} req/s  p99 {summary['p99_ms']:.2f} ms  "
+                    f"non-2xx {summary['non_2xx']}")
+        for size in seeds:
+            results[size]["peak_rss_mb"] = memory_kb([processes[size].pid], "VmHWM") / 1024
+    finally:
+        for size, process in processes.items():
+            stop(process, PORTS[size])
+    return results
+
+
+def markdown_table(results):
+    """The results as a Markdown table: small, large and their ratio per measure."""
+    small, large = results["small"], results["large"]
+    lines = ["| measure | 10 rows | 100,000 rows | large / small |", "|---|---:|---:|---:|"]
+    for name in small["runs"]:
+        a, b = small["runs"][name], large["runs"][name]
+        lines.append(f"| {name}: req/s (p99 ms) | {a['rps']:,.0f} ({a['p99_ms']:.2f}) | "
+                     f"{b['rps']:,.0f} ({b['p99_ms']:.2f}) | {b['rps'] / a['rps']:.2f} |")
+    for key, label in (("startup_ms", "start-up to first answer, ms"), ("idle_rss_mb", "RSS after start, MB"),
+                       ("peak_rss_mb", "peak RSS at the end, MB")):
+        lines.append(f"| {label} | {small[key]:,.1f} | {large[key]:,.1f} | {large[key] / small[key]:.2f} |")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--small", required=True)
+    parser.add_argument("--large", required=True)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    raise_fd_limit()
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
+        file.write(ADD_MESSAGE_LUA)
+        script = file.name
+    try:
+        results = measure(args.binary, {"small": args.small, "large": args.large}, args.seconds, args.rounds, script)
+    finally:
+        os.unlink(script)
+    if args.out:
+        with open(args.out, "w") as file:
+            json.dump(results, file, indent=2)
+            file.write("\n")
+
+    print(markdown_table(results))
+
+if __name__ == "__main__":
+    main()
