@@ -20,6 +20,7 @@
 # ast.parse called in threads, inside Hypothesis), and one is faster here anyway.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/lib/mock-server.sh
 
 version=4.32.5
 examples=${SCHEMATHESIS_EXAMPLES:-100}
@@ -50,17 +51,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-for _ in $(seq 50); do
-    curl -sf "$base/_mock/health" >/dev/null 2>&1 && break
-    sleep 0.2
-done
+wait_until_up "$base/_mock/health" || { echo "mock-backend did not start"; cat "$work/server.log"; exit 1; }
 
-# json_field SUBSCRIPT CURL-ARGUMENTS…: one value of the JSON answer, SUBSCRIPT in Python syntax (["id"]).
-json_field() {
-    field=$1
-    shift
-    curl -sf "$@" | python3 -c "import json, sys; print(json.load(sys.stdin)$field)"
-}
 
 # bind DICTIONARY PARAMETER… -- VALUE…: half of the generated values of each PARAMETER
 # ("query.name", "body.name", "path.name") are drawn from VALUE… instead, so requests reach

@@ -27,6 +27,7 @@
 # little as ~10 bytes per request breaks the rule.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/lib/mock-server.sh
 
 minutes=${1:-${SOAK_MINUTES:-10}}
 connections=${SOAK_CONNECTIONS:-8}
@@ -56,17 +57,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-for _ in $(seq 50); do
-    curl -sf "$base/_mock/state/threads" >/dev/null 2>&1 && break
-    sleep 0.2
-done
+wait_until_up "$base/_mock/state/threads" || { echo "mock-backend did not start"; cat "$work/server.log"; exit 1; }
 
-# json_field SUBSCRIPT CURL-ARGUMENTS…: one value of the JSON answer, SUBSCRIPT in Python syntax (["id"]).
-json_field() {
-    field=$1
-    shift
-    curl -sf "$@" | python3 -c "import json, sys; print(json.load(sys.stdin)$field)"
-}
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$server/status"; }
 export_states() {
     for api in threads otp wsuv internproducts cse118; do
