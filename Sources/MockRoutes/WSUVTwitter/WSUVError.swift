@@ -12,6 +12,8 @@ enum WSUVError: Error {
     case noSuchUser
     case noSuchTweet
     case userExists
+    /// The SQL statement failed: a `date` with a NUL byte.
+    case queryFailed
 
     var status: Int {
         switch self {
@@ -20,6 +22,7 @@ enum WSUVError: Error {
         case .notYourTweet: return 403
         case .noSuchUser, .noSuchTweet: return 404
         case .userExists: return 409
+        case .queryFailed: return 500
         }
     }
 
