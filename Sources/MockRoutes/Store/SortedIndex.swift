@@ -17,8 +17,6 @@ struct SortedIndex<Element: Comparable> {
         chunks = stride(from: 0, to: elements.count, by: size).map { Array(elements[$0..<min($0 + size, elements.count)]) }
     }
 
-    var count: Int { chunks.reduce(0) { $0 + $1.count } }
-
     mutating func insert(_ element: Element) {
         guard !chunks.isEmpty else {
             chunks = [[element]]
@@ -57,9 +55,6 @@ struct SortedIndex<Element: Comparable> {
             offset == 0 ? elements[position...] : elements[...]
         }
     }
-
-    /// All elements in order.
-    var sorted: some Sequence<Element> { chunks.lazy.joined() }
 
     /// The first chunk whose last element satisfies `isPast`, or `chunks.count`.
     private func firstChunk(where isPast: (Element) -> Bool) -> Int {
