@@ -27,7 +27,7 @@ final class OpenAPITests: XCTestCase {
     }
 
     func testEveryDocumentPassesTheValidator() throws {
-        guard validatorIsInstalled() else { return }
+        guard try validatorIsInstalled() else { return }
         for api in try loadedAPIs() {
             let served = try server.request("GET", "/_mock/openapi/\(api.name).json")
             XCTAssertEqual(served.status, 200, api.name)
@@ -103,14 +103,20 @@ final class OpenAPITests: XCTestCase {
         }
     }
 
-    /// A missing Python or validator fails the test (never skips it), pointing at the script that installs it.
-    private func validatorIsInstalled() -> Bool {
+    /// On Linux (CI, Docker) a missing Python or validator fails the test, pointing at the script that
+    /// installs it; on a student's Mac, where `swift test` alone must pass, the test is skipped instead.
+    private func validatorIsInstalled() throws -> Bool {
         let probe = run(["python3", "-c", "import openapi_spec_validator"])
         guard probe.status == 0 else {
             let reason = probe.output.split(separator: "\n").last ?? ""
-            XCTFail("openapi-spec-validator is not available (\(reason)); "
-                        + "install it with `bash scripts/install-test-tools.sh` (needs python3)")
+            let message = "openapi-spec-validator is not available (\(reason)); "
+                + "install it with `bash scripts/install-test-tools.sh` (needs python3)"
+            #if os(Linux)
+            XCTFail(message)
             return false
+            #else
+            throw XCTSkip(message)
+            #endif
         }
         return true
     }

@@ -95,7 +95,7 @@ final class Journal: @unchecked Sendable {
             for name in order { writer.key(name); writer.string(seen[name]!) }
             writer.endObject()
             writer.key("request_body")
-            if let text = String(validating: entry.bodyPrefix, as: UTF8.self) {
+            if let text = String(validUTF8: entry.bodyPrefix) {
                 writer.string(text)
             } else {
                 writer.string(Data(entry.bodyPrefix).base64EncodedString())
