@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
-import MockRoutes
+import MockApp
+import MockKit
 
 /// Every setting of admin.md's command-line list; each flag has an environment variable, and a flag
 /// beats its variable.

@@ -1,0 +1,151 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// WSUV Twitter's data (contract §3): users with their stored token, and every tweet ever posted.
+/// Users are found by name and tweets by id in O(1), so a request costs the same with 10 tweets
+/// or 100,000; users change only through the methods below, which keep the name lookup in step.
+struct WSUVState {
+    struct User {
+        var username: String
+        var password: String
+        /// The live token, or `"0"` when logged out.
+        var sessionToken: String
+    }
+
+    struct Tweet: Identifiable {
+        var id: Int
+        var username: String
+        var timeStamp: String
+        var text: String
+        var isDeleted: Bool
+    }
+
+    /// The stored token of a logged-out user.
+    static let loggedOut = "0"
+    /// The text of a deleted tweet (the scripts' word; the course document's `[delete]` is a typo).
+    static let deletedText = "[deleted]"
+
+    private(set) var users: [User] = []
+    private var userIndexByName: [String: Int] = [:]
+    /// Tweets are never removed, so the next id is the last one's + 1.
+    var tweets = IDTable<Tweet>()
+
+    func userIndex(_ username: String) -> Int? { userIndexByName[username] }
+
+    /// Adds a user whose name is not taken.
+    mutating func add(_ user: User) {
+        userIndexByName[user.username] = users.count
+        users.append(user)
+    }
+
+    mutating func setSessionToken(_ token: String, ofUser index: Int) {
+        users[index].sessionToken = token
+    }
+
+    var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
+
+    /// 160 random bits as 40 lowercase hex digits, never another user's live token.
+    func mintToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        while true {
+            let token = (0..<20).map { _ in hex(UInt8.random(in: 0...255, using: &generator)) }.joined()
+            if !users.contains(where: { $0.sessionToken == token }) { return token }
+        }
+    }
+
+    private func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    }
+
+    func shape(_ tweet: Tweet) -> TweetShape {
+        TweetShape(tweet_id: tweet.id, username: tweet.username, time_stamp: tweet.timeStamp, tweet: tweet.text,
+                   isdeleted: tweet.isDeleted ? 1 : 0)
+    }
+
+    /// `^[0-9a-f]{40}$`
+    static func isMintedToken(_ text: String) -> Bool {
+        text.utf8.count == 40 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`: the shape only; stored stamps are text, never dates.
+    static func isStampShaped(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 19 else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in
+            switch index {
+            case 4, 7: return byte == UInt8(ascii: "-")
+            case 10: return byte == UInt8(ascii: " ")
+            case 13, 16: return byte == UInt8(ascii: ":")
+            default: return (48...57).contains(byte)
+            }
+        }
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS` of a moment in the given zone, truncated to the second (SQLite's localtime).
+    static func stamp(_ date: Date, in zone: TimeZone) -> String {
+        let unix = Int(date.timeIntervalSince1970.rounded(.down))
+        return CivilTime(unixSeconds: unix + zone.secondsFromGMT(for: date)).sqlText
+    }
+}
+
+// MARK: Seed format
+
+extension WSUVState {
+    /// Reads and checks a seed or state document (`Seed/wsuv.json`, contract §5).
+    init(seed document: JSONValue) throws(SeedError) {
+        let root = try SeedNode(document).object()
+        var liveTokens: Set<String> = []
+        for node in try root.array("users") {
+            let item = try node.object()
+            let user = User(username: try item.text("username"), password: try item.text("password"),
+                            sessionToken: try item.string("session_token"))
+            if userIndex(user.username) != nil { throw node.fail("duplicate username \(user.username)") }
+            if user.sessionToken != Self.loggedOut {
+                guard Self.isMintedToken(user.sessionToken) else {
+                    throw SeedError(path: "\(item.path).session_token", problem: "expected \"0\" or 40 lowercase hex digits")
+                }
+                if !liveTokens.insert(user.sessionToken).inserted {
+                    throw SeedError(path: "\(item.path).session_token", problem: "another user holds this token")
+                }
+            }
+            add(user)
+        }
+        var seededTweets: [Int: Tweet] = [:]
+        for node in try root.array("tweets") {
+            let item = try node.object()
+            let id = try item.int("tweet_id")
+            guard id >= 1 else { throw SeedError(path: "\(item.path).tweet_id", problem: "must be 1 or more") }
+            if seededTweets[id] != nil { throw node.fail("duplicate tweet_id \(id)") }
+            let username = try item.string("username")
+            if userIndex(username) == nil { throw SeedError(path: "\(item.path).username", problem: "\(username) is not a user") }
+            let stamp = try item.string("time_stamp")
+            guard Self.isStampShaped(stamp) else {
+                throw SeedError(path: "\(item.path).time_stamp", problem: "expected YYYY-MM-DD HH:MM:SS, got \(stamp)")
+            }
+            let deleted = try item.int("isdeleted")
+            guard deleted == 0 || deleted == 1 else {
+                throw SeedError(path: "\(item.path).isdeleted", problem: "expected 0 or 1")
+            }
+            seededTweets[id] = Tweet(id: id, username: username, timeStamp: stamp, text: try item.string("tweet"),
+                                     isDeleted: deleted == 1)
+        }
+        tweets = IDTable(seededTweets.values)
+    }
+}
+
+/// The seed file's shape, written by `GET /_mock/state/wsuv`: live tokens sit in `session_token`.
+struct WSUVSeedFile: Encodable {
+    struct User: Encodable {
+        var username: String, password: String, session_token: String
+    }
+
+    var users: [User]
+    var tweets: [TweetShape]
+
+    init(_ state: WSUVState) {
+        users = state.users.map { User(username: $0.username, password: $0.password, session_token: $0.sessionToken) }
+        tweets = state.tweets.rows.map(state.shape)
+    }
+}
