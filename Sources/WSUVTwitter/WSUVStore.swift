@@ -5,7 +5,7 @@ import MockKit
 /// WSUV Twitter's data (contract §3): users with their stored token, and every tweet ever posted.
 /// Users are found by name and tweets by id in O(1), so a request costs the same with 10 tweets
 /// or 100,000; users change only through the methods below, which keep the name lookup in step.
-struct WSUVState {
+public struct WSUVState {
     struct User {
         var username: String
         var password: String
