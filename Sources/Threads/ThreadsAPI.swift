@@ -101,16 +101,14 @@ public final class ThreadsAPI: CourseAPI {
         }
     }
 
+    /// The 2017–2018 list; it also marks the caller's token legacy (docs/apis/threads.md#two-generations-of-clients).
     private func listLegacyThreads(_ request: Request) throws(ThreadsError) -> Response {
-        try state.read { state, version throws(ThreadsError) in
+        let caller = try state.read { state, _ throws(ThreadsError) in try authorize(request, in: state) }
+        if !caller.isLegacy { state.withLock { $0.markLegacy(token: caller.token) } }
+        return try state.read { state, version throws(ThreadsError) in
             _ = try authorize(request, in: state)
             return Self.json(encodedLists.answer(for: version, kind: .legacy) {
-                let threads = state.threads.rows.map { thread in
-                    let creator = state.creator(thread.userID)
-                    return LegacyThreadShape(id: thread.id, userID: thread.userID, userFname: creator.fname,
-                                             userLname: creator.lname, title: thread.title, createdAt: thread.createdAt)
-                }
-                return OrderedJSON.encode(LegacyThreadList(threads: threads), escapeSlash: true)
+                OrderedJSON.encode(LegacyThreadList(threads: state.threads.rows.map(state.legacyShape)), escapeSlash: true)
             })
         }
     }
@@ -120,17 +118,18 @@ public final class ThreadsAPI: CourseAPI {
         let title = try ThreadsFields(request).required("title", else: "Title is required.")
         let createdAt = stampNow()
         return try state.withLock { state throws(ThreadsError) in
-            let userID = try authorize(request, in: state)
-            let thread = ThreadsState.Thread(id: state.nextThreadID, userID: userID, title: title, createdAt: createdAt)
+            let caller = try authorize(request, in: state)
+            let thread = ThreadsState.Thread(id: state.nextThreadID, userID: caller.userID, title: title, createdAt: createdAt)
             state.nextThreadID += 1
             state.add(thread)
+            if caller.isLegacy { return Self.json(ThreadAdded(thread: state.legacyShape(thread))) }
             return Self.json(ThreadAdded(thread: state.shape(thread)))
         }
     }
 
     private func deleteThread(_ request: Request) throws(ThreadsError) -> Response {
         try state.withLock { state throws(ThreadsError) in
-            let userID = try authorize(request, in: state)
+            let userID = try authorize(request, in: state).userID
             guard let id = Self.id(request[parameter: "thread_id"]), let thread = state.thread(id) else {
                 throw .threadNotFound
             }
@@ -142,13 +141,14 @@ public final class ThreadsAPI: CourseAPI {
 
     private func listMessages(_ request: Request) throws(ThreadsError) -> Response {
         try state.read { state, _ throws(ThreadsError) in
-            _ = try authorize(request, in: state)
+            let caller = try authorize(request, in: state)
             guard let id = Self.id(request[parameter: "thread_id"]), state.thread(id) != nil else {
                 throw .threadNotFound
             }
             // Newest first; messages stamped in the same second, higher id first.
             let messages = state.messages(inThread: id)
                 .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+            if caller.isLegacy { return Self.json(MessageList(messages: messages.map(state.legacyShape))) }
             return Self.json(MessageList(messages: messages.map(state.shape)))
         }
     }
@@ -160,21 +160,22 @@ public final class ThreadsAPI: CourseAPI {
         let text = try fields.required("message", else: "Message is required.")
         let createdAt = stampNow()
         return try state.withLock { state throws(ThreadsError) in
-            let userID = try authorize(request, in: state)
+            let caller = try authorize(request, in: state)
             guard let id = Self.id(threadID.trimmingCharacters(in: .whitespaces)), state.thread(id) != nil else {
                 throw .threadNotFound
             }
-            let message = ThreadsState.Message(id: state.nextMessageID, threadID: id, userID: userID, text: text,
+            let message = ThreadsState.Message(id: state.nextMessageID, threadID: id, userID: caller.userID, text: text,
                                                createdAt: createdAt)
             state.nextMessageID += 1
             state.add(message)
+            if caller.isLegacy { return Self.json(MessageAdded(message: state.legacyShape(message))) }
             return Self.json(MessageAdded(message: state.shape(message)))
         }
     }
 
     private func deleteMessage(_ request: Request) throws(ThreadsError) -> Response {
         try state.withLock { state throws(ThreadsError) in
-            let userID = try authorize(request, in: state)
+            let userID = try authorize(request, in: state).userID
             guard let id = Self.id(request[parameter: "message_id"]),
                   let message = state.message(id) else { throw .messageNotFound }
             guard message.userID == userID else { throw .notYourMessage }
@@ -185,8 +186,8 @@ public final class ThreadsAPI: CourseAPI {
 
     // MARK: Authorization and helpers
 
-    /// The user id behind `Authorization: BEARER <token>` (any letter case, any run of spaces or tabs).
-    private func authorize(_ request: Request, in state: ThreadsState) throws(ThreadsError) -> Int {
+    /// Who sent `Authorization: BEARER <token>` (any letter case, any run of spaces or tabs).
+    private func authorize(_ request: Request, in state: ThreadsState) throws(ThreadsError) -> Caller {
         guard let value = request.headers["Authorization"] else { throw .tokenNotFound }
         let bytes = value.utf8
         // Compared as bytes: this runs on every authorized request.
@@ -199,12 +200,18 @@ public final class ThreadsAPI: CourseAPI {
         guard !token.isEmpty else { throw .tokenNotFound }
         guard let record = state.tokens[String(token)] else { throw .invalidToken }
         guard record.expires > unixNow() else { throw .expiredToken }
-        return record.userID
+        return Caller(token: String(token), userID: record.userID, isLegacy: record.isLegacy)
     }
 
     /// Authorization comes before the body is read (contract §1 check order).
     private func authorizeOnly(_ request: Request) throws(ThreadsError) {
         _ = try state.read { state, _ throws(ThreadsError) in try authorize(request, in: state) }
+    }
+
+    private struct Caller {
+        var token: String
+        var userID: Int
+        var isLegacy: Bool
     }
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {

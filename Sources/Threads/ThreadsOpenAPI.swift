@@ -52,6 +52,10 @@ enum ThreadsOpenAPI {
                       responses: [(200, "Message deleted", ref("Deleted"))] + errors(401, 403, 404)),
         ]
         let stamp = #"{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$","description":"UTC"}"#
+        /// A token that listed through `/api/thread` gets the flat shape on messages and adds.
+        func either(_ shape: String) -> String {
+            #"{"anyOf":[\#(ref(shape)),\#(ref("Legacy" + shape))]}"#
+        }
         func object(_ properties: String, _ required: String) -> String {
             #"{"type":"object","properties":{\#(properties)},"required":[\#(required)]}"#
         }
@@ -67,10 +71,12 @@ enum ThreadsOpenAPI {
             ("LegacyThread", object(#""id":{"type":"integer"},"user_id":{"type":"integer"},"user_fname":{"type":"string"},"user_lname":{"type":"string"},"title":{"type":"string"},"created_at":\#(stamp)"#,
                                     #""id","user_id","user_fname","user_lname","title","created_at""#)),
             ("ThreadList", object(#""status":{"const":"ok"},"threads":{"type":"array","items":\#(ref("Thread"))}"#, #""status","threads""#)),
+            ("LegacyMessage", object(#""id":{"type":"integer"},"user_id":{"type":"integer"},"user_fname":{"type":"string"},"user_lname":{"type":"string"},"message":{"type":"string"},"created_at":\#(stamp)"#,
+                                     #""id","user_id","user_fname","user_lname","message","created_at""#)),
             ("LegacyThreadList", object(#""status":{"const":"ok"},"threads":{"type":"array","items":\#(ref("LegacyThread"))}"#, #""status","threads""#)),
-            ("ThreadAdded", object(#""status":{"const":"ok"},"thread":\#(ref("Thread"))"#, #""status","thread""#)),
-            ("MessageList", object(#""status":{"const":"ok"},"messages":{"type":"array","items":\#(ref("Message"))}"#, #""status","messages""#)),
-            ("MessageAdded", object(#""status":{"const":"ok"},"message":\#(ref("Message"))"#, #""status","message""#)),
+            ("ThreadAdded", object(#""status":{"const":"ok"},"thread":\#(either("Thread"))"#, #""status","thread""#)),
+            ("MessageList", object(#""status":{"const":"ok"},"messages":{"type":"array","items":\#(either("Message"))}"#, #""status","messages""#)),
+            ("MessageAdded", object(#""status":{"const":"ok"},"message":\#(either("Message"))"#, #""status","message""#)),
             ("Deleted", object(#""status":{"const":"ok"},"message":{"type":"string"}"#, #""status","message""#)),
         ]
         return builder.build()

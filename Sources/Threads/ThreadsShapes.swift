@@ -33,17 +33,33 @@ struct MessageShape: Encodable {
     }
 }
 
-/// The flat 2017–2018 thread, served only by `GET /api/thread`.
-struct LegacyThreadShape: Encodable {
+/// The flat 2017–2018 shape of a thread (`title`) or a message (`message`), served to legacy sessions.
+struct LegacyShape: Encodable {
+    enum Text {
+        case title(String), message(String)
+    }
+
     var id: Int
-    var userID: Int
-    var userFname: String
-    var userLname: String
-    var title: String
+    var creator: Creator
+    var text: Text
     var createdAt: String
 
     enum CodingKeys: String, CodingKey {
-        case id, userID = "user_id", userFname = "user_fname", userLname = "user_lname", title, createdAt = "created_at"
+        case id, userID = "user_id", userFname = "user_fname", userLname = "user_lname", title, message
+        case createdAt = "created_at"
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(creator.userID, forKey: .userID)
+        try container.encode(creator.fname, forKey: .userFname)
+        try container.encode(creator.lname, forKey: .userLname)
+        switch text {
+        case let .title(title): try container.encode(title, forKey: .title)
+        case let .message(message): try container.encode(message, forKey: .message)
+        }
+        try container.encode(createdAt, forKey: .createdAt)
     }
 }
 
@@ -72,24 +88,26 @@ struct ThreadList: Encodable {
     var threads: [ThreadShape]
 }
 
+/// The envelopes below are generic over the shape: `ThreadShape`/`MessageShape`, or `LegacyShape`
+/// for a 2017–2018 session.
 struct LegacyThreadList: Encodable {
     var status = "ok"
-    var threads: [LegacyThreadShape]
+    var threads: [LegacyShape]
 }
 
-struct ThreadAdded: Encodable {
+struct ThreadAdded<Shape: Encodable>: Encodable {
     var status = "ok"
-    var thread: ThreadShape
+    var thread: Shape
 }
 
-struct MessageList: Encodable {
+struct MessageList<Shape: Encodable>: Encodable {
     var status = "ok"
-    var messages: [MessageShape]
+    var messages: [Shape]
 }
 
-struct MessageAdded: Encodable {
+struct MessageAdded<Shape: Encodable>: Encodable {
     var status = "ok"
-    var message: MessageShape
+    var message: Shape
 }
 
 /// The answer of both deletes: `{"status":"ok","message":"Thread deleted"}`.

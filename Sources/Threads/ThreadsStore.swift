@@ -35,6 +35,9 @@ public struct ThreadsState {
     struct Token {
         var userID: Int
         var expires: Int
+        /// Set once the token listed threads through `GET /api/thread`: it belongs to a 2017–2018
+        /// app, which gets the flat shape on every answer from then on.
+        var isLegacy = false
     }
 
     private(set) var users = IDTable<User>()
@@ -85,6 +88,11 @@ public struct ThreadsState {
         threads.remove(id)
     }
 
+    /// From now on the token's answers use the flat 2017–2018 shape (a forgotten token: nothing to do).
+    mutating func markLegacy(token: String) {
+        tokens[token]?.isLegacy = true
+    }
+
     mutating func removeMessage(_ id: Int) {
         guard let message = messages.remove(id) else { return }
         messageIDsByThread[message.threadID]?.removeAll { $0 == id }
@@ -102,6 +110,15 @@ public struct ThreadsState {
     func shape(_ message: Message) -> MessageShape {
         MessageShape(createdBy: creator(message.userID), messageID: message.id, message: message.text,
                      createdAt: message.createdAt)
+    }
+
+    func legacyShape(_ thread: Thread) -> LegacyShape {
+        LegacyShape(id: thread.id, creator: creator(thread.userID), text: .title(thread.title), createdAt: thread.createdAt)
+    }
+
+    func legacyShape(_ message: Message) -> LegacyShape {
+        LegacyShape(id: message.id, creator: creator(message.userID), text: .message(message.text),
+                    createdAt: message.createdAt)
     }
 }
 
@@ -147,7 +164,8 @@ extension ThreadsState {
             let item = try node.object()
             let userID = try item.int("user_id")
             if seededUsers[userID] == nil { throw node.fail("user_id \(userID) is not a user") }
-            tokens[try item.text("token")] = Token(userID: userID, expires: try item.int("exp"))
+            tokens[try item.text("token")] = Token(userID: userID, expires: try item.int("exp"),
+                                                   isLegacy: try item.optionalNode("legacy")?.bool() ?? false)
         }
         for user in seededUsers.values.sorted(by: { $0.id < $1.id }) { add(user) }
         for thread in seededThreads.values.sorted(by: { $0.id < $1.id }) { add(thread) }
@@ -185,7 +203,8 @@ struct ThreadsSeedFile: Encodable {
         var message_id: Int, thread_id: Int, user_id: Int, message: String, created_at: String
     }
     struct Token: Encodable {
-        var token: String, user_id: Int, exp: Int
+        /// Written only when true, so state files without 2017–2018 sessions stay as they were.
+        var token: String, user_id: Int, exp: Int, legacy: Bool?
     }
     struct NextIDs: Encodable {
         var user: Int, thread: Int, message: Int
@@ -203,7 +222,8 @@ struct ThreadsSeedFile: Encodable {
         threads = state.threads.rows.map { Thread(thread_id: $0.id, user_id: $0.userID, title: $0.title, created_at: $0.createdAt) }
         messages = state.messages.rows.map { Message(message_id: $0.id, thread_id: $0.threadID, user_id: $0.userID,
                                                 message: $0.text, created_at: $0.createdAt) }
-        tokens = state.tokens.sorted { $0.key < $1.key }.map { Token(token: $0.key, user_id: $0.value.userID, exp: $0.value.expires) }
+        tokens = state.tokens.sorted { $0.key < $1.key }.map { Token(token: $0.key, user_id: $0.value.userID, exp: $0.value.expires,
+                                                                     legacy: $0.value.isLegacy ? true : nil) }
         next_ids = NextIDs(user: state.nextUserID, thread: state.nextThreadID, message: state.nextMessageID)
     }
 }

@@ -13,6 +13,8 @@ public enum WSUVError: APIError {
     case noSuchUser
     case noSuchTweet
     case userExists
+    /// The SQL statement failed: a `date` with a NUL byte.
+    case queryFailed
 
     var status: Int {
         switch self {
@@ -21,6 +23,7 @@ public enum WSUVError: APIError {
         case .notYourTweet: return 403
         case .noSuchUser, .noSuchTweet: return 404
         case .userExists: return 409
+        case .queryFailed: return 500
         }
     }
 

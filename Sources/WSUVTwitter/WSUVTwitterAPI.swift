@@ -65,14 +65,12 @@ public final class WSUVTwitterAPI: CourseAPI {
 
     // MARK: Scripts
 
-    private func getTweets(_ parameters: WSUVParameters) -> Response {
-        let after = parameters["date"].map { Array($0.utf8) }
+    private func getTweets(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+        let date = parameters["date"].map { Array($0.utf8) }
+        // A NUL cut the SQL text short and the statement failed.
+        if date?.contains(0) == true { throw .queryFailed }
         let tweets = state.read { state, _ in
-            state.tweets.rows.filter { tweet in
-                // Plain byte-wise `time_stamp > date`, as the SQL compared the text.
-                guard let after else { return true }
-                return after.lexicographicallyPrecedes(tweet.timeStamp.utf8)
-            }.map(state.shape)
+            (date.map(state.tweets(after:)) ?? Array(state.tweets.rows)).map(state.shape)
         }
         return Self.json(TweetList(tweets: tweets))
     }
@@ -97,7 +95,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         }
         return try state.withLock { state throws(WSUVError) in
             guard let index = state.userIndex(username) else { throw .noSuchUser }
-            guard state.users[index].password == password else { throw .unauthorized }
+            guard state.users[index].password.hasSameBytes(as: password) else { throw .unauthorized }
             if loggingOut {
                 state.setSessionToken(WSUVState.loggedOut, ofUser: index)
             } else if state.users[index].sessionToken == WSUVState.loggedOut {
@@ -114,7 +112,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         let stamp = stampNow()
         return try state.withLock { state throws(WSUVError) in
             try Self.authorize(username, token, in: state)
-            state.tweets.append(WSUVState.Tweet(id: state.nextTweetID, username: username, timeStamp: stamp,
+            state.add(WSUVState.Tweet(id: state.nextTweetID, username: username, timeStamp: stamp,
                                                 text: text, isDeleted: false))
             return Self.json(TweetAdded(tweet: text))
         }
@@ -133,7 +131,7 @@ public final class WSUVTwitterAPI: CourseAPI {
             tweet.text = WSUVState.deletedText
             tweet.isDeleted = true
             tweet.timeStamp = stamp
-            state.tweets.replace(tweet)
+            state.replace(tweet)
             return Self.json(TweetDeleted(tweet_id: idText))
         }
     }
@@ -145,7 +143,7 @@ public final class WSUVTwitterAPI: CourseAPI {
     private static func authorize(_ username: String, _ token: String, in state: WSUVState) throws(WSUVError) {
         guard let index = state.userIndex(username) else { throw .noSuchUser }
         let stored = state.users[index].sessionToken
-        guard stored != WSUVState.loggedOut, stored == token else { throw .unauthorized }
+        guard stored != WSUVState.loggedOut, stored.hasSameBytes(as: token) else { throw .unauthorized }
     }
 
     private func stampNow() -> String { WSUVState.stamp(clock(), in: timeZone) }

@@ -347,4 +347,49 @@ final class ThreadsTests: XCTestCase, @unchecked Sendable {
         let added = try post("/api/message/add", form: "thread_id=1&message=a", token: try login())
         XCTAssertEqual(try XCTUnwrap(json(added)["message"] as? [String: Any])["message_id"] as? Int, 13)
     }
+
+    // MARK: 2017–2018 sessions
+
+    func testASessionThatListedThroughTheLegacyRouteGetsTheFlatShapeEverywhere() throws {
+        let token = try login()
+        XCTAssertEqual(try get("/api/thread", token: token).status, 200)
+
+        XCTAssertEqual(try get("/api/messages/4", token: token).text,
+                       #"{"status":"ok","messages":[{"id":12,"user_id":3,"user_fname":"Dana","user_lname":"Whitfield","message":"Check the front desk, they keep a box.","created_at":"2019-11-21 18:02:10"},"#
+                       + #"{"id":11,"user_id":4,"user_fname":"Test","user_lname":"User","message":"Left it in the lecture hall on Tuesday.","created_at":"2019-11-21 18:02:10"}]}"#)
+        let thread = #"{"id":5,"user_id":2,"user_fname":"Ervin","user_lname":"Sondag","title":"Old \/ new","created_at":"2023-11-14 22:13:20"}"#
+        XCTAssertEqual(try post("/api/thread/add", form: "title=Old+%2F+new", token: token).text,
+                       #"{"status":"ok","thread":\#(thread)}"#)
+        XCTAssertTrue(try get("/api/thread", token: token).text.hasSuffix(",\(thread)]}"))
+        let message = #"{"id":13,"user_id":2,"user_fname":"Ervin","user_lname":"Sondag","message":"hi","created_at":"2023-11-14 22:13:20"}"#
+        XCTAssertEqual(try post("/api/message/add", form: "thread_id=5&message=hi", token: token).text,
+                       #"{"status":"ok","message":\#(message)}"#)
+        XCTAssertEqual(try get("/api/messages/5", token: token).text, #"{"status":"ok","messages":[\#(message)]}"#)
+        // The route decides the list's shape; deletes and errors have one shape for everyone.
+        XCTAssertEqual(try get("/api/threads", token: token).text.prefix(39), #"{"status":"ok","threads":[{"created_by""#)
+        XCTAssertEqual(try get("/api/message/delete/13", token: token).text, #"{"status":"ok","message":"Message deleted"}"#)
+        assertError(try get("/api/messages/99", token: token), 404, "Thread not found.")
+    }
+
+    func testOtherTokensKeepTheCurrentShapeEvenForTheSameUser() throws {
+        let legacy = try login()
+        let current = try login()
+        _ = try get("/api/thread", token: legacy)
+        XCTAssertEqual(try get("/api/messages/4", token: current).text,
+                       #"{"status":"ok","messages":[{"created_by":{"fname":"Dana","lname":"Whitfield","user_id":3},"message_id":12,"message":"Check the front desk, they keep a box.","created_at":"2019-11-21 18:02:10"},"#
+                       + #"{"created_by":{"fname":"Test","lname":"User","user_id":4},"message_id":11,"message":"Left it in the lecture hall on Tuesday.","created_at":"2019-11-21 18:02:10"}]}"#)
+        XCTAssertEqual(try post("/api/thread/add", form: "title=t", token: current).text,
+                       #"{"status":"ok","thread":{"created_by":{"fname":"Ervin","lname":"Sondag","user_id":2},"thread_id":5,"title":"t","created_at":"2023-11-14 22:13:20"}}"#)
+        XCTAssertEqual(try post("/api/message/add", form: "thread_id=5&message=m", token: current).text,
+                       #"{"status":"ok","message":{"created_by":{"fname":"Ervin","lname":"Sondag","user_id":2},"message_id":13,"message":"m","created_at":"2023-11-14 22:13:20"}}"#)
+    }
+
+    func testALegacySessionSurvivesAStateRoundTrip() throws {
+        let token = try login()
+        _ = try get("/api/thread", token: token)
+        let exported = try server.request("GET", "/_mock/state/threads").text
+        XCTAssertTrue(exported.contains(#"{"token":"\#(token)","user_id":2,"exp":1731536000,"legacy":true}"#), exported)
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/threads", body: exported).status, 200)
+        XCTAssertEqual(try post("/api/thread/add", form: "title=t", token: token).text.prefix(33), #"{"status":"ok","thread":{"id":5,""#)
+    }
 }
