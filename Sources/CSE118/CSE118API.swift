@@ -25,7 +25,7 @@ import MockKit
 /// |    | GET    | /api-docs                           | anyone (HTML page)        |              |
 public final class CSE118API: CourseAPI {
     public typealias Failure = CSE118Error
-    public let name = "cse118"
+    public static let name = "cse118"
     static let basePaths = ["/api/v2", "/api/v1"]
 
     public var routes: RouteGroup {
@@ -56,7 +56,8 @@ public final class CSE118API: CourseAPI {
     public let state: SeededStore<CSE118State, CSE118State>
     private let clock: @Sendable () -> Date
 
-    public init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
         let initial = try CSE118State(seed: document)
         // A reset drops every token, those of a loaded state document included (contract §7).
         state = SeededStore(seed: initial) { seed in
@@ -71,7 +72,7 @@ public final class CSE118API: CourseAPI {
         try CSE118State(seed: document)
     }
 
-    public func seedDocument(of state: CSE118State) -> any Encodable {
+    public func stateDocument(of state: CSE118State) -> any Encodable {
         CSE118SeedFile(state)
     }
 

@@ -17,7 +17,7 @@ import MockKit
 /// | GET, POST, DELETE | /api/message/delete/{message_id}  | yes  |                                |
 public final class ThreadsAPI: CourseAPI {
     public typealias Failure = ThreadsError
-    public let name = "threads"
+    public static let name = "threads"
 
     public var routes: RouteGroup {
         routeGroup([
@@ -39,7 +39,8 @@ public final class ThreadsAPI: CourseAPI {
     private let encodedLists = AnswerCache<ThreadListKind>()
     private let clock: @Sendable () -> Date
 
-    public init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
         let initial = try ThreadsState(seed: document)
         state = SeededStore(initial)
         clock = options.clock
@@ -49,7 +50,7 @@ public final class ThreadsAPI: CourseAPI {
         try ThreadsState(seed: document)
     }
 
-    public func seedDocument(of state: ThreadsState) -> any Encodable {
+    public func stateDocument(of state: ThreadsState) -> any Encodable {
         ThreadsSeedFile(state)
     }
 
