@@ -218,7 +218,7 @@ struct RequestParser {
         // RFC 9112 §2.3: a later 1.x minor version is served as the highest one we speak.
         guard version[5] == 49 else { return bad("HTTP version not supported: only HTTP/1.x is.", 505) }
         let versionMinor = version[7] == 48 ? 0 : 1
-        guard parts[1].allSatisfy({ $0 > 32 && $0 != 127 }), let sentTarget = String(validating: parts[1], as: UTF8.self),
+        guard parts[1].allSatisfy({ $0 > 32 && $0 != 127 }), let sentTarget = String(validUTF8: parts[1]),
               let target = originForm(of: sentTarget) else {
             return bad("Malformed request target.")
         }
