@@ -127,7 +127,7 @@ final class CommandLineTests: XCTestCase {
         for kind in PollerKind.available {
             let (server, port) = try startServer(["--poller", kind.rawValue, "--only", "otp"])
             let client = try BlockingClient(port: port)
-            client.send("GET /_mock/health HTTP/1.1\r\n\r\n")
+            client.send("GET /_mock/health HTTP/1.1\r\nHost: test\r\n\r\n")
             XCTAssertEqual(try client.readResponse().status, 200, kind.rawValue)
             server.process.terminate()
             XCTAssertEqual(server.waitForExit(), 0)
