@@ -13,6 +13,8 @@ enum WSUVError: Error {
     case noSuchUser
     case noSuchTweet
     case userExists
+    /// The script died before answering: CGI.pm could not read a multipart body.
+    case scriptDied
 
     var status: Int {
         switch self {
@@ -21,6 +23,7 @@ enum WSUVError: Error {
         case .notYourTweet: return 403
         case .noSuchUser, .noSuchTweet: return 404
         case .userExists: return 409
+        case .scriptDied: return 500
         }
     }
 

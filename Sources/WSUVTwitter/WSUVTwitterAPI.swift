@@ -168,7 +168,7 @@ public final class WSUVTwitterAPI: MockAPI {
     /// Turns a script into a handler: parameters read as CGI.pm did, thrown errors become bare statuses.
     private func script(_ body: @escaping @Sendable (WSUVParameters) throws(WSUVError) -> Response) -> Handler {
         { request in
-            do throws(WSUVError) { return try body(WSUVParameters(request)) } catch { return error.response }
+            do throws(WSUVError) { return try body(try WSUVParameters(request)) } catch { return error.response }
         }
     }
 }
