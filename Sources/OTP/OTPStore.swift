@@ -24,29 +24,8 @@ struct OTPAccount: Encodable, Equatable {
         return accounts
     }
 
-    /// `^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`, what the app can turn into a Double.
-    static func isDecimal(_ text: String) -> Bool {
-        var rest = text.utf8[...]
-        func skipDigits() -> Int {
-            let count = rest.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
-            rest.removeFirst(count)
-            return count
-        }
-        func skip(_ characters: String) -> Bool {
-            guard let first = rest.first, characters.utf8.contains(first) else { return false }
-            rest.removeFirst()
-            return true
-        }
-        _ = skip("+-")
-        let wholeDigits = skipDigits()
-        let fractionDigits = skip(".") ? skipDigits() : 0
-        guard wholeDigits + fractionDigits > 0 else { return false }
-        if skip("eE") {
-            _ = skip("+-")
-            guard skipDigits() > 0 else { return false }
-        }
-        return rest.isEmpty
-    }
+    /// A `DecimalLiteral`: what the app can turn into a Double.
+    static func isDecimal(_ text: String) -> Bool { DecimalLiteral.matches(text.utf8) }
 }
 
 struct OTPUser {
@@ -70,7 +49,7 @@ struct OTPUser {
 }
 
 /// Users and their live tokens: what the seed and the state document hold.
-struct OTPDirectory {
+public struct OTPDirectory {
     private(set) var users: [OTPUser] = []
     private var indexByPhone: [String: Int] = [:]
     private var indexByToken: [String: Int] = [:]
@@ -113,7 +92,7 @@ struct OTPDirectory {
 }
 
 /// Everything the API holds: the users, each number's pending code, and the texts "sent".
-struct OTPState {
+public struct OTPState {
     struct PendingCode {
         var code: String
         var expiresAtMillis: Int

@@ -3,9 +3,10 @@ import MockHTTP
 import MockKit
 
 /// WSUV Twitter's data (contract §3): users with their stored token, and every tweet ever posted.
-/// Users are found by name and tweets by id in O(1), so a request costs the same with 10 tweets
-/// or 100,000; users change only through the methods below, which keep the name lookup in step.
-struct WSUVState {
+/// Users are found by name (byte for byte) and tweets by id in O(1), and the tweets newer than a
+/// stamp in O(log n + k), so a request costs the same with 10 tweets or 100,000; users and tweets
+/// change only through the methods below, which keep the lookups in step.
+public struct WSUVState {
     struct User {
         var username: String
         var password: String
@@ -21,36 +22,81 @@ struct WSUVState {
         var isDeleted: Bool
     }
 
+    /// A tweet's place in the stamp order: by time stamp byte by byte, then by id.
+    struct StampedTweet: Comparable {
+        var stamp: String
+        var id: Int
+
+        init(_ tweet: Tweet) {
+            stamp = tweet.timeStamp
+            id = tweet.id
+        }
+
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            lhs.stamp.hasSameBytes(as: rhs.stamp) ? lhs.id < rhs.id : lhs.stamp.utf8.lexicographicallyPrecedes(rhs.stamp.utf8)
+        }
+
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.stamp.hasSameBytes(as: rhs.stamp) }
+    }
+
     /// The stored token of a logged-out user.
     static let loggedOut = "0"
     /// The text of a deleted tweet (the scripts' word; the course document's `[delete]` is a typo).
     static let deletedText = "[deleted]"
 
     private(set) var users: [User] = []
-    private var userIndexByName: [String: Int] = [:]
+    /// Names compare byte for byte (`ExactText`), as the scripts' SQL did.
+    private var userIndexByName: [ExactText: Int] = [:]
+    private var liveTokens: Set<ExactText> = []
     /// Tweets are never removed, so the next id is the last one's + 1.
-    var tweets = IDTable<Tweet>()
+    private(set) var tweets = IDTable<Tweet>()
+    /// Every tweet's (stamp, id), so `get-tweets.cgi?date=` finds the newer ones without a scan.
+    private var tweetsByStamp = SortedIndex<StampedTweet>()
 
-    func userIndex(_ username: String) -> Int? { userIndexByName[username] }
+    func userIndex(_ username: String) -> Int? { userIndexByName[ExactText(username)] }
 
     /// Adds a user whose name is not taken.
     mutating func add(_ user: User) {
-        userIndexByName[user.username] = users.count
+        userIndexByName[ExactText(user.username)] = users.count
+        if user.sessionToken != Self.loggedOut { liveTokens.insert(ExactText(user.sessionToken)) }
         users.append(user)
     }
 
     mutating func setSessionToken(_ token: String, ofUser index: Int) {
+        liveTokens.remove(ExactText(users[index].sessionToken))
+        if token != Self.loggedOut { liveTokens.insert(ExactText(token)) }
         users[index].sessionToken = token
     }
 
     var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
+
+    /// Adds a tweet whose id is above every earlier one.
+    mutating func add(_ tweet: Tweet) {
+        tweets.append(tweet)
+        tweetsByStamp.insert(StampedTweet(tweet))
+    }
+
+    /// Puts a changed tweet in place of the one with its id.
+    mutating func replace(_ tweet: Tweet) {
+        if let old = tweets[tweet.id] { tweetsByStamp.remove(StampedTweet(old)) }
+        tweets.replace(tweet)
+        tweetsByStamp.insert(StampedTweet(tweet))
+    }
+
+    /// `SELECT … WHERE time_stamp > ?date`, ascending id: the tweets stamped after `date` as text,
+    /// or all of them for a `date` that SQLite reads as a number (see `SQLiteNumber`).
+    func tweets(after date: [UInt8]) -> [Tweet] {
+        if SQLiteNumber.isNumeric(date) { return Array(tweets.rows) }
+        let newer = tweetsByStamp.elements { date.lexicographicallyPrecedes($0.stamp.utf8) }
+        return newer.map(\.id).sorted().compactMap { tweets[$0] }
+    }
 
     /// 160 random bits as 40 lowercase hex digits, never another user's live token.
     func mintToken() -> String {
         var generator = SystemRandomNumberGenerator()
         while true {
             let token = (0..<20).map { _ in hex(UInt8.random(in: 0...255, using: &generator)) }.joined()
-            if !users.contains(where: { $0.sessionToken == token }) { return token }
+            if !liveTokens.contains(ExactText(token)) { return token }
         }
     }
 
@@ -96,7 +142,6 @@ extension WSUVState {
     /// Reads and checks a seed or state document (`Seed/wsuv.json`, contract §5).
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
-        var liveTokens: Set<String> = []
         for node in try root.array("users") {
             let item = try node.object()
             let user = User(username: try item.text("username"), password: try item.text("password"),
@@ -106,7 +151,7 @@ extension WSUVState {
                 guard Self.isMintedToken(user.sessionToken) else {
                     throw SeedError(path: "\(item.path).session_token", problem: "expected \"0\" or 40 lowercase hex digits")
                 }
-                if !liveTokens.insert(user.sessionToken).inserted {
+                if liveTokens.contains(ExactText(user.sessionToken)) {
                     throw SeedError(path: "\(item.path).session_token", problem: "another user holds this token")
                 }
             }
@@ -132,6 +177,7 @@ extension WSUVState {
                                      isDeleted: deleted == 1)
         }
         tweets = IDTable(seededTweets.values)
+        tweetsByStamp = SortedIndex(sorted: seededTweets.values.map(StampedTweet.init).sorted())
     }
 }
 

@@ -12,7 +12,8 @@ import MockKit
 /// | login.cgi       | username, password, [action]        | {"session_token":"…"} or "0" on logout   |
 /// | add-tweet.cgi   | username, session_token, tweet      | {"tweet":"…"}                            |
 /// | del-tweet.cgi   | username, session_token, tweet_id   | {"tweet_id":"…","isdeleted":1,"tweet":"[deleted]"} |
-public final class WSUVTwitterAPI: MockAPI {
+public final class WSUVTwitterAPI: CourseAPI {
+    public typealias Failure = WSUVError
     public let name = "wsuv"
 
     /// `/login.cgi`, `/cgi-bin/login.cgi`, `/~cs458/cgi-bin/login.cgi` (test server), `/~wcochran/cgi-bin/login.cgi` (main).
@@ -30,13 +31,12 @@ public final class WSUVTwitterAPI: MockAPI {
             scripts.map { file, handler in Route(.any, "\(prefix)/\(file)", handler) }
         }
         // Every route takes any method, so the 405 answer is never used; OPTIONS is the preflight.
-        return RouteGroup(api: name, matching: PathMatching(percentDecoded: true), routes: routes,
-                          methodNotAllowed: { _ in WSUVError.response(status: 405) })
+        return routeGroup(matching: PathMatching(percentDecoded: true), routes)
     }
 
     public var openAPIDocument: [UInt8]? { WSUVTwitterOpenAPI.document }
 
-    private let state: SeededStore<WSUVState, WSUVState>
+    public let state: SeededStore<WSUVState, WSUVState>
     private let clock: @Sendable () -> Date
     private let timeZone: TimeZone
 
@@ -47,22 +47,12 @@ public final class WSUVTwitterAPI: MockAPI {
         timeZone = options.wsuvTimeZone
     }
 
-    public func reset() {
-        state.reset()
+    public func seed(from document: JSONValue) throws(SeedError) -> WSUVState {
+        try WSUVState(seed: document)
     }
 
-    public func exportState() -> [UInt8] {
-        let file = state.read { state, _ in WSUVSeedFile(state) }
-        return OrderedJSON.encode(file, escapeSlash: false)
-    }
-
-    public func loadState(_ document: JSONValue) throws(SeedError) {
-        let loaded = try WSUVState(seed: document)
-        state.replaceSeed(loaded)
-    }
-
-    public func injectedFault(status: Int) -> Response {
-        WSUVError.response(status: status)
+    public func seedDocument(of state: WSUVState) -> any Encodable {
+        WSUVSeedFile(state)
     }
 
     public var summary: APISummary {
@@ -75,14 +65,12 @@ public final class WSUVTwitterAPI: MockAPI {
 
     // MARK: Scripts
 
-    private func getTweets(_ parameters: WSUVParameters) -> Response {
-        let after = parameters["date"].map { Array($0.utf8) }
+    private func getTweets(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+        let date = parameters["date"].map { Array($0.utf8) }
+        // A NUL cut the SQL text short and the statement failed.
+        if date?.contains(0) == true { throw .queryFailed }
         let tweets = state.read { state, _ in
-            state.tweets.rows.filter { tweet in
-                // Plain byte-wise `time_stamp > date`, as the SQL compared the text.
-                guard let after else { return true }
-                return after.lexicographicallyPrecedes(tweet.timeStamp.utf8)
-            }.map(state.shape)
+            (date.map(state.tweets(after:)) ?? Array(state.tweets.rows)).map(state.shape)
         }
         return Self.json(TweetList(tweets: tweets))
     }
@@ -107,7 +95,7 @@ public final class WSUVTwitterAPI: MockAPI {
         }
         return try state.withLock { state throws(WSUVError) in
             guard let index = state.userIndex(username) else { throw .noSuchUser }
-            guard state.users[index].password == password else { throw .unauthorized }
+            guard state.users[index].password.hasSameBytes(as: password) else { throw .unauthorized }
             if loggingOut {
                 state.setSessionToken(WSUVState.loggedOut, ofUser: index)
             } else if state.users[index].sessionToken == WSUVState.loggedOut {
@@ -124,7 +112,7 @@ public final class WSUVTwitterAPI: MockAPI {
         let stamp = stampNow()
         return try state.withLock { state throws(WSUVError) in
             try Self.authorize(username, token, in: state)
-            state.tweets.append(WSUVState.Tweet(id: state.nextTweetID, username: username, timeStamp: stamp,
+            state.add(WSUVState.Tweet(id: state.nextTweetID, username: username, timeStamp: stamp,
                                                 text: text, isDeleted: false))
             return Self.json(TweetAdded(tweet: text))
         }
@@ -143,7 +131,7 @@ public final class WSUVTwitterAPI: MockAPI {
             tweet.text = WSUVState.deletedText
             tweet.isDeleted = true
             tweet.timeStamp = stamp
-            state.tweets.replace(tweet)
+            state.replace(tweet)
             return Self.json(TweetDeleted(tweet_id: idText))
         }
     }
@@ -155,20 +143,16 @@ public final class WSUVTwitterAPI: MockAPI {
     private static func authorize(_ username: String, _ token: String, in state: WSUVState) throws(WSUVError) {
         guard let index = state.userIndex(username) else { throw .noSuchUser }
         let stored = state.users[index].sessionToken
-        guard stored != WSUVState.loggedOut, stored == token else { throw .unauthorized }
+        guard stored != WSUVState.loggedOut, stored.hasSameBytes(as: token) else { throw .unauthorized }
     }
 
     private func stampNow() -> String { WSUVState.stamp(clock(), in: timeZone) }
 
-    /// Compact JSON, `/` unescaped, non-ASCII raw, no trailing newline (JSON::PP's defaults).
-    private static func json(_ value: some Encodable) -> Response {
-        .json(200, OrderedJSON.encode(value, escapeSlash: false))
-    }
+    /// `/` unescaped, non-ASCII raw, no trailing newline (JSON::PP's defaults).
+    public static let escapesSlash = false
 
     /// Turns a script into a handler: parameters read as CGI.pm did, thrown errors become bare statuses.
     private func script(_ body: @escaping @Sendable (WSUVParameters) throws(WSUVError) -> Response) -> Handler {
-        { request in
-            do throws(WSUVError) { return try body(try WSUVParameters(request)) } catch { return error.response }
-        }
+        endpoint { request throws(WSUVError) in try body(try WSUVParameters(request)) }
     }
 }

@@ -205,6 +205,23 @@ final class WSUVTwitterTests: XCTestCase {
         XCTAssertEqual(try Self.tweetIDs(post("/get-tweets.cgi", ["date": "2016-04-20 12:12:11"])), [21, 22])
     }
 
+    func testNumberLikeDatesReturnEveryTweetAndANulIsA500() throws {
+        // SQLite reads these as numbers, and a number sorts below every text stamp. The trailing
+        // blanks would sort the text after every stamp, so these show the number rule, not bytes.
+        for date in ["2017", "9999", "3000.5", "20300101", "5E-3", "12345678901234567890123", "9999%20", "9999%0C",
+                     "%09+7.", "-1", ".5", "9e%2B2"] {
+            XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date=\(date)")), Array(1...22), date)
+        }
+        // Not numbers: compared as text, each sorts after every stamp.
+        for date in ["9e", "9e%2B", "9.9.9", "3000.5x", "9%20%209"] {
+            assertJSON(try get("/cgi-bin/get-tweets.cgi?date=\(date)"), "{\"tweets\":[]}")
+        }
+        for date in ["%00", "2016%00", "2017%00"] {
+            assertError(try get("/cgi-bin/get-tweets.cgi?date=\(date)"), 500, "Internal Server Error")
+            assertError(try post("/get-tweets.cgi", "date=\(date)"), 500, "Internal Server Error")
+        }
+    }
+
     func testDeletedTweetComesBackInTheNextDateFilteredFetch() throws {
         let token = try login("alice", "wonderland")
         // The client holds everything up to the newest stamp.
@@ -245,6 +262,34 @@ final class WSUVTwitterTests: XCTestCase {
         assertJSON(try post("/~cs458/cgi-bin/add-tweet.cgi", ["username": "Alice", "session_token": token, "tweet": "mine"]),
                    "{\"tweet\":\"mine\"}")
         XCTAssertNotEqual(try XCTUnwrap(Self.token(post(path, ["username": "0", "password": "0"]))), token)
+    }
+
+    func testNamesAndPasswordsCompareByteForByte() throws {
+        // "José" composed (é = C3 A9), decomposed (e + U+0301 = 65 CC 81), and "K" with the Kelvin
+        // sign (E2 84 AA): canonically equivalent to the first or to "K", but other bytes.
+        let composed = "username=Jos%C3%A9&password=caf%C3%A9"
+        let decomposed = "username=Jose%CC%81&password=cafe%CC%81"
+        let first = try XCTUnwrap(Self.token(post("/register.cgi", composed)))
+        let second = try XCTUnwrap(Self.token(post("/register.cgi", decomposed)))
+        XCTAssertNotEqual(first, second)
+        assertError(try post("/register.cgi", composed), 409, "Conflict User Exists")
+        assertJSON(try post("/login.cgi", composed), "{\"session_token\":\"\(first)\"}")
+        assertJSON(try post("/login.cgi", decomposed), "{\"session_token\":\"\(second)\"}")
+        assertUnauthorized(try post("/login.cgi", "username=Jos%C3%A9&password=cafe%CC%81"))
+        assertUnauthorized(try post("/add-tweet.cgi", "username=Jose%CC%81&session_token=\(first)&tweet=x"))
+        assertJSON(try post("/add-tweet.cgi", "username=Jose%CC%81&session_token=\(second)&tweet=x"), "{\"tweet\":\"x\"}")
+        assertNotFound(try post("/login.cgi", "username=%E2%84%AAelvin&password=p"))
+        XCTAssertEqual(try post("/register.cgi", "username=%E2%84%AAelvin&password=p").status, 200)
+        assertNotFound(try post("/login.cgi", "username=Kelvin&password=p"))
+
+        // A state with both forms of one name loads, and each logs in with its own password.
+        let state = #"{"users":[{"username":"Jos\u00e9","password":"a","session_token":"0"},"#
+            + #"{"username":"Jose\u0301","password":"b","session_token":"0"}],"tweets":[]}"#
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", headers: [("Content-Type", "application/json")],
+                                          body: state).status, 200)
+        XCTAssertEqual(try post("/login.cgi", "username=Jos%C3%A9&password=a").status, 200)
+        XCTAssertEqual(try post("/login.cgi", "username=Jose%CC%81&password=b").status, 200)
+        assertUnauthorized(try post("/login.cgi", "username=Jose%CC%81&password=a"))
     }
 
     func testConcurrentRegistersOfOneNameHaveOneWinner() throws {
