@@ -405,7 +405,7 @@ final class WSUVTwitterTests: XCTestCase {
         assertUnauthorized(try post(path, ["username": "alice", "session_token": "bad", "tweet_id": "99999"]))
         assertUnauthorized(try post(path, ["username": "alice", "session_token": bob, "tweet_id": "3"]))
         assertUnauthorized(try post(path, ["username": "carol", "session_token": "0", "tweet_id": "5"]))
-        for id in ["abc", "-3", "5.0", "+5", " 5", "0", "99999", "99999999999999999999999", "٣"] {
+        for id in ["abc", "-3", "5.5", "0x5", "5e", "5 5", "0", "-0", "99999", "99999999999999999999999", "1e400", "٣"] {
             assertNotFound(try post(path, ["username": "alice", "session_token": alice, "tweet_id": id]))
         }
         assertError(try post(path, ["username": "alice", "session_token": alice, "tweet_id": "4"]), 403, "Forbidden")
@@ -414,6 +414,18 @@ final class WSUVTwitterTests: XCTestCase {
         XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi?date=2016-04-21%2017%3A05%3A43")), [])
         assertJSON(try post(path, ["username": "alice", "session_token": alice, "tweet_id": "16"]),
                    "{\"tweet_id\":\"16\",\"isdeleted\":1,\"tweet\":\"[deleted]\"}")
+    }
+
+    func testTweetIDIsComparedAsANumberAndEchoedAsSent() throws {
+        let alice = try login("alice", "wonderland")
+        // Alice's tweets are 3, 8, 12, 16 and 21.
+        for (sent, escaped) in [("3.0", "3.0"), (" 8", "%208"), ("12 ", "12%20"), ("+16", "%2B16"), ("21e0", "21e0"),
+                                ("\t.3e1\n", "%09.3e1%0A"), ("0008.", "0008.")] {
+            let response = try post("/del-tweet.cgi", "username=alice&session_token=\(alice)&tweet_id=\(escaped)")
+            assertJSON(response, #"{"tweet_id":"\#(sent.replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\n", with: "\\n"))","isdeleted":1,"tweet":"[deleted]"}"#)
+        }
+        XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi?date=2016-04-22")), [3, 8, 12, 16, 21])
+        assertError(try post("/del-tweet.cgi", "username=alice&session_token=\(alice)&tweet_id=5.0"), 403, "Forbidden")
     }
 
     // MARK: Methods and parameter sources
