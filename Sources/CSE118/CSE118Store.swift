@@ -9,7 +9,7 @@ import MockKit
 /// workspaces without looking at anyone else's, so a request about one row costs the same with 10
 /// students or 100,000. Workspaces change only through the methods below, which keep the lookups
 /// in step.
-struct CSE118State {
+public struct CSE118State {
     struct Member: Identifiable {
         var id: String
         var name: String

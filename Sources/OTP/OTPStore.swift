@@ -49,7 +49,7 @@ struct OTPUser {
 }
 
 /// Users and their live tokens: what the seed and the state document hold.
-struct OTPDirectory {
+public struct OTPDirectory {
     private(set) var users: [OTPUser] = []
     /// Numbers, tokens and user ids compare byte for byte, as the real server's strings did.
     private var indexByPhone: [ExactText: Int] = [:]
@@ -95,7 +95,7 @@ struct OTPDirectory {
 }
 
 /// Everything the API holds: the users, each number's pending code, and the texts "sent".
-struct OTPState {
+public struct OTPState {
     struct PendingCode {
         var code: String
         var expiresAtMillis: Int
