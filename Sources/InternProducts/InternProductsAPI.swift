@@ -12,7 +12,7 @@ import MockKit
 /// | GET, HEAD | /products | loginToken                   | every product, newest first, base64 art |
 public final class InternProductsAPI: CourseAPI {
     public typealias Failure = InternProductsError
-    public let name = "internproducts"
+    public static let name = "internproducts"
 
     public var routes: RouteGroup {
         routeGroup(matching: PathMatching(caseInsensitive: true), [
@@ -28,9 +28,10 @@ public final class InternProductsAPI: CourseAPI {
     public let state: SeededStore<InternProductsState, InternProductsState>
     private let clock: @Sendable () -> Date
 
-    /// `seedFolder` is the `Seed/` directory; product images may be files under `Seed/internproducts/`.
-    public init(seed document: JSONValue, seedFolder: URL, options: APIOptions) throws(SeedError) {
-        let images = InternProductsImages.base64OrFile(in: seedFolder.appendingPathComponent(name))
+    /// Product images may be files under `Seed/internproducts/`.
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
+        let images = InternProductsImages.base64OrFile(in: seed.url.appendingPathComponent(Self.name))
         let initial = try InternProductsState(seed: document, images: images, now: options.clock())
         state = SeededStore(initial)
         clock = options.clock
@@ -41,7 +42,7 @@ public final class InternProductsAPI: CourseAPI {
         try InternProductsState(seed: document, images: .base64, now: clock())
     }
 
-    public func seedDocument(of state: InternProductsState) -> any Encodable {
+    public func stateDocument(of state: InternProductsState) -> any Encodable {
         InternProductsSeedFile(state)
     }
 
@@ -60,7 +61,7 @@ public final class InternProductsAPI: CourseAPI {
         let password = try query.required("password")
         let token = try state.withLock { state throws(InternProductsError) in
             guard let user = state.user(named: username) else { throw .noSuchUser(username) }
-            guard user.password == password else { throw .wrongPassword(username) }
+            guard user.password.hasSameBytes(as: password) else { throw .wrongPassword(username) }
             return user.loginToken
         }
         return Self.json(TokenAnswer(loginToken: token))

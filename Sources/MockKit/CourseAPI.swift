@@ -8,6 +8,11 @@ public protocol CourseAPI: MockAPI {
     associatedtype Seed
     associatedtype State
 
+    /// The short name used by `--only`, `/_mock/reset/{api}` and the journal; the seed is `Seed/<name>.json`.
+    static var name: String { get }
+    /// The API filled from its seed in the seed folder.
+    init(seed: SeedDirectory, options: APIOptions) throws(SeedError)
+
     /// Whether JSON answers write `/` as `\/`, as the course's server did.
     static var escapesSlash: Bool { get }
     /// An answer with an encoded JSON body; by default `application/json; charset=utf-8`.
@@ -18,12 +23,19 @@ public protocol CourseAPI: MockAPI {
     /// A seed-format document (`PUT /_mock/state/{name}`, `--state`) read as the new seed.
     func seed(from document: JSONValue) throws(SeedError) -> Seed
     /// The live state in the seed file's format (`GET /_mock/state/{name}`).
-    func seedDocument(of state: State) -> any Encodable
+    func stateDocument(of state: State) -> any Encodable
     /// How a loaded seed changes the live state; nil, the default, makes a fresh state from it.
     func loadingSeed(_ seed: Seed) -> ((inout State) -> Void)?
 }
 
 extension CourseAPI {
+    public var name: String { Self.name }
+
+    /// `Seed/<name>.json`, parsed.
+    public static func seedDocument(in seed: SeedDirectory) throws(SeedError) -> JSONValue {
+        try seed.document("\(name).json")
+    }
+
     public static func json(_ encoded: [UInt8], status: Int = 200) -> Response {
         .json(status, encoded)
     }
@@ -40,7 +52,7 @@ extension CourseAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let document = state.read { state, _ in seedDocument(of: state) }
+        let document = state.read { state, _ in stateDocument(of: state) }
         return OrderedJSON.encode(document, escapeSlash: false)
     }
 

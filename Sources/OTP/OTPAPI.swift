@@ -14,7 +14,7 @@ import MockKit
 /// Every answer of the three endpoints is HTTP 200; only the body's `status` tells success.
 public final class OTPAPI: CourseAPI {
     public typealias Failure = OTPError
-    public let name = "otp"
+    public static let name = "otp"
 
     public var routes: RouteGroup {
         routeGroup([
@@ -33,7 +33,8 @@ public final class OTPAPI: CourseAPI {
     public let state: SeededStore<OTPDirectory, OTPState>
     private let options: APIOptions
 
-    public init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
         let initial = try OTPDirectory(seed: document)
         state = SeededStore(seed: initial, fresh: OTPState.init(directory:))
         self.options = options
@@ -43,7 +44,7 @@ public final class OTPAPI: CourseAPI {
         try OTPDirectory(seed: document)
     }
 
-    public func seedDocument(of state: OTPState) -> any Encodable {
+    public func stateDocument(of state: OTPState) -> any Encodable {
         OTPSeedFile(state.directory)
     }
 

@@ -14,7 +14,7 @@ import MockKit
 /// | del-tweet.cgi   | username, session_token, tweet_id   | {"tweet_id":"…","isdeleted":1,"tweet":"[deleted]"} |
 public final class WSUVTwitterAPI: CourseAPI {
     public typealias Failure = WSUVError
-    public let name = "wsuv"
+    public static let name = "wsuv"
 
     /// `/login.cgi`, `/cgi-bin/login.cgi`, `/~cs458/cgi-bin/login.cgi` (test server), `/~wcochran/cgi-bin/login.cgi` (main).
     static let prefixes = ["", "/cgi-bin", "/~cs458/cgi-bin", "/~wcochran/cgi-bin"]
@@ -40,7 +40,8 @@ public final class WSUVTwitterAPI: CourseAPI {
     private let clock: @Sendable () -> Date
     private let timeZone: TimeZone
 
-    public init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
         let initial = try WSUVState(seed: document)
         state = SeededStore(initial)
         clock = options.clock
@@ -51,7 +52,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         try WSUVState(seed: document)
     }
 
-    public func seedDocument(of state: WSUVState) -> any Encodable {
+    public func stateDocument(of state: WSUVState) -> any Encodable {
         WSUVSeedFile(state)
     }
 

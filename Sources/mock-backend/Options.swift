@@ -20,6 +20,7 @@ struct Options {
     var journal = 1000
     var quiet = false
     var logFormat = RequestLog.Format.text
+    var poller = PollerKind.available[0]
     var healthcheck: String??
     var showVersion = false
     var showHelp = false
@@ -34,6 +35,7 @@ struct Options {
         ("--state", "MOCK_STATE"), ("--latency", "MOCK_LATENCY"), ("--otp-code", "MOCK_OTP_CODE"),
         ("--otp-ttl", "MOCK_OTP_TTL"), ("--wsuv-tz", "MOCK_WSUV_TZ"), ("--max-body", "MOCK_MAX_BODY"),
         ("--admin-token", "MOCK_ADMIN_TOKEN"), ("--journal", "MOCK_JOURNAL"), ("--log-format", "MOCK_LOG_FORMAT"),
+        ("--poller", "MOCK_POLLER"),
     ]
 
     init(arguments: [String], environment: [String: String]) throws(UsageError) {
@@ -131,21 +133,31 @@ struct Options {
             }
             logFormat = parsed
         }
+        if let name = values["--poller"] {
+            let offered = PollerKind.available.map(\.rawValue).joined(separator: " or ")
+            guard let kind = PollerKind(rawValue: name), PollerKind.available.contains(kind) else {
+                throw UsageError(message: "--poller must be \(offered) on this system, not \(name)")
+            }
+            poller = kind
+        }
     }
+
+    /// One line per API of the catalog.
+    private static let apiLines = APICatalog.entries.map { entry in
+        "  " + entry.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+            + entry.title.padding(toLength: 34, withPad: " ", startingAt: 0) + entry.paths
+    }.joined(separator: "\n")
 
     static let usage = """
     Usage: mock-backend [options]
 
-    Serves five course backends on one port (default 8080), from the seed in Seed/:
-      threads         UNC Charlotte message threads     /api/login, /api/threads, …
-      internproducts  Endava School of iOS              /login, /register, /products
-      wsuv            WSU Vancouver CS 458 Twitter      /cgi-bin/get-tweets.cgi, …
-      cse118          UC Santa Cruz CSE 118             /api/v2/…
-      otp             UC Davis ECS 189E one-time codes  /api/send_verification_code, …
+    Serves these course backends on one port (default 8080), from the seed in Seed/:
+    \(apiLines)
     Control surface: GET /, /_mock/health, POST /_mock/reset (loopback only by default).
 
     Options (environment variable in brackets; a flag beats its variable):
-      --host HOST           listen on this address only [MOCK_HOST] (default: all, IPv4 and IPv6)
+      --host HOST           listen on this address only, or every address of a name like
+                            localhost [MOCK_HOST] (default: all, IPv4 and IPv6)
       --port N              port to listen on [PORT] (default 8080; 0 picks a free one)
       --seed DIR            seed folder [MOCK_SEED_DIR] (default: the shipped Seed/)
       --only API,API        serve only these APIs [MOCK_ONLY]
@@ -159,6 +171,7 @@ struct Options {
       --journal N           requests kept for /_mock/requests, 0 = off [MOCK_JOURNAL] (default 1000)
       --quiet               no line per request [MOCK_QUIET=1]
       --log-format F        text or json [MOCK_LOG_FORMAT] (default text)
+      --poller P            epoll (Linux's default) or poll (macOS's only one) [MOCK_POLLER]
       --healthcheck [URL]   ask a running server's /_mock/health; exit 0 if healthy, 1 if not
       --version             print the version
       --help                print this help
