@@ -71,6 +71,22 @@ public final class MockApp: HTTPResponder {
         return response
     }
 
+    /// A body over `--max-body` on a course API's path is refused in that API's own format.
+    public func refusal(of request: Request, status: Int, reason: String) -> Response? {
+        guard status == 413 else { return nil }
+        let group: RouteGroup
+        switch router.match(method: request.method, path: request.path) {
+        case let .found(matched, _, _), let .methodNotAllowed(matched, _), let .preflight(matched, _): group = matched
+        case .notFound: return nil
+        }
+        guard let api = apisByName[group.api] else { return nil }
+        var response = api.bodyTooLarge(reason)
+        response.api = api.name
+        response.explanation = "\(reason) (--max-body); the body was not read"
+        response.headers.add("Access-Control-Allow-Origin", "*")
+        return response
+    }
+
     /// A course API's answer: maybe an injected error instead, maybe held back, always persisted.
     private func serve(_ request: Request, by api: any MockAPI, handler: Handler) -> Response {
         let active = faults.withLock { $0 }

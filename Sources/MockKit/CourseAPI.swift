@@ -65,6 +65,10 @@ extension CourseAPI {
         Failure.injectedFault(status: status)
     }
 
+    public func bodyTooLarge(_ reason: String) -> Response {
+        Failure.bodyTooLarge(reason)
+    }
+
     /// The route table with this API's 405.
     public func routeGroup(matching: PathMatching = PathMatching(), _ routes: [Route]) -> RouteGroup {
         RouteGroup(api: name, matching: matching, routes: routes, methodNotAllowed: Failure.methodNotAllowed)

@@ -32,6 +32,8 @@ public protocol MockAPI: AnyObject, Sendable {
     func loadState(_ document: JSONValue) throws(SeedError)
     /// This API's own answer to an injected fault of the given status (admin.md, Faults).
     func injectedFault(status: Int) -> Response
+    /// This API's own answer to a body over `--max-body` (docs/reliability.md#memory-and-size-limits).
+    func bodyTooLarge(_ reason: String) -> Response
     /// Where the API lives and which accounts its seed has, for the banner and the index page.
     var summary: APISummary { get }
     /// Extra `/_mock/…` endpoints of this API (the OTP outbox); served under the admin access rule.
