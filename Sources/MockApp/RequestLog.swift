@@ -1,0 +1,44 @@
+import Foundation
+import MockHTTP
+
+/// One console line per request: time, client, method, path, status, bytes, milliseconds, api.
+public final class RequestLog: Sendable {
+    public enum Format: String, Sendable {
+        case text, json
+    }
+
+    private let format: Format
+    private let output: @Sendable (String) -> Void
+
+    public init(format: Format, output: @escaping @Sendable (String) -> Void = Console.standard.write) {
+        self.format = format
+        self.output = output
+    }
+
+    public func record(_ exchange: Exchange) {
+        let request = exchange.request, response = exchange.response
+        let milliseconds = (exchange.durationMilliseconds * 100).rounded() / 100
+        switch format {
+        case .text:
+            let time = LocalTime.timeOfDay(request.receivedAt)
+            output("\(time) \(request.peer.host) \(request.method) \(request.target) \(response.status) "
+                + "\(exchange.responseBytes)B \(milliseconds)ms \(response.routeGroup ?? "-")")
+        case .json:
+            let line = LogLine(at: ISO8601.format(request.receivedAt), client: request.peer.description,
+                               method: request.method, path: request.target, status: response.status,
+                               bytes: exchange.responseBytes, ms: milliseconds, api: response.routeGroup)
+            output(String(decoding: OrderedJSON.encode(line, escapeSlash: false), as: UTF8.self))
+        }
+    }
+
+    private struct LogLine: Encodable {
+        var at: String
+        var client: String
+        var method: String
+        var path: String
+        var status: Int
+        var bytes: Int
+        var ms: Double
+        var api: String?
+    }
+}
