@@ -1,7 +1,8 @@
 import Foundation
 import MockHTTP
 
-/// One console line per request: time, client, method, path, status, bytes, milliseconds, api.
+/// One console line per request: time, client, method, path, status, bytes, milliseconds, api,
+/// and for an error, in parentheses, why it happened.
 public final class RequestLog: Sendable {
     public enum Format: String, Sendable {
         case text, json
@@ -21,12 +22,14 @@ public final class RequestLog: Sendable {
         switch format {
         case .text:
             let time = LocalTime.timeOfDay(request.receivedAt)
-            output("\(time) \(request.peer.host) \(request.method) \(request.target) \(response.status) "
-                + "\(exchange.responseBytes)B \(milliseconds)ms \(response.routeGroup ?? "-")")
+            let line = "\(time) \(request.peer.host) \(request.method) \(request.target) \(response.status) "
+                + "\(exchange.responseBytes)B \(milliseconds)ms \(response.routeGroup ?? "-")"
+            output(response.explanation.map { "\(line) (\($0))" } ?? line)
         case .json:
             let line = LogLine(at: ISO8601.format(request.receivedAt), client: request.peer.description,
                                method: request.method, path: request.target, status: response.status,
-                               bytes: exchange.responseBytes, ms: milliseconds, api: response.routeGroup)
+                               bytes: exchange.responseBytes, ms: milliseconds, api: response.routeGroup,
+                               reason: response.explanation)
             output(String(decoding: OrderedJSON.encode(line, escapeSlash: false), as: UTF8.self))
         }
     }
@@ -40,5 +43,6 @@ public final class RequestLog: Sendable {
         var bytes: Int
         var ms: Double
         var api: String?
+        var reason: String?
     }
 }

@@ -129,6 +129,9 @@ public struct Response: Sendable {
     /// The name of the route group that answered, for the responder's own records (its request
     /// log); nil when none did.
     public var routeGroup: String?
+    /// Why an error happened, in one line for the person at the console and in the journal;
+    /// never sent to the client (the body is the course API's own).
+    public var explanation: String?
 
     public init(status: Int = 200, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
