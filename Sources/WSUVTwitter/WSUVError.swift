@@ -49,13 +49,14 @@ public enum WSUVError: APIError {
         case .noSuchTweet: return "no such tweet_id"
         case .userExists: return "that username is taken; log in instead"
         case .queryFailed: return "the date parameter holds a NUL byte, which broke the SQL statement"
+        case .scriptDied: return "the multipart body could not be read (the scripts' CGI.pm died on it)"
         }
     }
 
     /// The parameters the script needs and does not have, and where the scripts read them.
     private static func badRequestReason(_ request: Request) -> String {
         let script = request.path.split(separator: "/").last.map(String.init) ?? ""
-        let parameters = WSUVParameters(request)
+        guard let parameters = try? WSUVParameters(request) else { return "the body could not be read" }
         let source: FieldSource = ["POST", "PUT", "PATCH"].contains(request.method) ? .form : .query
         let missing = (requiredParameters[script] ?? []).filter { parameters[$0] == nil }
         guard let first = missing.first else {
