@@ -303,7 +303,8 @@ What it is for: a development server on a student's Mac, where one simulator or 
 connections and a UI test suite tens, not the 10,000 of the idle-connection test above. The
 cost of poll grows with the number of open connections (each wait passes and scans all of them),
 which the last row shows: a few busy clients beside 1,000 idle ones. Up to a few hundred
-connections that cost stays small next to the work of answering.
+connections that cost stays small next to the work of answering. On a busy shared machine single
+rounds differ by tens of percent (each one is in `poll.json`); read the ratios, not the rates.
 
 """
 
