@@ -81,9 +81,9 @@ public final class MockApp: HTTPResponder {
         case let .found(matched, _, _), let .methodNotAllowed(matched, _), let .preflight(matched, _): group = matched
         case .notFound: return nil
         }
-        guard let api = apisByName[group.api] else { return nil }
+        guard let api = apisByName[group.name] else { return nil }
         var response = api.bodyTooLarge(reason)
-        response.api = api.name
+        response.routeGroup = api.name
         response.explanation = "\(reason) (--max-body); the body was not read"
         response.headers.add("Access-Control-Allow-Origin", "*")
         return response
