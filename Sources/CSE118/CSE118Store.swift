@@ -86,18 +86,26 @@ public struct CSE118State {
         return workspace
     }
 
-    func visibleChannel(_ id: String, to caller: String) throws(CSE118Error) -> (workspace: Workspace, channel: Channel) {
+    // An endpoint that changes a workspace must not hold a copy of it (or of a channel) meanwhile:
+    // the change would then copy its channels (or messages) first. Hence owners and ids below.
+
+    /// The channel and its workspace's owner, if the caller sees the workspace.
+    func visibleChannel(_ id: String, to caller: String) throws(CSE118Error) -> (owner: String, channel: Channel) {
         guard let workspaceID = workspaceOfChannel[id], let workspace = workspaces[workspaceID],
               workspace.isVisible(to: caller), let channel = workspace.channels[id] else { throw .channelNotFound }
-        return (workspace, channel)
+        return (workspace.owner, channel)
     }
 
-    func visibleMessage(_ id: String, to caller: String) throws(CSE118Error)
-        -> (workspace: Workspace, channel: Channel, message: Message) {
+    /// The message and its workspace's owner, if the caller sees the workspace.
+    func visibleMessage(_ id: String, to caller: String) throws(CSE118Error) -> (owner: String, message: Message) {
         guard let channelID = channelOfMessage[id], let workspaceID = workspaceOfChannel[channelID],
               let workspace = workspaces[workspaceID], workspace.isVisible(to: caller),
-              let channel = workspace.channels[channelID], let message = channel.messages[id] else { throw .messageNotFound }
-        return (workspace, channel, message)
+              let message = workspace.channels[channelID]?.messages[id] else { throw .messageNotFound }
+        return (workspace.owner, message)
+    }
+
+    func isMember(_ memberID: String, of workspaceID: String) -> Bool {
+        workspaces[workspaceID]?.members.contains(memberID) == true
     }
 
     /// Ascending by lower-cased name, ties by id (contract §4).
