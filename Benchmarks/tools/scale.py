@@ -207,7 +207,8 @@ def markdown_table(results):
                      f"{b['rps']:,.0f} ({b['p99_ms']:.2f}) | {b['rps'] / a['rps']:.2f} |")
     for key, label in (("startup_ms", "start-up to first answer, ms"), ("startup_cpu_ms", "CPU used by then, ms"),
                        ("idle_rss_mb", "RSS after start, MB"), ("peak_rss_mb", "peak RSS at the end, MB")):
-        lines.append(f"| {label} | {small[key]:,.1f} | {large[key]:,.1f} | {large[key] / small[key]:.2f} |")
+        ratio = f"{large[key] / small[key]:.2f}" if small[key] else "—"
+        lines.append(f"| {label} | {small[key]:,.1f} | {large[key]:,.1f} | {ratio} |")
     return "\n".join(lines)
 
 
