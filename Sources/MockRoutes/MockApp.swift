@@ -10,8 +10,8 @@ public struct AppSettings: Sendable {
     public var journalCapacity = 1000
     /// `--latency`, in milliseconds.
     public var latency: ClosedRange<Double>?
-    /// `--state`: where every change is written.
-    public var stateFile: StateFile?
+    /// `--state`: where every change is stored before it is acknowledged.
+    public var stateLog: StateLog?
 
     public init(adminToken: String? = nil, log: RequestLog? = nil) {
         self.adminToken = adminToken
@@ -46,10 +46,10 @@ public final class MockApp: HTTPResponder {
         case let .found(group, handler, parameters):
             var routed = request
             routed.pathParameters = parameters
-            if let api = apisByName[group.api] {
-                response = serve(routed, by: api, handler: handler)
-            } else {
-                response = handler(routed)
+            let api = apisByName[group.api]
+            response = stored(by: api) {
+                if let api { return serve(routed, by: api, handler: handler) }
+                return handler(routed)
             }
             response.api = group.api
         case let .methodNotAllowed(group, allowed):
@@ -69,7 +69,30 @@ public final class MockApp: HTTPResponder {
         return response
     }
 
-    /// A course API's answer: maybe an injected error instead, maybe held back, always persisted.
+    /// An answer that, with `--state`, goes out only once what it changed is stored, and never
+    /// shows a change that was not: a change that cannot be stored is answered with the API's own
+    /// server error (the admin surface's JSON error for resets and loads), and a read that saw a
+    /// change withdrawn since is made again.
+    private func stored(by api: (any MockAPI)?, _ answer: () -> Response) -> Response {
+        guard let log = settings.stateLog else { return answer() }
+        let writes = RequestWrites.current
+        for _ in 0..<3 {
+            writes.clear()
+            let response = answer()
+            let (first, last, saw) = (writes.firstWrote, writes.wrote, writes.saw)
+            writes.clear()
+            if last > 0 {
+                if log.settle(first), log.settle(last) { return response }
+                break
+            }
+            if saw == 0 || log.settle(saw) { return response }
+        }
+        if let api { return api.injectedFault(status: 500) }
+        return AdminAPI.json(500, ["error": "state_not_stored",
+                                   "detail": "the state file \(log.path) cannot store changes: \(log.failureReason ?? "a write failed")"])
+    }
+
+    /// A course API's answer: maybe an injected error instead, maybe held back.
     private func serve(_ request: Request, by api: any MockAPI, handler: Handler) -> Response {
         let active = faults.withLock { $0 }
         var response: Response
@@ -77,7 +100,6 @@ public final class MockApp: HTTPResponder {
             response = api.injectedFault(status: status)
         } else {
             response = handler(request)
-            settings.stateFile?.persist(api)
         }
         response.delay = delay(for: api.name, faults: active)
         return response

@@ -60,7 +60,7 @@ public final class CSE118API: MockAPI {
         // A reset drops every token, those of a loaded state document included (contract §7).
         state = SeededStore(seed: initial) { seed in
             var fresh = seed
-            fresh.tokens = [:]
+            fresh.forgetTokens()
             return fresh
         }
         clock = options.clock
@@ -71,15 +71,17 @@ public final class CSE118API: MockAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let file = state.read { state, _ in CSE118SeedFile(state) }
-        return OrderedJSON.encode(file, escapeSlash: false)
+        state.read { state, _ in state.seedDocument() }
     }
 
+    /// The loaded document's tokens work until the next reset; `PUT /reset` still restores the
+    /// seed's fixtures.
     public func loadState(_ document: JSONValue) throws(SeedError) {
         let loaded = try CSE118State(seed: document)
-        // The loaded document's tokens work until the next reset.
-        state.replaceSeed(loaded) { $0 = loaded }
+        state.replace { $0 = $0.keepingFixtures(of: loaded) }
     }
+
+    public var loggedStore: any LoggedStore { state }
 
     public func injectedFault(status: Int) -> Response {
         CSE118Error.serviceUnavailable.response(status: status)
@@ -102,7 +104,7 @@ public final class CSE118API: MockAPI {
             guard let member = state.member(email: input[field: "email"]), member.password == input[field: "password"]
             else { throw .invalidCredentials }
             let token = CSE118Token.mint(for: member, issuedAt: issuedAt)
-            state.tokens[token] = member.id
+            state.setToken(token, member: member.id)
             return Self.json(CSE118Shape.Login(id: member.id, name: member.name, accessToken: token))
         }
     }
@@ -118,6 +120,7 @@ public final class CSE118API: MockAPI {
             let workspace = CSE118State.Workspace(id: Self.newID(), name: input[field: "name"], owner: caller,
                                                   fixtureOf: nil, members: [], channels: [])
             state.workspaces.append(workspace)
+            state.changes.touch(state.path(workspace: state.workspaces.count - 1))
             return Self.json(workspace.shape, status: 201)
         }
     }
@@ -126,6 +129,7 @@ public final class CSE118API: MockAPI {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
             let index = try state.visibleWorkspace(input.id, to: caller)
             guard state.workspaces[index].owner == caller else { throw .ownerOnly }
+            state.changes.touch(state.path(workspace: index))
             return Self.json(state.workspaces.remove(at: index).shape)
         }
     }
@@ -143,6 +147,7 @@ public final class CSE118API: MockAPI {
             guard state.workspaces[index].owner == caller else { throw .ownerOnly }
             let channel = CSE118State.Channel(id: Self.newID(), name: input[field: "name"], messages: [])
             state.workspaces[index].channels.append(channel)
+            state.changes.touch(state.path(workspace: index, channel: state.workspaces[index].channels.count - 1))
             return Self.json(channel.shape, status: 201)
         }
     }
@@ -151,6 +156,7 @@ public final class CSE118API: MockAPI {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
             let (w, c) = try state.visibleChannel(input.id, to: caller)
             guard state.workspaces[w].owner == caller else { throw .ownerOnly }
+            state.changes.touch(state.path(workspace: w, channel: c))
             return Self.json(state.workspaces[w].channels.remove(at: c).shape)
         }
     }
@@ -172,6 +178,7 @@ public final class CSE118API: MockAPI {
             let message = CSE118State.Message(id: Self.newID(), member: caller, posted: posted,
                                               content: input[field: "content"])
             state.workspaces[w].channels[c].messages.append(message)
+            state.changes.touch(state.path(workspace: w, channel: c, message: message.id))
             return Self.json(message.shape, status: 201)
         }
     }
@@ -181,6 +188,7 @@ public final class CSE118API: MockAPI {
             let (w, c, m) = try state.visibleMessage(input.id, to: caller)
             let poster = state.workspaces[w].channels[c].messages[m].member
             guard caller == poster || caller == state.workspaces[w].owner else { throw .posterOrOwnerOnly }
+            state.changes.touch(state.path(workspace: w, channel: c, message: state.workspaces[w].channels[c].messages[m].id))
             return Self.json(state.workspaces[w].channels[c].messages.remove(at: m).shape)
         }
     }
@@ -207,6 +215,7 @@ public final class CSE118API: MockAPI {
             guard member.id != workspace.owner else { throw .memberOwnsWorkspace }
             guard !workspace.members.contains(member.id) else { throw .memberAlreadyInWorkspace }
             state.workspaces[index].members.append(member.id)
+            state.changes.touch(state.path(workspace: index))
             return Self.json(CSE118Shape.Member(id: member.id, name: member.name), status: 201)
         }
     }
@@ -219,6 +228,7 @@ public final class CSE118API: MockAPI {
             guard state.workspaces[index].members.contains(member.id) else { throw .memberNotInWorkspace }
             // Their messages stay in the workspace (contract §4).
             state.workspaces[index].members.removeAll { $0 == member.id }
+            state.changes.touch(state.path(workspace: index))
             return Self.json(CSE118Shape.Member(id: member.id, name: member.name))
         }
     }

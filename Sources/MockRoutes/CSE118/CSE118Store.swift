@@ -41,9 +41,10 @@ struct CSE118State {
     var members: [Member] = []
     var workspaces: [Workspace] = []
     /// Token → member id.
-    var tokens: [String: String] = [:]
-    /// The workspaces of the document this state was loaded from, which `PUT /reset` restores.
+    private(set) var tokens: [String: String] = [:]
+    /// The workspaces of the seed, which `PUT /reset` restores.
     private(set) var seededWorkspaces: [Workspace] = []
+    var changes = StateChanges()
 
     func member(_ id: String) -> Member? { members.first { $0.id == id } }
 
@@ -92,6 +93,33 @@ struct CSE118State {
             .map { CSE118Shape.Member(id: $0.id, name: $0.name) }
     }
 
+    /// A reset ends every token, those of a loaded state document included (contract §7).
+    mutating func forgetTokens() {
+        tokens = [:]
+    }
+
+    mutating func setToken(_ token: String, member: String) {
+        tokens[token] = member
+        changes.touch(.row("tokens", "token", .string(token)))
+    }
+
+    /// A loaded state document with the fixtures `PUT /reset` restores taken from this state.
+    func keepingFixtures(of loaded: CSE118State) -> CSE118State {
+        var kept = loaded
+        kept.seededWorkspaces = seededWorkspaces
+        return kept
+    }
+
+    /// Where a workspace, one of its channels, or a message in it sits in the seed document.
+    func path(workspace w: Int, channel c: Int? = nil, message id: String? = nil) -> RowPath {
+        var path = RowPath.row("workspaces", "id", .string(workspaces[w].id))
+        if let c {
+            path = path.row("channels", "id", .string(workspaces[w].channels[c].id))
+            if let id { path = path.row("messages", "id", .string(id)) }
+        }
+        return path
+    }
+
     /// `PUT /reset` for one caller (contract §7): the workspaces they created go, their fixture
     /// workspaces come back exactly as seeded, at their seed positions. Nothing else changes.
     mutating func restoreFixtures(of caller: String) {
@@ -103,6 +131,7 @@ struct CSE118State {
         workspaces = workspaces.enumerated()
             .sorted { (seedPosition[$0.element.id] ?? Int.max, $0.offset) < (seedPosition[$1.element.id] ?? Int.max, $1.offset) }
             .map(\.element)
+        changes.touch(.member("workspaces"))
     }
 }
 
@@ -174,7 +203,7 @@ extension CSE118State {
         }
         for node in try root.optionalNode("tokens")?.array() ?? [] {
             let item = try node.object()
-            tokens[try item.text("token")] = try memberID(item.node("member"))
+            setToken(try item.text("token"), member: try memberID(item.node("member")))
         }
         seededWorkspaces = workspaces
     }
@@ -197,6 +226,31 @@ extension CSE118State {
     }
 }
 
+extension CSE118State: LoggedState {
+    func seedRow(at path: RowPath) -> [UInt8]? {
+        let steps = path.steps
+        if steps.count == 1, steps[0].keyField == nil, steps[0].member == "workspaces" {
+            return Self.encode(workspaces.map(CSE118SeedFile.Workspace.init))
+        }
+        guard case let .string(key)? = steps[0].key else { return nil }
+        if steps[0].member == "tokens" {
+            return tokens[key].map { Self.encode(CSE118SeedFile.Token(token: key, member: $0)) }
+        }
+        guard let workspace = workspaces.first(where: { $0.id == key }) else { return nil }
+        guard steps.count > 1 else { return Self.encode(CSE118SeedFile.Workspace(workspace)) }
+        guard case let .string(channelID)? = steps[1].key,
+              let channel = workspace.channels.first(where: { $0.id == channelID }) else { return nil }
+        guard steps.count > 2 else { return Self.encode(CSE118SeedFile.Channel(channel)) }
+        guard case let .string(messageID)? = steps[2].key,
+              let message = channel.messages.first(where: { $0.id == messageID }) else { return nil }
+        return Self.encode(CSE118SeedFile.Message(message))
+    }
+
+    func seedDocument() -> [UInt8] { Self.encode(CSE118SeedFile(self)) }
+
+    private static func encode(_ value: some Encodable) -> [UInt8] { OrderedJSON.encode(value, escapeSlash: false) }
+}
+
 /// The seed file's shape, written by `GET /_mock/state/cse118`.
 struct CSE118SeedFile: Encodable {
     struct Member: Encodable {
@@ -204,15 +258,29 @@ struct CSE118SeedFile: Encodable {
     }
     struct Message: Encodable {
         var id: String, member: String, posted: String, content: String
+
+        init(_ message: CSE118State.Message) {
+            (id, member, posted, content) = (message.id, message.member, message.posted, message.content)
+        }
     }
     struct Channel: Encodable {
         var id: String, name: String, messages: [Message]
+
+        init(_ channel: CSE118State.Channel) {
+            (id, name, messages) = (channel.id, channel.name, channel.messages.map(Message.init))
+        }
     }
     struct Workspace: Encodable {
         var id: String, name: String, owner: String
         /// Written as `null` for workspaces created at run time, so the key is always there.
         var fixtureOf: JSONValue
         var members: [String], channels: [Channel]
+
+        init(_ workspace: CSE118State.Workspace) {
+            (id, name, owner, members) = (workspace.id, workspace.name, workspace.owner, workspace.members)
+            fixtureOf = workspace.fixtureOf.map(JSONValue.string) ?? .null
+            channels = workspace.channels.map(Channel.init)
+        }
     }
     struct Token: Encodable {
         var token: String, member: String
@@ -224,15 +292,7 @@ struct CSE118SeedFile: Encodable {
 
     init(_ state: CSE118State) {
         members = state.members.map { Member(id: $0.id, name: $0.name, email: $0.email, password: $0.password) }
-        workspaces = state.workspaces.map { workspace in
-            Workspace(id: workspace.id, name: workspace.name, owner: workspace.owner,
-                      fixtureOf: workspace.fixtureOf.map(JSONValue.string) ?? .null, members: workspace.members,
-                      channels: workspace.channels.map { channel in
-                          Channel(id: channel.id, name: channel.name, messages: channel.messages.map {
-                              Message(id: $0.id, member: $0.member, posted: $0.posted, content: $0.content)
-                          })
-                      })
-        }
+        workspaces = state.workspaces.map(Workspace.init)
         tokens = state.tokens.sorted { $0.key < $1.key }.map { Token(token: $0.key, member: $0.value) }
     }
 }

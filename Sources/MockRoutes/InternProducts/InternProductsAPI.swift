@@ -39,14 +39,15 @@ public final class InternProductsAPI: MockAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let file = state.read { state, _ in InternProductsSeedFile(state) }
-        return OrderedJSON.encode(file, escapeSlash: false)
+        state.read { state, _ in state.seedDocument() }
     }
 
     public func loadState(_ document: JSONValue) throws(SeedError) {
         let loaded = try InternProductsState(seed: document, images: .base64, now: clock())
-        state.replaceSeed(loaded)
+        state.replace { $0 = loaded }
     }
+
+    public var loggedStore: any LoggedStore { state }
 
     public func injectedFault(status: Int) -> Response {
         InternProductsError.serviceUnavailable.response(status: status)

@@ -43,15 +43,16 @@ public final class OTPAPI: MockAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let file = state.read { state, _ in OTPSeedFile(state.directory) }
-        return OrderedJSON.encode(file, escapeSlash: false)
+        state.read { state, _ in state.seedDocument() }
     }
 
     /// Replaces users and tokens; pending codes and the outbox stay (contract §8).
     public func loadState(_ document: JSONValue) throws(SeedError) {
         let loaded = try OTPDirectory(seed: document)
-        state.replaceSeed(loaded) { $0.directory = loaded }
+        state.replace { $0.directory = loaded }
     }
+
+    public var loggedStore: any LoggedStore { state }
 
     /// admin.md's Faults table: status 200 whatever was configured, like every answer of this API.
     public func injectedFault(status: Int) -> Response {

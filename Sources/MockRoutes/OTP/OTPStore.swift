@@ -71,6 +71,7 @@ struct OTPUser {
 /// Users and their live tokens: what the seed and the state document hold.
 struct OTPDirectory {
     private(set) var users: [OTPUser] = []
+    var changes = StateChanges()
     private var indexByPhone: [String: Int] = [:]
     private var indexByToken: [String: Int] = [:]
 
@@ -87,6 +88,7 @@ struct OTPDirectory {
         while users.contains(where: { $0.userID == userID }) { userID = OTPSecret.make(length: OTPSecret.userIDLength) }
         add(OTPUser(userID: userID, phone: phone, name: "", keyfilePassword: OTPSecret.make(length: OTPSecret.length),
                     authTokens: [], accounts: nil))
+        touch(users.count - 1)
         return (users.count - 1, true)
     }
 
@@ -96,12 +98,18 @@ struct OTPDirectory {
         while indexByToken[token] != nil { token = OTPSecret.make(length: OTPSecret.length) }
         users[index].authTokens.append(token)
         indexByToken[token] = index
+        touch(index)
         return token
     }
 
     mutating func update(_ index: Int, name: String?, accounts: [OTPAccount]?) {
         if let name { users[index].name = name }
         if let accounts { users[index].accounts = accounts }
+        touch(index)
+    }
+
+    private mutating func touch(_ index: Int) {
+        changes.touch(.row("users", "e164_phone_number", .string(users[index].phone)))
     }
 
     private mutating func add(_ user: OTPUser) {
@@ -225,6 +233,22 @@ extension OTPDirectory {
     }
 }
 
+/// Only the directory is written to the state; pending codes and the outbox last one run.
+extension OTPState: LoggedState {
+    var changes: StateChanges {
+        get { directory.changes }
+        set { directory.changes = newValue }
+    }
+
+    func seedRow(at path: RowPath) -> [UInt8]? {
+        guard path.steps[0].member == "users", case let .string(phone)? = path.steps[0].key,
+              let index = directory.index(phone: phone) else { return nil }
+        return OrderedJSON.encode(OTPSeedFile.User(directory[index]), escapeSlash: false)
+    }
+
+    func seedDocument() -> [UInt8] { OrderedJSON.encode(OTPSeedFile(directory), escapeSlash: false) }
+}
+
 /// The seed file's shape, written by `GET /_mock/state/otp`.
 struct OTPSeedFile: Encodable {
     struct User: Encodable {
@@ -234,14 +258,16 @@ struct OTPSeedFile: Encodable {
         var keyfile_password: String
         var auth_tokens: [String]
         var accounts: [OTPAccount]?
+
+        init(_ user: OTPUser) {
+            (user_id, e164_phone_number, name, keyfile_password, auth_tokens, accounts) =
+                (user.userID, user.phone, user.name, user.keyfilePassword, user.authTokens, user.accounts)
+        }
     }
 
     var users: [User]
 
     init(_ directory: OTPDirectory) {
-        users = directory.users.map {
-            User(user_id: $0.userID, e164_phone_number: $0.phone, name: $0.name, keyfile_password: $0.keyfilePassword,
-                 auth_tokens: $0.authTokens, accounts: $0.accounts)
-        }
+        users = directory.users.map(User.init)
     }
 }

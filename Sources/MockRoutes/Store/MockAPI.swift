@@ -27,9 +27,11 @@ public protocol MockAPI: AnyObject, Sendable {
     func reset()
     /// The live state in the seed file's format, live tokens included (`GET /_mock/state/{name}`).
     func exportState() -> [UInt8]
-    /// Validates a seed-format document and makes it both the live state and the seed that reset
-    /// returns to (`PUT /_mock/state/{name}`); on an error nothing changes.
+    /// Validates a seed-format document and makes it the live state (`PUT /_mock/state/{name}`,
+    /// `--state`); reset still returns to the seed. On an error nothing changes.
     func loadState(_ document: JSONValue) throws(SeedError)
+    /// The store holding the state, which `--state` logs the changes of.
+    var loggedStore: any LoggedStore { get }
     /// This API's own answer to an injected fault of the given status (admin.md, Faults).
     func injectedFault(status: Int) -> Response
     /// Where the API lives and which accounts its seed has, for the banner and the index page.

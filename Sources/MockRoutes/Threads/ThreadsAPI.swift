@@ -48,14 +48,15 @@ public final class ThreadsAPI: MockAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let file = state.read { state, _ in ThreadsSeedFile(state) }
-        return OrderedJSON.encode(file, escapeSlash: false)
+        state.read { state, _ in state.seedDocument() }
     }
 
     public func loadState(_ document: JSONValue) throws(SeedError) {
         let loaded = try ThreadsState(seed: document)
-        state.replaceSeed(loaded)
+        state.replace { $0 = loaded }
     }
+
+    public var loggedStore: any LoggedStore { state }
 
     public var openAPIDocument: [UInt8]? { ThreadsOpenAPI.document }
 
@@ -217,7 +218,7 @@ public final class ThreadsAPI: MockAPI {
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
         let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
-        state.tokens[token] = ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime)
+        state.setToken(token, to: ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime))
         return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
                           userLname: user.lname, userRole: user.role)
     }

@@ -43,10 +43,11 @@ struct ThreadsState {
     private var userIDByEmail: [String: Int] = [:]
     /// Each thread's message ids, ascending.
     private var messageIDsByThread: [Int: [Int]] = [:]
-    var tokens: [String: Token] = [:]
+    private(set) var tokens: [String: Token] = [:]
     var nextUserID = 1
     var nextThreadID = 1
     var nextMessageID = 1
+    var changes = StateChanges()
 
     func user(_ id: Int) -> User? { users[id] }
 
@@ -65,28 +66,44 @@ struct ThreadsState {
     mutating func add(_ user: User) {
         users.append(user)
         userIDByEmail[user.email.lowercased()] = user.id
+        changes.touch(.row("users", "user_id", .int(user.id)))
+        changes.touch(.member("next_ids"))
     }
 
     /// Adds a thread whose id is above every earlier one.
     mutating func add(_ thread: Thread) {
         threads.append(thread)
+        changes.touch(.row("threads", "thread_id", .int(thread.id)))
+        changes.touch(.member("next_ids"))
     }
 
     /// Adds a message, to an existing thread, whose id is above every earlier one.
     mutating func add(_ message: Message) {
         messages.append(message)
         messageIDsByThread[message.threadID, default: []].append(message.id)
+        changes.touch(.row("messages", "message_id", .int(message.id)))
+        changes.touch(.member("next_ids"))
     }
 
     /// Removes a thread and its messages.
     mutating func removeThread(_ id: Int) {
-        for messageID in messageIDsByThread.removeValue(forKey: id) ?? [] { messages.remove(messageID) }
+        for messageID in messageIDsByThread.removeValue(forKey: id) ?? [] {
+            messages.remove(messageID)
+            changes.touch(.row("messages", "message_id", .int(messageID)))
+        }
         threads.remove(id)
+        changes.touch(.row("threads", "thread_id", .int(id)))
     }
 
     mutating func removeMessage(_ id: Int) {
         guard let message = messages.remove(id) else { return }
         messageIDsByThread[message.threadID]?.removeAll { $0 == id }
+        changes.touch(.row("messages", "message_id", .int(id)))
+    }
+
+    mutating func setToken(_ token: String, to record: Token?) {
+        tokens[token] = record
+        changes.touch(.row("tokens", "token", .string(token)))
     }
 
     func creator(_ userID: Int) -> Creator {
@@ -146,7 +163,7 @@ extension ThreadsState {
             let item = try node.object()
             let userID = try item.int("user_id")
             if seededUsers[userID] == nil { throw node.fail("user_id \(userID) is not a user") }
-            tokens[try item.text("token")] = Token(userID: userID, expires: try item.int("exp"))
+            setToken(try item.text("token"), to: Token(userID: userID, expires: try item.int("exp")))
         }
         for user in seededUsers.values.sorted(by: { $0.id < $1.id }) { add(user) }
         for thread in seededThreads.values.sorted(by: { $0.id < $1.id }) { add(thread) }
@@ -176,18 +193,35 @@ extension ThreadsState {
 struct ThreadsSeedFile: Encodable {
     struct User: Encodable {
         var user_id: Int, email: String, password: String, fname: String, lname: String, role: String
+
+        init(_ user: ThreadsState.User) {
+            (user_id, email, password, fname, lname, role) = (user.id, user.email, user.password, user.fname, user.lname, user.role)
+        }
     }
     struct Thread: Encodable {
         var thread_id: Int, user_id: Int, title: String, created_at: String
+
+        init(_ thread: ThreadsState.Thread) {
+            (thread_id, user_id, title, created_at) = (thread.id, thread.userID, thread.title, thread.createdAt)
+        }
     }
     struct Message: Encodable {
         var message_id: Int, thread_id: Int, user_id: Int, message: String, created_at: String
+
+        init(_ message: ThreadsState.Message) {
+            (message_id, thread_id, user_id, self.message, created_at) =
+                (message.id, message.threadID, message.userID, message.text, message.createdAt)
+        }
     }
     struct Token: Encodable {
         var token: String, user_id: Int, exp: Int
     }
     struct NextIDs: Encodable {
         var user: Int, thread: Int, message: Int
+
+        init(_ state: ThreadsState) {
+            (user, thread, message) = (state.nextUserID, state.nextThreadID, state.nextMessageID)
+        }
     }
 
     var users: [User]
@@ -197,14 +231,31 @@ struct ThreadsSeedFile: Encodable {
     var next_ids: NextIDs
 
     init(_ state: ThreadsState) {
-        users = state.users.rows.map { User(user_id: $0.id, email: $0.email, password: $0.password, fname: $0.fname,
-                                       lname: $0.lname, role: $0.role) }
-        threads = state.threads.rows.map { Thread(thread_id: $0.id, user_id: $0.userID, title: $0.title, created_at: $0.createdAt) }
-        messages = state.messages.rows.map { Message(message_id: $0.id, thread_id: $0.threadID, user_id: $0.userID,
-                                                message: $0.text, created_at: $0.createdAt) }
+        users = state.users.rows.map(User.init)
+        threads = state.threads.rows.map(Thread.init)
+        messages = state.messages.rows.map(Message.init)
         tokens = state.tokens.sorted { $0.key < $1.key }.map { Token(token: $0.key, user_id: $0.value.userID, exp: $0.value.expires) }
-        next_ids = NextIDs(user: state.nextUserID, thread: state.nextThreadID, message: state.nextMessageID)
+        next_ids = NextIDs(state)
     }
+}
+
+extension ThreadsState: LoggedState {
+    func seedRow(at path: RowPath) -> [UInt8]? {
+        let step = path.steps[0]
+        switch (step.member, step.key) {
+        case let ("users", .int(id)?): return users[id].map { Self.encode(ThreadsSeedFile.User($0)) }
+        case let ("threads", .int(id)?): return threads[id].map { Self.encode(ThreadsSeedFile.Thread($0)) }
+        case let ("messages", .int(id)?): return messages[id].map { Self.encode(ThreadsSeedFile.Message($0)) }
+        case let ("tokens", .string(token)?):
+            return tokens[token].map { Self.encode(ThreadsSeedFile.Token(token: token, user_id: $0.userID, exp: $0.expires)) }
+        case ("next_ids", nil): return Self.encode(ThreadsSeedFile.NextIDs(self))
+        default: return nil
+        }
+    }
+
+    func seedDocument() -> [UInt8] { Self.encode(ThreadsSeedFile(self)) }
+
+    private static func encode(_ value: some Encodable) -> [UInt8] { OrderedJSON.encode(value, escapeSlash: false) }
 }
 
 // MARK: Tokens

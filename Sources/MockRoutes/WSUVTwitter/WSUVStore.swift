@@ -28,7 +28,8 @@ struct WSUVState {
     private(set) var users: [User] = []
     private var userIndexByName: [String: Int] = [:]
     /// Tweets are never removed, so the next id is the last one's + 1.
-    var tweets = IDTable<Tweet>()
+    private(set) var tweets = IDTable<Tweet>()
+    var changes = StateChanges()
 
     func userIndex(_ username: String) -> Int? { userIndexByName[username] }
 
@@ -36,10 +37,24 @@ struct WSUVState {
     mutating func add(_ user: User) {
         userIndexByName[user.username] = users.count
         users.append(user)
+        changes.touch(.row("users", "username", .string(user.username)))
     }
 
     mutating func setSessionToken(_ token: String, ofUser index: Int) {
         users[index].sessionToken = token
+        changes.touch(.row("users", "username", .string(users[index].username)))
+    }
+
+    /// Adds a tweet whose id is above every earlier one.
+    mutating func add(_ tweet: Tweet) {
+        tweets.append(tweet)
+        changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
+    }
+
+    /// Puts a changed tweet in place of the one with its id.
+    mutating func replace(_ tweet: Tweet) {
+        tweets.replace(tweet)
+        changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
     }
 
     var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
@@ -134,17 +149,37 @@ extension WSUVState {
     }
 }
 
+extension WSUVState: LoggedState {
+    func seedRow(at path: RowPath) -> [UInt8]? {
+        let step = path.steps[0]
+        switch (step.member, step.key) {
+        case let ("users", .string(username)?):
+            return userIndex(username).map { OrderedJSON.encode(WSUVSeedFile.User(users[$0]), escapeSlash: false) }
+        case let ("tweets", .int(id)?):
+            return tweets[id].map { OrderedJSON.encode(shape($0), escapeSlash: false) }
+        default:
+            return nil
+        }
+    }
+
+    func seedDocument() -> [UInt8] { OrderedJSON.encode(WSUVSeedFile(self), escapeSlash: false) }
+}
+
 /// The seed file's shape, written by `GET /_mock/state/wsuv`: live tokens sit in `session_token`.
 struct WSUVSeedFile: Encodable {
     struct User: Encodable {
         var username: String, password: String, session_token: String
+
+        init(_ user: WSUVState.User) {
+            (username, password, session_token) = (user.username, user.password, user.sessionToken)
+        }
     }
 
     var users: [User]
     var tweets: [TweetShape]
 
     init(_ state: WSUVState) {
-        users = state.users.map { User(username: $0.username, password: $0.password, session_token: $0.sessionToken) }
+        users = state.users.map(User.init)
         tweets = state.tweets.rows.map(state.shape)
     }
 }

@@ -51,14 +51,15 @@ public final class WSUVTwitterAPI: MockAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let file = state.read { state, _ in WSUVSeedFile(state) }
-        return OrderedJSON.encode(file, escapeSlash: false)
+        state.read { state, _ in state.seedDocument() }
     }
 
     public func loadState(_ document: JSONValue) throws(SeedError) {
         let loaded = try WSUVState(seed: document)
-        state.replaceSeed(loaded)
+        state.replace { $0 = loaded }
     }
+
+    public var loggedStore: any LoggedStore { state }
 
     public func injectedFault(status: Int) -> Response {
         WSUVError.response(status: status)
@@ -123,7 +124,7 @@ public final class WSUVTwitterAPI: MockAPI {
         let stamp = stampNow()
         return try state.withLock { state throws(WSUVError) in
             try Self.authorize(username, token, in: state)
-            state.tweets.append(WSUVState.Tweet(id: state.nextTweetID, username: username, timeStamp: stamp,
+            state.add(WSUVState.Tweet(id: state.nextTweetID, username: username, timeStamp: stamp,
                                                 text: text, isDeleted: false))
             return Self.json(TweetAdded(tweet: text))
         }
@@ -142,7 +143,7 @@ public final class WSUVTwitterAPI: MockAPI {
             tweet.text = WSUVState.deletedText
             tweet.isDeleted = true
             tweet.timeStamp = stamp
-            state.tweets.replace(tweet)
+            state.replace(tweet)
             return Self.json(TweetDeleted(tweet_id: idText))
         }
     }
