@@ -267,7 +267,7 @@ to one twice the size, under the lock, which with a million rows takes milliseco
 add-tweet runs on the large seed alone: 91,000–107,000 req/s, p99 2–64 ms, so the 2 s p99 of the
 large add-tweet row above was the machine, not the store). The flat rates
 are the store's design: users, threads, messages and tweets sit in an `IDTable`
-(`Sources/MockRoutes/Store/IDTable.swift`: rows in id order plus a dictionary from id to slot, so
+(`Sources/MockKit/IDTable.swift`: rows in id order plus a dictionary from id to slot, so
 lookup, append and delete are O(1) amortised), users are also found by email or name through a
 dictionary, and each thread keeps its message ids, so one thread's list costs O(its messages). Every
 add run grows the data by several hundred thousand rows (hence the peak RSS) without slowing down.

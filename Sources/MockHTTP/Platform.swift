@@ -177,12 +177,11 @@ enum Sys {
             default: return .failed
             }
         }
+        var on: Int32 = 1
         #if canImport(Darwin)
         setNonBlocking(fd)
-        var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
         #endif
-        var on: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         return .accepted(fd, address(of: storage))
     }
@@ -413,7 +412,7 @@ final class Poller {
 /// kqueue, with read and write filters kept in step with what the loop wants.
 final class Poller {
     private let kq: Int32
-    private var events = [kevent](repeating: kevent(), count: 512)
+    private var events = Array(repeating: kevent(), count: 512)
 
     init() {
         kq = kqueue()

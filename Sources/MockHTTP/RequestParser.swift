@@ -224,7 +224,7 @@ struct RequestParser {
         } else {
             return bad("Malformed HTTP version in the request line.")
         }
-        guard parts[1].allSatisfy({ $0 > 32 && $0 != 127 }), let target = String(validating: parts[1], as: UTF8.self) else {
+        guard parts[1].allSatisfy({ $0 > 32 && $0 != 127 }), let target = String(validUTF8: parts[1]) else {
             return bad("Malformed request target.")
         }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
-import MockRoutes
+import MockApp
+import MockKit
 
 /// The start-up banner: version, addresses, each API's base URL and its seeded accounts.
 enum Banner {

@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
-import MockRoutes
+import MockApp
+import MockKit
 
 // Flags first: a bad one prints what is wrong and the usage, and exits 2.
 let options: Options

@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
-import MockRoutes
+import MockApp
+import MockKit
 import TestSupport
 import XCTest
 

@@ -37,6 +37,17 @@ final class FormDecodingTests: XCTestCase {
         XCTAssertEqual(pairs("n=%FF&ok=1&m=a%C3&%FF=v", .dropPair), ["ok=1"])
     }
 
+    /// Our stand-in for `String(validating:as:)` (macOS 15+) rejects exactly what the standard requires.
+    func testValidUTF8() {
+        XCTAssertEqual(String(validUTF8: Array("plain / ascii".utf8)), "plain / ascii")
+        XCTAssertEqual(String(validUTF8: [0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80]), "é€😀")
+        XCTAssertEqual(String(validUTF8: [UInt8]()), "")
+        for invalid: [UInt8] in [[0xFF], [0x80], [0x61, 0xC3], [0xC0, 0xAF], [0xE0, 0x80, 0xAF],
+                                 [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF0, 0x9F, 0x98]] {
+            XCTAssertNil(String(validUTF8: invalid), "\(invalid)")
+        }
+    }
+
     func testPercentDecode() {
         XCTAssertEqual(FormDecoding.percentDecode("/a%20b/%C3%A9", plusAsSpace: false), "/a b/é")
         XCTAssertEqual(FormDecoding.percentDecode("a+b", plusAsSpace: false), "a+b")

@@ -8,10 +8,20 @@ public final class ChildProcess: @unchecked Sendable {
     private var stderrText = ""
     private let finished = DispatchSemaphore(value: 0)
 
-    /// The `mock-backend` executable built next to the test bundle.
-    public static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mock-backend")
-    }
+    /// The `mock-backend` program `swift build` put in the build products folder, which also holds
+    /// the test bundle. On Linux the bundle is the running executable; on macOS the running
+    /// executable is Xcode's `xctest`, which loaded the bundle, so the folder comes from the bundle.
+    /// MOCK_BACKEND_EXECUTABLE overrides the search.
+    public static let executable: URL = {
+        if let path = ProcessInfo.processInfo.environment["MOCK_BACKEND_EXECUTABLE"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        let testBundles = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        let folders = testBundles.map { $0.deletingLastPathComponent() }
+            + [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+        let candidates = folders.map { $0.appendingPathComponent("mock-backend") }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
 
     /// `wrapper` runs the program through another one, e.g. `["/usr/bin/setpriv", "--reuid=10001", …]`.
     public init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
@@ -24,7 +34,8 @@ public final class ChildProcess: @unchecked Sendable {
             process.arguments = arguments
         }
         var merged = ProcessInfo.processInfo.environment
-        for key in merged.keys where key.hasPrefix("MOCK_") || key == "PORT" { merged[key] = nil }
+        // The poller choice is kept, so a suite run on the poll backend runs its children on it too.
+        for key in merged.keys where (key.hasPrefix("MOCK_") && key != "MOCK_POLLER") || key == "PORT" { merged[key] = nil }
         merged.merge(environment) { $1 }
         process.environment = merged
         if let directory { process.currentDirectoryURL = directory }

@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
-import MockRoutes
+import MockApp
+import MockKit
 
 /// A real server on an ephemeral loopback port, in the test process; stopped when released.
 public final class TestServer {

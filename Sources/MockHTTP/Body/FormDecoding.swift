@@ -60,7 +60,7 @@ public enum FormDecoding {
     private static func strictDecode(_ bytes: ArraySlice<UInt8>, plusAsSpace: Bool) -> String? {
         var out: [UInt8] = []
         guard unescape(bytes, plusAsSpace: plusAsSpace, keepMalformed: false, into: &out) else { return nil }
-        return String(validating: out, as: UTF8.self)
+        return String(validUTF8: out)
     }
 
     /// Decodes `+` and `%XX` into `out`; false on a malformed escape unless it is kept.

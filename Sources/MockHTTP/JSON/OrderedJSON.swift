@@ -318,13 +318,11 @@ private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProto
     mutating func encode(_ v: Int16, forKey key: Key) throws { try put(.int(Int(v)), key) }
     mutating func encode(_ v: Int32, forKey key: Key) throws { try put(.int(Int(v)), key) }
     mutating func encode(_ v: Int64, forKey key: Key) throws { try put(.int(Int(v)), key) }
-    mutating func encode(_ v: Int128, forKey key: Key) throws { try put(.number(String(v)), key) }
     mutating func encode(_ v: UInt, forKey key: Key) throws { try put(.uint(v), key) }
     mutating func encode(_ v: UInt8, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
     mutating func encode(_ v: UInt16, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
     mutating func encode(_ v: UInt32, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
     mutating func encode(_ v: UInt64, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
-    mutating func encode(_ v: UInt128, forKey key: Key) throws { try put(.number(String(v)), key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         guard let encoder = memberEncoder(key) else { throw closedError(value, codingPath + [key]) }
@@ -405,8 +403,6 @@ private struct UnkeyedStreamContainer: UnkeyedEncodingContainer, ScalarPosition 
     }
 
     // In the types, not in ScalarPosition: the standard library has defaults too.
-    mutating func encode(_ v: Int128) throws { try put(.number(String(v))) }
-    mutating func encode(_ v: UInt128) throws { try put(.number(String(v))) }
 
     mutating func put(_ scalar: Scalar) throws {
         guard enterNext() != nil else { throw closedError(scalar, codingPath) }
@@ -454,8 +450,6 @@ private struct SingleValueStreamContainer: SingleValueEncodingContainer, ScalarP
     let encoder: StreamEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
 
-    mutating func encode(_ v: Int128) throws { try put(.number(String(v))) }
-    mutating func encode(_ v: UInt128) throws { try put(.number(String(v))) }
 
     mutating func put(_ scalar: Scalar) throws {
         guard encoder.stream.pointee.claim(encoder.slot) else { throw closedError(scalar, codingPath) }

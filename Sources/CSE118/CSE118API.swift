@@ -1,0 +1,273 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// UC Santa Cruz CSE 118 "cse118.com" Slack-like API (contract: cse118.md), served identically
+/// under `/api/v2` and `/api/v1`, trailing slash tolerated.
+///
+/// | #  | method | path                                | who                       | input        |
+/// |----|--------|-------------------------------------|---------------------------|--------------|
+/// | 1  | POST   | /login                              | anyone                    | email, password |
+/// | 2  | GET    | /workspace                          | any user                  |              |
+/// | 3  | POST   | /workspace                          | any user                  | name         |
+/// | 4  | DELETE | /workspace/{id}                     | owner                     |              |
+/// | 5  | GET    | /workspace/{id}/channel             | owner or member           |              |
+/// | 6  | POST   | /workspace/{id}/channel             | owner                     | name         |
+/// | 7  | DELETE | /channel/{id}                       | workspace owner           |              |
+/// | 8  | GET    | /channel/{id}/message               | owner or member           |              |
+/// | 9  | POST   | /channel/{id}/message               | owner or member           | content      |
+/// | 10 | DELETE | /message/{id}                       | poster or workspace owner |              |
+/// | 11 | GET    | /member                             | any user                  |              |
+/// | 12 | GET    | /workspace/{id}/member              | owner or member           |              |
+/// | 13 | POST   | /workspace/{id}/member?mid=…        | owner                     |              |
+/// | 14 | DELETE | /workspace/{id}/member?mid=…        | owner                     |              |
+/// | 15 | PUT    | /reset                              | any user (own fixtures)   |              |
+/// |    | GET    | /api-docs                           | anyone (HTML page)        |              |
+public final class CSE118API: CourseAPI {
+    public typealias Failure = CSE118Error
+    public static let name = "cse118"
+    static let basePaths = ["/api/v2", "/api/v1"]
+
+    public var routes: RouteGroup {
+        let endpoints: [(Methods, String, Handler)] = [
+            (.post, "/login", endpoint(login)),
+            ([.get, .head], "/workspace", endpoint(listWorkspaces)),
+            (.post, "/workspace", endpoint(createWorkspace)),
+            (.delete, "/workspace/{id}", endpoint(deleteWorkspace)),
+            ([.get, .head], "/workspace/{id}/channel", endpoint(listChannels)),
+            (.post, "/workspace/{id}/channel", endpoint(createChannel)),
+            (.delete, "/channel/{id}", endpoint(deleteChannel)),
+            ([.get, .head], "/channel/{id}/message", endpoint(listMessages)),
+            (.post, "/channel/{id}/message", endpoint(postMessage)),
+            (.delete, "/message/{id}", endpoint(deleteMessage)),
+            ([.get, .head], "/member", endpoint(listMembers)),
+            ([.get, .head], "/workspace/{id}/member", endpoint(listWorkspaceMembers)),
+            (.post, "/workspace/{id}/member", endpoint(addMember)),
+            (.delete, "/workspace/{id}/member", endpoint(removeMember)),
+            (.put, "/reset", endpoint(resetCaller)),
+            ([.get, .head], "/api-docs", { request in .html(CSE118OpenAPI.html(base: Self.base(of: request.path))) }),
+        ]
+        return routeGroup(matching: PathMatching(toleratesTrailingSlash: true),
+                          Self.basePaths.flatMap { base in endpoints.map { Route($0.0, base + $0.1, $0.2) } })
+    }
+
+    public var openAPIDocument: [UInt8]? { CSE118OpenAPI.document }
+
+    public let state: SeededStore<CSE118State, CSE118State>
+    private let clock: @Sendable () -> Date
+
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
+        let initial = try CSE118State(seed: document)
+        // A reset drops every token, those of a loaded state document included (contract §7).
+        state = SeededStore(seed: initial) { seed in
+            var fresh = seed
+            fresh.forgetTokens()
+            return fresh
+        }
+        clock = options.clock
+    }
+
+    public func seed(from document: JSONValue) throws(SeedError) -> CSE118State {
+        try CSE118State(seed: document)
+    }
+
+    public func stateDocument(of state: CSE118State) -> any Encodable {
+        CSE118SeedFile(state)
+    }
+
+    /// The loaded document's tokens work until the next reset; `PUT /reset` still restores the
+    /// seed's fixtures.
+    public func loadingSeed(_ seed: CSE118State) -> ((inout CSE118State) -> Void)? {
+        { $0 = $0.keepingFixtures(of: seed) }
+    }
+
+    public var summary: APISummary {
+        let members = state.seed.members
+        return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: ["/api/v2", "/api/v1"],
+                          endpoints: "POST /login, GET /workspace, GET /workspace/{id}/channel, … (docs at /api/v2/api-docs/)",
+                          note: "each student has a private copy of the graded fixtures; PUT /api/v2/reset restores the caller's",
+                          accounts: members.map { .init(login: $0.email, password: $0.password, detail: $0.name) })
+    }
+
+    // MARK: Endpoints
+
+    private func login(_ request: Request) throws(CSE118Error) -> Response {
+        let input = try CSE118Input(request, body: .credentials)
+        let issuedAt = Int(clock().timeIntervalSince1970)
+        return try state.withLock { state throws(CSE118Error) in
+            guard let member = state.member(email: input[field: "email"]), member.password == input[field: "password"]
+            else { throw .invalidCredentials }
+            let token = CSE118Token.mint(for: member, issuedAt: issuedAt)
+            state.setToken(token, member: member.id)
+            return Self.json(CSE118Shape.Login(id: member.id, name: member.name, accessToken: token))
+        }
+    }
+
+    private func listWorkspaces(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request) { state, caller, _ throws(CSE118Error) in
+            Self.json(state.workspaces.filter { $0.isVisible(to: caller) }.map(\.shape))
+        }
+    }
+
+    private func createWorkspace(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request, body: .name) { state, caller, input throws(CSE118Error) in
+            let workspace = CSE118State.Workspace(id: Self.newID(), name: input[field: "name"], owner: caller,
+                                                  fixtureOf: nil, members: [], channels: [])
+            state.workspaces.append(workspace)
+            state.changes.touch(state.path(workspace: state.workspaces.count - 1))
+            return Self.json(workspace.shape, status: 201)
+        }
+    }
+
+    private func deleteWorkspace(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
+            let index = try state.visibleWorkspace(input.id, to: caller)
+            guard state.workspaces[index].owner == caller else { throw .ownerOnly }
+            state.changes.touch(state.path(workspace: index))
+            return Self.json(state.workspaces.remove(at: index).shape)
+        }
+    }
+
+    private func listChannels(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
+            let index = try state.visibleWorkspace(input.id, to: caller)
+            return Self.json(state.workspaces[index].channels.map(\.shape))
+        }
+    }
+
+    private func createChannel(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request, pathID: true, body: .name) { state, caller, input throws(CSE118Error) in
+            let index = try state.visibleWorkspace(input.id, to: caller)
+            guard state.workspaces[index].owner == caller else { throw .ownerOnly }
+            let channel = CSE118State.Channel(id: Self.newID(), name: input[field: "name"], messages: [])
+            state.workspaces[index].channels.append(channel)
+            state.changes.touch(state.path(workspace: index, channel: state.workspaces[index].channels.count - 1))
+            return Self.json(channel.shape, status: 201)
+        }
+    }
+
+    private func deleteChannel(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
+            let (w, c) = try state.visibleChannel(input.id, to: caller)
+            guard state.workspaces[w].owner == caller else { throw .ownerOnly }
+            state.changes.touch(state.path(workspace: w, channel: c))
+            return Self.json(state.workspaces[w].channels.remove(at: c).shape)
+        }
+    }
+
+    private func listMessages(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
+            let (w, c) = try state.visibleChannel(input.id, to: caller)
+            // By `posted`, ties in creation order.
+            let messages = state.workspaces[w].channels[c].messages.enumerated()
+                .sorted { ($0.element.posted, $0.offset) < ($1.element.posted, $1.offset) }
+            return Self.json(messages.map(\.element.shape))
+        }
+    }
+
+    private func postMessage(_ request: Request) throws(CSE118Error) -> Response {
+        let posted = ISO8601.format(clock())
+        return try withCaller(request, pathID: true, body: .content) { state, caller, input throws(CSE118Error) in
+            let (w, c) = try state.visibleChannel(input.id, to: caller)
+            let message = CSE118State.Message(id: Self.newID(), member: caller, posted: posted,
+                                              content: input[field: "content"])
+            state.workspaces[w].channels[c].messages.append(message)
+            state.changes.touch(state.path(workspace: w, channel: c, message: message.id))
+            return Self.json(message.shape, status: 201)
+        }
+    }
+
+    private func deleteMessage(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
+            let (w, c, m) = try state.visibleMessage(input.id, to: caller)
+            let poster = state.workspaces[w].channels[c].messages[m].member
+            guard caller == poster || caller == state.workspaces[w].owner else { throw .posterOrOwnerOnly }
+            state.changes.touch(state.path(workspace: w, channel: c, message: state.workspaces[w].channels[c].messages[m].id))
+            return Self.json(state.workspaces[w].channels[c].messages.remove(at: m).shape)
+        }
+    }
+
+    private func listMembers(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request) { state, _, _ throws(CSE118Error) in
+            Self.json(state.sortedByName(state.members.map(\.id)))
+        }
+    }
+
+    private func listWorkspaceMembers(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
+            let index = try state.visibleWorkspace(input.id, to: caller)
+            return Self.json(state.sortedByName(state.workspaces[index].members))
+        }
+    }
+
+    private func addMember(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request, pathID: true, takesMid: true) { state, caller, input throws(CSE118Error) in
+            let index = try state.visibleWorkspace(input.id, to: caller)
+            let workspace = state.workspaces[index]
+            guard workspace.owner == caller else { throw .ownerOnly }
+            guard let member = state.member(input.mid) else { throw .memberNotFound }
+            guard member.id != workspace.owner else { throw .memberOwnsWorkspace }
+            guard !workspace.members.contains(member.id) else { throw .memberAlreadyInWorkspace }
+            state.workspaces[index].members.append(member.id)
+            state.changes.touch(state.path(workspace: index))
+            return Self.json(CSE118Shape.Member(id: member.id, name: member.name), status: 201)
+        }
+    }
+
+    private func removeMember(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request, pathID: true, takesMid: true) { state, caller, input throws(CSE118Error) in
+            let index = try state.visibleWorkspace(input.id, to: caller)
+            guard state.workspaces[index].owner == caller else { throw .ownerOnly }
+            guard let member = state.member(input.mid) else { throw .memberNotFound }
+            guard state.workspaces[index].members.contains(member.id) else { throw .memberNotInWorkspace }
+            // Their messages stay in the workspace (contract §4).
+            state.workspaces[index].members.removeAll { $0 == member.id }
+            state.changes.touch(state.path(workspace: index))
+            return Self.json(CSE118Shape.Member(id: member.id, name: member.name))
+        }
+    }
+
+    private func resetCaller(_ request: Request) throws(CSE118Error) -> Response {
+        try withCaller(request) { state, caller, _ throws(CSE118Error) in
+            state.restoreFixtures(of: caller)
+            return Self.json(CSE118Shape.Empty())
+        }
+    }
+
+    // MARK: Authorization and helpers
+
+    /// Runs an endpoint under the state lock in the contract's check order: token, then the
+    /// path id, query and body (read before taking the lock), then whatever the endpoint checks.
+    private func withCaller(_ request: Request, pathID: Bool = false, takesMid: Bool = false,
+                            body schema: CSE118Input.BodySchema? = nil,
+                            _ operation: (inout CSE118State, _ caller: String, CSE118Input) throws(CSE118Error) -> Response)
+        throws(CSE118Error) -> Response {
+        let input = Result { () throws(CSE118Error) in
+            try CSE118Input(request, pathID: pathID, takesMid: takesMid, body: schema)
+        }
+        return try state.withLock { state throws(CSE118Error) in
+            let caller = try Self.caller(of: request, in: state)
+            return try operation(&state, caller, try input.get())
+        }
+    }
+
+    /// The member behind `Authorization: Bearer <token>` (`Bearer` in any case, one or more spaces).
+    private static func caller(of request: Request, in state: CSE118State) throws(CSE118Error) -> String {
+        guard let value = request.headers["Authorization"], !value.isEmpty else { throw .authorizationRequired }
+        let scheme = value.prefix(6), rest = value.dropFirst(6)
+        guard scheme.lowercased() == "bearer", rest.first == " " else { throw .invalidToken }
+        guard let caller = state.tokens[String(rest.drop { $0 == " " })] else { throw .invalidToken }
+        return caller
+    }
+
+    /// `/api/v2` or `/api/v1`, whichever the request came in on.
+    private static func base(of path: String) -> String {
+        basePaths.first { path.hasPrefix($0 + "/") } ?? basePaths[0]
+    }
+
+    private static func newID() -> String { UUID().uuidString.lowercased() }
+
+    /// `/` not escaped, as Express writes it.
+    public static let escapesSlash = false
+}

@@ -1,0 +1,111 @@
+import MockHTTP
+import MockKit
+
+/// Every error the cse118 API answers (contract §2 and §5), in one place.
+/// The body is `{"message":"…","status":N}`, except validation failures, which carry the
+/// express-openapi-validator envelope `{"message":"…","errors":[…],"status":400}`.
+public enum CSE118Error: HTTPStatusError, Equatable {
+    case invalidJSON
+    case validation([ValidationProblem])
+    case invalidCredentials
+    case authorizationRequired
+    case invalidToken
+    case ownerOnly
+    case posterOrOwnerOnly
+    case workspaceNotFound
+    case channelNotFound
+    case messageNotFound
+    case memberNotFound
+    case memberNotInWorkspace
+    case methodNotAllowed
+    case memberOwnsWorkspace
+    case memberAlreadyInWorkspace
+    case serviceUnavailable
+
+    public var status: Int {
+        switch self {
+        case .invalidJSON, .validation: return 400
+        case .invalidCredentials, .authorizationRequired: return 401
+        case .invalidToken, .ownerOnly, .posterOrOwnerOnly: return 403
+        case .workspaceNotFound, .channelNotFound, .messageNotFound, .memberNotFound, .memberNotInWorkspace: return 404
+        case .methodNotAllowed: return 405
+        case .memberOwnsWorkspace, .memberAlreadyInWorkspace: return 409
+        case .serviceUnavailable: return 503
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .invalidJSON: return "Request body is not valid JSON"
+        case let .validation(problems): return problems.map(\.summary).joined(separator: ", ")
+        case .invalidCredentials: return "Invalid credentials"
+        case .authorizationRequired: return "Authorization header required"
+        case .invalidToken: return "Invalid access token"
+        case .ownerOnly: return "Only the workspace owner may do that"
+        case .posterOrOwnerOnly: return "Only the poster or the workspace owner may delete this message"
+        case .workspaceNotFound: return "Workspace not found"
+        case .channelNotFound: return "Channel not found"
+        case .messageNotFound: return "Message not found"
+        case .memberNotFound: return "Member not found"
+        case .memberNotInWorkspace: return "Member not in workspace"
+        case .methodNotAllowed: return "Method not allowed"
+        case .memberOwnsWorkspace: return "Member owns this workspace"
+        case .memberAlreadyInWorkspace: return "Member already in workspace"
+        case .serviceUnavailable: return "Service Unavailable"
+        }
+    }
+
+    public static func methodNotAllowed(_ request: Request) -> Response {
+        methodNotAllowed.response
+    }
+
+    public func response(status: Int) -> Response {
+        if case let .validation(problems) = self {
+            return CSE118API.json(ValidationBody(message: message, errors: problems, status: status), status: status)
+        }
+        return CSE118API.json(ErrorBody(message: message, status: status), status: status)
+    }
+
+    private struct ErrorBody: Encodable {
+        var message: String
+        var status: Int
+    }
+
+    private struct ValidationBody: Encodable {
+        var message: String
+        var errors: [ValidationProblem]
+        var status: Int
+    }
+}
+
+/// One entry of the validation envelope: `{"path":"/body/name","message":"…","errorCode":"…"}`.
+public struct ValidationProblem: Encodable, Equatable {
+    enum Kind: String {
+        case format, required, type, minLength, maxLength, additionalProperties
+    }
+
+    var path: String
+    var message: String
+    var errorCode: String
+
+    init(_ kind: Kind, at path: String, _ message: String) {
+        self.path = path
+        self.message = message
+        errorCode = "\(kind.rawValue).openapi.validation"
+    }
+
+    /// `request/body/name must NOT have fewer than 1 characters`, as the validator words its summary.
+    var summary: String { "request\(path) \(message)" }
+
+    static func uuidFormat(at path: String) -> ValidationProblem {
+        ValidationProblem(.format, at: path, "must match format \"uuid\"")
+    }
+
+    static func required(_ name: String, in location: String) -> ValidationProblem {
+        ValidationProblem(.required, at: "/\(location)/\(name)", "must have required property '\(name)'")
+    }
+
+    static func additional(_ name: String, in location: String) -> ValidationProblem {
+        ValidationProblem(.additionalProperties, at: "/\(location)/\(name)", "must NOT have additional properties")
+    }
+}

@@ -1,0 +1,109 @@
+import MockHTTP
+import MockKit
+
+/// What a request gives an endpoint besides its token: the `{id}` path segment, the `mid` query
+/// parameter and the JSON body fields, checked as express-openapi-validator would (contract §5):
+/// path first, then query, then body; the first stage with problems answers with all of them.
+struct CSE118Input {
+    /// A body schema: string properties in schema order, each with its length limits in code points.
+    struct BodySchema {
+        var properties: [(name: String, length: ClosedRange<Int>?)]
+
+        static let credentials = BodySchema(properties: [("email", nil), ("password", nil)])
+        static let name = BodySchema(properties: [("name", 1...32)])
+        static let content = BodySchema(properties: [("content", 1...1000)])
+    }
+
+    /// The `{id}` segment, lower-cased.
+    private(set) var id = ""
+    /// The `mid` query value, lower-cased.
+    private(set) var mid = ""
+    private var fields: [String: String] = [:]
+
+    init(_ request: Request, pathID: Bool = false, takesMid: Bool = false, body schema: BodySchema? = nil)
+        throws(CSE118Error) {
+        if pathID {
+            let segment = request[parameter: "id"] ?? ""
+            guard Self.isUUID(segment) else { throw .validation([.uuidFormat(at: "/params/id")]) }
+            id = segment.lowercased()
+        }
+        try readQuery(request.query ?? "", takesMid: takesMid)
+        if let schema { try readBody(request.body, schema: schema) }
+    }
+
+    /// A validated body field; every schema property is required, so it is always there.
+    subscript(field name: String) -> String { fields[name] ?? "" }
+
+    private mutating func readQuery(_ query: String, takesMid: Bool) throws(CSE118Error) {
+        let pairs = FormDecoding.pairs(Array(query.utf8), malformed: .keepLiteral)
+        let mids = pairs.filter { $0.name == "mid" }
+        var problems: [ValidationProblem] = []
+        if takesMid && mids.isEmpty { problems.append(.required("mid", in: "query")) }
+        var seen = Set<String>()
+        for pair in pairs where seen.insert(pair.name).inserted {
+            guard takesMid && pair.name == "mid" else {
+                problems.append(.additional(pair.name, in: "query"))
+                continue
+            }
+            // Express turns a repeated parameter into an array, which the string schema refuses.
+            if mids.count > 1 {
+                problems.append(ValidationProblem(.type, at: "/query/mid", "must be string"))
+            } else if Self.isUUID(pair.value) {
+                mid = pair.value.lowercased()
+            } else {
+                problems.append(.uuidFormat(at: "/query/mid"))
+            }
+        }
+        if !problems.isEmpty { throw .validation(problems) }
+    }
+
+    private mutating func readBody(_ body: [UInt8], schema: BodySchema) throws(CSE118Error) {
+        var object = JSONObject()
+        if !body.isEmpty {
+            guard let parsed = try? JSONParser.parse(body) else { throw .invalidJSON }
+            guard case let .object(members) = parsed else {
+                throw .validation([ValidationProblem(.type, at: "/body", "must be object")])
+            }
+            object = members
+        }
+        var missing: [ValidationProblem] = [], wrongType: [ValidationProblem] = [], wrongLength: [ValidationProblem] = []
+        for (name, length) in schema.properties {
+            let path = "/body/\(name)"
+            guard let value = object[name] else {
+                missing.append(.required(name, in: "body"))
+                continue
+            }
+            guard case let .string(text) = value else {
+                wrongType.append(ValidationProblem(.type, at: path, "must be string"))
+                continue
+            }
+            let count = text.unicodeScalars.count
+            if let length, count < length.lowerBound {
+                wrongLength.append(ValidationProblem(.minLength, at: path,
+                                                     "must NOT have fewer than \(length.lowerBound) characters"))
+            } else if let length, count > length.upperBound {
+                wrongLength.append(ValidationProblem(.maxLength, at: path,
+                                                     "must NOT have more than \(length.upperBound) characters"))
+            }
+            fields[name] = text
+        }
+        var seen = Set(schema.properties.map(\.name))
+        let unknown = object.keys.filter { seen.insert($0).inserted }.map { ValidationProblem.additional($0, in: "body") }
+        let problems = missing + wrongType + wrongLength + unknown
+        if !problems.isEmpty { throw .validation(problems) }
+    }
+
+    /// 8-4-4-4-12 hexadecimal digits, either case.
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard (byte >= 48 && byte <= 57) || (byte | 0x20 >= 97 && byte | 0x20 <= 102) else { return false }
+            }
+        }
+        return true
+    }
+}

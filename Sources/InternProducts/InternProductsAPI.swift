@@ -1,0 +1,103 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// Endava School of iOS "InternProducts" LocalBackend (contract: internproducts.md).
+/// Paths match case-insensitively; parameters come from the query only; every answer is 200.
+///
+/// | method    | path      | query                        | answer                                  |
+/// |-----------|-----------|------------------------------|-----------------------------------------|
+/// | GET, HEAD | /login    | username, password           | the user's lifelong `loginToken`        |
+/// | GET, HEAD | /register | username, password           | a new user and its `loginToken`         |
+/// | GET, HEAD | /products | loginToken                   | every product, newest first, base64 art |
+public final class InternProductsAPI: CourseAPI {
+    public typealias Failure = InternProductsError
+    public static let name = "internproducts"
+
+    public var routes: RouteGroup {
+        routeGroup(matching: PathMatching(caseInsensitive: true), [
+            // HEAD runs the GET handler, side effects included, as GCDWebServer did.
+            Route([.get, .head], "/login", endpoint(login)),
+            Route([.get, .head], "/register", endpoint(register)),
+            Route([.get, .head], "/products", endpoint(products)),
+        ])
+    }
+
+    public var openAPIDocument: [UInt8]? { InternProductsOpenAPI.document }
+
+    public let state: SeededStore<InternProductsState, InternProductsState>
+    private let clock: @Sendable () -> Date
+
+    /// Product images may be files under `Seed/internproducts/`.
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
+        let images = InternProductsImages.base64OrFile(in: seed.url.appendingPathComponent(Self.name))
+        let initial = try InternProductsState(seed: document, images: images, now: options.clock())
+        state = SeededStore(initial)
+        clock = options.clock
+    }
+
+    /// A state document carries its pictures inline (base64), never as files.
+    public func seed(from document: JSONValue) throws(SeedError) -> InternProductsState {
+        try InternProductsState(seed: document, images: .base64, now: clock())
+    }
+
+    public func stateDocument(of state: InternProductsState) -> any Encodable {
+        InternProductsSeedFile(state)
+    }
+
+    public var summary: APISummary {
+        let users = state.seed.users
+        return APISummary(title: "Endava School of iOS InternProducts", basePaths: ["/"],
+                          endpoints: "GET /register, GET /login, GET /products (query parameters)",
+                          accounts: users.map { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken)") })
+    }
+
+    // MARK: Endpoints
+
+    private func login(_ request: Request) throws(InternProductsError) -> Response {
+        let query = InternProductsQuery(request)
+        let username = try query.required("username")
+        let password = try query.required("password")
+        let token = try state.withLock { state throws(InternProductsError) in
+            guard let user = state.user(named: username) else { throw .noSuchUser(username) }
+            guard user.password == password else { throw .wrongPassword(username) }
+            return user.loginToken
+        }
+        return Self.json(TokenAnswer(loginToken: token))
+    }
+
+    private func register(_ request: Request) throws(InternProductsError) -> Response {
+        let query = InternProductsQuery(request)
+        let username = try query.required("username")
+        let password = try query.required("password")
+        let now = clock()
+        let token = try state.withLock { state throws(InternProductsError) in
+            guard let token = state.register(username: username, password: password, at: now) else {
+                throw .usernameUsed(username)
+            }
+            return token
+        }
+        return Self.json(TokenAnswer(loginToken: token))
+    }
+
+    private func products(_ request: Request) throws(InternProductsError) -> Response {
+        let token = try InternProductsQuery(request).required("loginToken")
+        let body = try state.withLock { state throws(InternProductsError) in
+            guard state.isLive(token: token) else { throw .invalidToken }
+            return state.productsBody
+        }
+        return Self.json(body)
+    }
+
+    // MARK: Helpers
+
+    /// `/` written `\/`, as Apple's serializer wrote it.
+    public static let escapesSlash = true
+
+    /// GCDWebServer's JSON headers: the bare media type, and no caching.
+    public static func json(_ encoded: [UInt8], status: Int = 200) -> Response {
+        Response(status: status, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-cache")]),
+                 body: encoded)
+    }
+}

@@ -1,0 +1,43 @@
+import MockHTTP
+import MockKit
+
+/// Every FAILED answer of the InternProducts API (contract §2–§4, admin.md Faults), in one place.
+/// The body is always `{"status":"FAILED","message":"…"}`; the status is 200 except for 405 and
+/// injected faults.
+public enum InternProductsError: HTTPStatusError {
+    case missingParameter(String)
+    case noSuchUser(String)
+    case wrongPassword(String)
+    case usernameUsed(String)
+    case invalidToken
+    case methodNotAllowed(String)
+    case serviceUnavailable
+
+    public var status: Int {
+        switch self {
+        case .methodNotAllowed: return 405
+        case .serviceUnavailable: return 503
+        default: return 200
+        }
+    }
+
+    var message: String {
+        switch self {
+        case let .missingParameter(name): return "Missing parameter: \(name)"
+        case let .noSuchUser(username): return "No such user with username: \(username)"
+        case let .wrongPassword(username): return "Wrong password for username: \(username)"
+        case let .usernameUsed(username): return "Username already used: \(username)"
+        case .invalidToken: return "Invalid login token"
+        case let .methodNotAllowed(method): return "Method not allowed: \(method)"
+        case .serviceUnavailable: return "Service unavailable"
+        }
+    }
+
+    public static func methodNotAllowed(_ request: Request) -> Response {
+        methodNotAllowed(request.method).response
+    }
+
+    public func response(status: Int) -> Response {
+        InternProductsAPI.json(InternProductsAPI.Failed(message: message), status: status)
+    }
+}

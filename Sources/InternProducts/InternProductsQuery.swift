@@ -1,0 +1,20 @@
+import MockHTTP
+import MockKit
+
+/// The parameters of a request, read from the URL query only (contract §1): `+` is a space, pairs
+/// with a malformed escape or invalid UTF-8 are dropped, and a repeated key keeps its last value.
+struct InternProductsQuery {
+    private var values: [String: String] = [:]
+
+    init(_ request: Request) {
+        for pair in FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .dropPair) {
+            values[pair.name] = pair.value
+        }
+    }
+
+    /// The value, or `Missing parameter: <name>` when it is absent, empty or was dropped.
+    func required(_ name: String) throws(InternProductsError) -> String {
+        guard let value = values[name], !value.isEmpty else { throw .missingParameter(name) }
+        return value
+    }
+}

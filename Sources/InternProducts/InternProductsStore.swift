@@ -1,0 +1,259 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// The InternProducts data: users with their one lifelong token, and the read-only product list
+/// with its `/products` answer encoded once.
+public struct InternProductsState {
+    struct User {
+        var username: String
+        var password: String
+        var loginToken: String
+    }
+
+    struct Product {
+        var title: String
+        var description: String
+        var tags: [String]
+        var date: Int
+        /// Standard base64 of the picture file.
+        var image: String
+    }
+
+    /// Users in registration order (seeded ones first).
+    private(set) var users: [User] = []
+    private var userIndex: [String: Int] = [:]
+    private var tokens: Set<String> = []
+    /// Newest first.
+    private(set) var products: [Product] = []
+    /// The whole SUCCESS body of `/products`. Base64 images make it a few hundred kilobytes, so
+    /// it is written once per product list, never per request.
+    private(set) var productsBody: [UInt8] = []
+    public var changes = StateChanges()
+
+    func user(named username: String) -> User? {
+        userIndex[username].map { users[$0] }
+    }
+
+    func isLive(token: String) -> Bool { tokens.contains(token) }
+
+    /// Creates the user with a fresh token (contract §5); nil when the name is taken.
+    mutating func register(username: String, password: String, at now: Date) -> String? {
+        guard userIndex[username] == nil else { return nil }
+        let token = InternProductsToken.mint(at: now) { tokens.contains($0) }
+        add(User(username: username, password: password, loginToken: token))
+        return token
+    }
+
+    private mutating func add(_ user: User) {
+        userIndex[user.username] = users.count
+        tokens.insert(user.loginToken)
+        users.append(user)
+        changes.touch(.row("users", "username", .string(user.username)))
+    }
+}
+
+// MARK: Seed format
+
+/// Where the `image` of a product may come from.
+enum InternProductsImages {
+    /// Standard base64 only: state documents (`PUT /_mock/state/internproducts`, `--state`).
+    case base64
+    /// Also a `.png`, `.jpg` or `.jpeg` path relative to this folder (the shipped `Seed/internproducts/`).
+    /// Base64 never contains a `.`, so the two forms cannot be confused.
+    case base64OrFile(in: URL)
+}
+
+extension InternProductsState {
+    static let earliestDate = 1_609_459_200 // 2021-01-01T00:00:00Z
+    static let latestDate = 1_672_531_199 // 2022-12-31T23:59:59Z
+
+    /// Reads and checks a seed or state document (contract §6). Users without a `loginToken` get
+    /// one minted at `now`.
+    init(seed document: JSONValue, images: InternProductsImages, now: Date) throws(SeedError) {
+        let root = try SeedNode(document).object()
+        var unminted: [(username: String, password: String)] = []
+        for node in try root.array("users") {
+            let item = try node.object()
+            let username = try item.text("username")
+            let password = try item.text("password")
+            if user(named: username) != nil || unminted.contains(where: { $0.username == username }) {
+                throw try item.node("username").fail("duplicate username \(username)")
+            }
+            guard let tokenNode = item.optionalNode("loginToken") else {
+                unminted.append((username, password))
+                continue
+            }
+            let token = try tokenNode.string()
+            guard InternProductsToken.isWellFormed(token) else {
+                throw tokenNode.fail("expected seconds since 2001 with six decimals, the last not 0, e.g. 668961808.772846")
+            }
+            if isLive(token: token) { throw tokenNode.fail("duplicate loginToken \(token)") }
+            add(User(username: username, password: password, loginToken: token))
+        }
+        // Minted after every given token is known, so a minted one never collides with a later user's.
+        for (username, password) in unminted {
+            _ = register(username: username, password: password, at: now)
+        }
+
+        var loaded: [(product: Product, node: SeedNode)] = []
+        for node in try root.array("products") {
+            let product = try Self.product(node, images: images)
+            if let twin = loaded.first(where: { $0.product.title == product.title }) {
+                throw SeedError(path: "\(node.path).title", problem: "\"\(product.title)\" is also \(twin.node.path)'s title")
+            }
+            if let twin = loaded.first(where: { $0.product.date == product.date }) {
+                throw SeedError(path: "\(node.path).date", problem: "\(product.date) is also \(twin.node.path)'s date")
+            }
+            loaded.append((product, node))
+        }
+        products = loaded.map(\.product).sorted { $0.date > $1.date }
+        let shapes = products.map { product in
+            InternProductsAPI.ProductShape(tags: product.tags, title: product.title, image: product.image,
+                                           description: product.description, date: product.date)
+        }
+        productsBody = OrderedJSON.encode(InternProductsAPI.ProductList(products: shapes), escapeSlash: true)
+    }
+
+    /// One product, checked against contract §4.
+    private static func product(_ node: SeedNode, images: InternProductsImages) throws(SeedError) -> Product {
+        let item = try node.object()
+
+        let titleNode = try item.node("title")
+        let title = try titleNode.string()
+        guard !title.isEmpty, title.count <= 60, !title.unicodeScalars.contains(where: isControl) else {
+            throw titleNode.fail("expected one line of 1 to 60 characters")
+        }
+
+        let descriptionNode = try item.node("description")
+        let description = try descriptionNode.string()
+        let lines = description.split(separator: "\n", omittingEmptySubsequences: false)
+        guard (200...1500).contains(description.count), lines.count >= 3,
+              lines.allSatisfy({ !$0.isEmpty && !$0.unicodeScalars.contains(where: isControl) }) else {
+            throw descriptionNode.fail("expected 200 to 1500 characters in at least 3 non-empty lines joined by \\n")
+        }
+
+        let tagsNode = try item.node("tags")
+        var tags: [String] = []
+        for tagNode in try tagsNode.array() {
+            let tag = try tagNode.string()
+            guard isTag(tag) else { throw tagNode.fail("expected lower-case words joined by -, e.g. gluten-free") }
+            guard !tags.contains(tag) else { throw tagNode.fail("duplicate tag \(tag)") }
+            tags.append(tag)
+        }
+        guard (2...5).contains(tags.count) else { throw tagsNode.fail("expected 2 to 5 tags") }
+
+        let dateNode = try item.node("date")
+        let date = try dateNode.int()
+        guard (earliestDate...latestDate).contains(date) else {
+            throw dateNode.fail("expected UNIX seconds in 2021 or 2022 (\(earliestDate)...\(latestDate))")
+        }
+
+        return Product(title: title, description: description, tags: tags, date: date,
+                       image: try image(item.node("image"), images: images))
+    }
+
+    /// The picture as canonical standard base64, after checking that it is a whole PNG or JPEG.
+    private static func image(_ node: SeedNode, images: InternProductsImages) throws(SeedError) -> String {
+        let text = try node.string()
+        let bytes: [UInt8]
+        if case let .base64OrFile(folder) = images, [".png", ".jpg", ".jpeg"].contains(where: { text.lowercased().hasSuffix($0) }) {
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard !text.hasPrefix("/"), !parts.contains("..") else {
+                throw node.fail("expected a path inside \(folder.path)")
+            }
+            let file = folder.appendingPathComponent(text)
+            guard let data = FileManager.default.contents(atPath: file.path) else {
+                throw node.fail("cannot read \(file.path)")
+            }
+            bytes = Array(data)
+        } else {
+            // Decoding and re-encoding must give the text back: standard alphabet, padding, no spaces.
+            guard let data = Data(base64Encoded: text), data.base64EncodedString() == text else {
+                throw node.fail("expected standard base64 of a PNG or JPEG file")
+            }
+            bytes = Array(data)
+        }
+        if let problem = InternProductsPicture.problem(bytes) { throw node.fail(problem) }
+        return Data(bytes).base64EncodedString()
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F
+    }
+
+    /// `^[a-z]+(-[a-z]+)*$`
+    private static func isTag(_ tag: String) -> Bool {
+        let words = tag.split(separator: "-", omittingEmptySubsequences: false)
+        return words.allSatisfy { word in !word.isEmpty && word.utf8.allSatisfy { $0 >= 0x61 && $0 <= 0x7A } }
+    }
+}
+
+/// The seed file's shape, written by `GET /_mock/state/internproducts`: images inlined as base64,
+/// products newest first, every user with its token.
+struct InternProductsSeedFile: Encodable {
+    struct User: Encodable {
+        var username: String, password: String, loginToken: String
+
+        init(_ user: InternProductsState.User) {
+            (username, password, loginToken) = (user.username, user.password, user.loginToken)
+        }
+    }
+    struct Product: Encodable {
+        var title: String, description: String, tags: [String], date: Int, image: String
+    }
+
+    var users: [User]
+    var products: [Product]
+
+    init(_ state: InternProductsState) {
+        users = state.users.map(User.init)
+        products = state.products.map { Product(title: $0.title, description: $0.description, tags: $0.tags,
+                                                date: $0.date, image: $0.image) }
+    }
+}
+
+extension InternProductsState: LoggedState {
+    public func seedRow(at path: RowPath) -> [UInt8]? {
+        guard path.steps[0].member == "users", case let .string(username)? = path.steps[0].key,
+              let user = user(named: username) else { return nil }
+        return OrderedJSON.encode(InternProductsSeedFile.User(user), escapeSlash: false)
+    }
+
+}
+
+// MARK: Tokens
+
+/// Login tokens of contract §5: seconds since 2001-01-01 UTC with six decimals, the last never 0,
+/// so that a client's `Double` prints the same text back.
+enum InternProductsToken {
+    /// The first free microsecond at or after `now` whose last digit is not 0, as a token.
+    static func mint(at now: Date, isTaken: (String) -> Bool) -> String {
+        // Rounded, not truncated: a Double a hair below a whole microsecond still names it.
+        var micros = Int((now.timeIntervalSinceReferenceDate * 1_000_000).rounded())
+        while true {
+            if micros % 10 != 0 {
+                let token = text(micros)
+                if !isTaken(token) { return token }
+            }
+            micros += 1
+        }
+    }
+
+    /// `668961808.772846` for 668,961,808,772,846 µs.
+    static func text(_ micros: Int) -> String {
+        let fraction = String(micros % 1_000_000)
+        return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+
+    /// `^[1-9][0-9]{8,9}\.[0-9]{5}[1-9]$`
+    static func isWellFormed(_ token: String) -> Bool {
+        let bytes = Array(token.utf8)
+        guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")), (9...10).contains(dot), bytes.count == dot + 7 else {
+            return false
+        }
+        let digits = bytes[..<dot] + bytes[(dot + 1)...]
+        return digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+            && bytes.first != UInt8(ascii: "0") && bytes.last != UInt8(ascii: "0")
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// The control surface of admin.md: `/` and `/_mock/…`, for the people who run the mock.
+/// Only loopback callers may use `/_mock/…`, or, with `--admin-token`, callers that present the token;
+/// the index page is public but shows the last requests only to them.
+///
+/// | method            | path                    | what                                            |
+/// |-------------------|-------------------------|-------------------------------------------------|
+/// | GET               | /                       | HTML index page (public)                        |
+/// | GET               | /_mock/health           | liveness, version, uptime, APIs                 |
+/// | POST              | /_mock/reset            | every API back to its seed                      |
+/// | POST              | /_mock/reset/{api}      | one API back to its seed                        |
+/// | GET, PUT          | /_mock/state/{api}      | export or replace an API's state (seed format)  |
+/// | GET, DELETE       | /_mock/requests         | the request journal, newest first / clear it    |
+/// | GET, PUT, DELETE  | /_mock/faults           | injected latency and errors                     |
+/// | GET               | /_mock/openapi/{file}   | an API's OpenAPI document (`{api}.json`)        |
+final class AdminAPI: Sendable {
+    static let name = "admin"
+
+    private let apis: [any MockAPI]
+    private let settings: AppSettings
+    private let journal: Journal
+    private let faults: Locked<Faults>
+    private let startedAt: Date
+
+    init(apis: [any MockAPI], settings: AppSettings, journal: Journal, faults: Locked<Faults>, startedAt: Date) {
+        self.apis = apis
+        self.settings = settings
+        self.journal = journal
+        self.faults = faults
+        self.startedAt = startedAt
+    }
+
+    var routes: RouteGroup {
+        RouteGroup(api: Self.name, routes: [
+            Route([.get, .head], "/", indexPage),
+            Route([.get, .head], "/_mock/health", guarded(health)),
+            Route(.post, "/_mock/reset", guarded(resetAll)),
+            Route(.post, "/_mock/reset/{api}", guarded(resetOne)),
+            Route([.get, .head], "/_mock/state/{api}", guarded(exportState)),
+            Route(.put, "/_mock/state/{api}", guarded(loadState)),
+            Route([.get, .head], "/_mock/requests", guarded(listRequests)),
+            Route(.delete, "/_mock/requests", guarded(clearRequests)),
+            Route([.get, .head], "/_mock/faults", guarded(showFaults)),
+            Route(.put, "/_mock/faults", guarded(setFaults)),
+            Route(.delete, "/_mock/faults", guarded(clearFaults)),
+            Route([.get, .head], "/_mock/openapi/{file}", guarded(openAPI)),
+        ] + apis.flatMap(\.adminRoutes).map { Route($0.methods, $0.pattern, guarded($0.handler)) },
+        methodNotAllowed: { request in
+            Response.json(405, ["error": "method_not_allowed", "detail": "\(request.method) is not served here"])
+        })
+    }
+
+    static let preflightRefused = Response.json(405, ["error": "method_not_allowed", "detail": "no CORS on /_mock"])
+
+    // MARK: Index page
+
+    private func indexPage(_ request: Request) -> Response {
+        let requests: IndexPage.Requests
+        if !Self.mayControl(request, adminToken: settings.adminToken) {
+            requests = .hidden(tokenRequired: settings.adminToken != nil)
+        } else if journal.capacity == 0 {
+            requests = .off
+        } else {
+            requests = .shown(journal.entries(limit: IndexPage.requestLimit))
+        }
+        let page = IndexPage(version: MockBackend.version, uptime: Date().timeIntervalSince(startedAt),
+                             authority: IndexPage.Authority(hostHeader: request.headers["Host"]),
+                             lanAddresses: HTTPServer.lanAddresses,
+                             apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary,
+                                                            hasOpenAPIDocument: $0.openAPIDocument != nil) },
+                             requests: requests)
+        return .html(page.html)
+    }
+
+    // MARK: Health and reset
+
+    /// 503 while the state file cannot store changes, so Docker's health check flags it.
+    private func health(_ request: Request) -> Response {
+        let uptime = (Date().timeIntervalSince(startedAt) * 10).rounded() / 10
+        var health = Health(version: MockBackend.version, uptimeS: uptime, apis: apis.map(\.name))
+        if let log = settings.stateLog {
+            let failure = log.failureReason
+            health.stateFile = Health.StateFile(path: log.path, stored: failure == nil, error: failure)
+            if failure != nil { health.status = "state_file_failing" }
+        }
+        return .json(health.stateFile?.stored == false ? 503 : 200, OrderedJSON.encode(health, escapeSlash: false))
+    }
+
+    private struct Health: Encodable {
+        struct StateFile: Encodable {
+            var path: String
+            /// Whether changes are being stored; false from a failed write until one succeeds.
+            var stored: Bool
+            var error: String?
+        }
+
+        var status = "ok"
+        var version: String
+        var uptimeS: Double
+        var apis: [String]
+        var stateFile: StateFile?
+
+        enum CodingKeys: String, CodingKey {
+            case status, version, uptimeS = "uptime_s", apis, stateFile = "state_file"
+        }
+    }
+
+    private func resetAll(_ request: Request) -> Response {
+        reset(apis)
+    }
+
+    private func resetOne(_ request: Request) -> Response {
+        guard let api = api(request) else { return unknownAPI(request) }
+        return reset([api])
+    }
+
+    private func reset(_ selected: [any MockAPI]) -> Response {
+        for api in selected { api.reset() }
+        return .json(200, OrderedJSON.encode(["reset": selected.map(\.name)], escapeSlash: false))
+    }
+
+    // MARK: State
+
+    private func exportState(_ request: Request) -> Response {
+        guard let api = api(request) else { return unknownAPI(request) }
+        return .json(200, api.exportState())
+    }
+
+    private func loadState(_ request: Request) -> Response {
+        guard let api = api(request) else { return unknownAPI(request) }
+        do throws(SeedError) {
+            guard let document = try? JSONParser.parse(request.body, maxDepth: 64) else {
+                throw SeedError(path: "$", problem: "the body is not valid JSON")
+            }
+            try api.loadState(document)
+        } catch {
+            return Response.json(400, ["error": "invalid_state", "path": error.path, "detail": error.problem])
+        }
+        return Response.json(200, ["loaded": api.name])
+    }
+
+    // MARK: Journal
+
+    private func listRequests(_ request: Request) -> Response {
+        let query = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)
+        let limitText = FormDecoding.last("limit", in: query)
+        let limit = limitText.flatMap { Int($0) } ?? 100
+        guard limit >= 0 else { return Response.json(400, ["error": "invalid_limit", "detail": "limit must be 0 or more"]) }
+        let entries = journal.entries(limit: limit, api: FormDecoding.last("api", in: query))
+        return .json(200, Journal.json(entries))
+    }
+
+    private func clearRequests(_ request: Request) -> Response {
+        journal.clear()
+        return Response(status: 204)
+    }
+
+    // MARK: Faults
+
+    private func showFaults(_ request: Request) -> Response {
+        let current = faults.withLock { $0 }
+        return .json(200, current.latency == nil && current.errorRate == nil ? Array("{}".utf8) : current.json)
+    }
+
+    private func setFaults(_ request: Request) -> Response {
+        do throws(Faults.Invalid) {
+            guard let document = try? JSONParser.parse(request.body) else {
+                throw Faults.Invalid(detail: "the body must be a JSON object")
+            }
+            let parsed = try Faults(document: document, served: apis.map(\.name))
+            faults.withLock { $0 = parsed }
+            return .json(200, parsed.json)
+        } catch {
+            return Response.json(400, ["error": "invalid_faults", "detail": error.detail])
+        }
+    }
+
+    private func clearFaults(_ request: Request) -> Response {
+        faults.withLock { $0 = Faults() }
+        return Response(status: 204)
+    }
+
+    // MARK: OpenAPI
+
+    private func openAPI(_ request: Request) -> Response {
+        let file = request[parameter: "file"] ?? ""
+        let name = file.hasSuffix(".json") ? String(file.dropLast(5)) : file
+        guard let document = apis.first(where: { $0.name == name })?.openAPIDocument else {
+            return Response.json(404, ["error": "unknown_api", "api": name])
+        }
+        return .json(200, document)
+    }
+
+    // MARK: Access and helpers
+
+    private func api(_ request: Request) -> (any MockAPI)? {
+        let name = request[parameter: "api"] ?? ""
+        return apis.first { $0.name == name }
+    }
+
+    private func unknownAPI(_ request: Request) -> Response {
+        Response.json(404, ["error": "unknown_api", "api": request[parameter: "api"] ?? ""])
+    }
+
+    /// Loopback only, unless a token is configured: then the token, from anywhere.
+    private func guarded(_ handler: @escaping @Sendable (Request) -> Response) -> Handler {
+        { [settings] request in
+            guard Self.mayControl(request, adminToken: settings.adminToken) else {
+                if settings.adminToken != nil {
+                    return Response.json(401, ["error": "unauthorized",
+                                           "detail": "send Authorization: Bearer <admin token> or X-Mock-Admin-Token"])
+                }
+                return Response.json(403, ["error": "forbidden",
+                                       "detail": "/_mock is served to loopback clients only; start the server with --admin-token to allow others"])
+            }
+            return handler(request)
+        }
+    }
+
+    /// True for a loopback caller without a configured token, or any caller presenting the token.
+    static func mayControl(_ request: Request, adminToken: String?) -> Bool {
+        guard let adminToken else { return request.peer.isLoopback }
+        if request.headers["X-Mock-Admin-Token"] == adminToken { return true }
+        guard let value = request.headers["Authorization"], value.count > 7,
+              value.prefix(7).lowercased() == "bearer " else { return false }
+        return value.dropFirst(7).trimmingCharacters(in: .whitespaces) == adminToken
+    }
+}

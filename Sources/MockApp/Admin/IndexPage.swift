@@ -1,0 +1,286 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// The HTML page at `/`: what a teaching assistant opens first, on a projector or a phone.
+/// Self-contained (inline CSS, no script, no fonts or links leaving the server) and public: the
+/// accounts are demo accounts, but the last requests (which carry tokens and passwords) are shown
+/// only to callers who may use `/_mock/…`.
+///
+/// Everything shown is gathered into this value first, so rendering is a plain function of it.
+struct IndexPage {
+    struct API {
+        var name: String
+        var summary: APISummary
+        var hasOpenAPIDocument: Bool
+    }
+
+    /// What the caller may see of the request journal.
+    enum Requests {
+        case shown([Journal.Entry])
+        /// The journal is off (`--journal 0`).
+        case off
+        /// The caller may not use `/_mock/…`; `tokenRequired` says whether a token would help.
+        case hidden(tokenRequired: Bool)
+    }
+
+    /// The `host[:port]` the browser used, from the `Host` header.
+    struct Authority: Equatable {
+        static let fallback = "localhost:8080"
+
+        /// As sent (checked to hold only host-name characters), e.g. `192.168.1.20:8080` or `[::1]:8080`.
+        var text: String
+        /// The host without brackets or port, to recognise a LAN address the browser already used.
+        var host: String
+        /// `:8080`, or empty when the browser used the scheme's default port.
+        var portSuffix: String
+
+        init(hostHeader: String?) {
+            let value = (hostHeader ?? "").trimmingCharacters(in: .whitespaces)
+            let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_:[]"))
+            let usable = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.isASCII && allowed.contains($0) }
+            let text = usable ? value : Self.fallback
+            let portStart: String.Index?
+            if text.hasPrefix("[") {
+                let close = text.firstIndex(of: "]") ?? text.endIndex
+                host = String(text[text.index(after: text.startIndex)..<close])
+                portStart = text[close...].hasPrefix("]:") ? text.index(after: close) : nil
+            } else {
+                portStart = text.firstIndex(of: ":")
+                host = String(text[..<(portStart ?? text.endIndex)])
+            }
+            self.text = text
+            portSuffix = portStart.map { String(text[$0...]) } ?? ""
+        }
+    }
+
+    static let androidEmulatorHost = "10.0.2.2"
+    /// Rows of the journal the page shows.
+    static let requestLimit = 20
+
+    var version: String
+    var uptime: TimeInterval
+    var authority: Authority
+    var lanAddresses: [String]
+    var apis: [API]
+    var requests: Requests
+    var timeZone = TimeZone.current
+
+    // MARK: Page
+
+    /// The empty `data:` icon keeps browsers from asking for `/favicon.ico`, a 404 row in the journal.
+    var html: String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>mock-backend \(escape(version))</title>
+        <link rel="icon" href="data:,">
+        <style>\(Self.style)</style>
+        </head>
+        <body>
+        <main>
+        \(header)
+        \(apis.map(apiSection).joined(separator: "\n"))
+        \(requestsSection)
+        \(footer)
+        </main>
+        </body>
+        </html>
+
+        """
+    }
+
+    private var header: String {
+        """
+        <header>
+        <h1>mock-backend</h1>
+        <p class="meta">version <strong>\(escape(version))</strong> · up <strong>\(Self.duration(uptime))</strong> · \
+        \(apis.count) API\(apis.count == 1 ? "" : "s") served · <a href="/">refresh</a></p>
+        \(otherDevices)
+        </header>
+        """
+    }
+
+    /// This page's address for a phone on the same network, when the browser used another one.
+    private var otherDevices: String {
+        let origins = lanOrigins.map { "<code>\(escape($0))/</code>" }
+        guard !origins.isEmpty else { return "" }
+        return "<p class=\"meta\">On a phone or another computer: \(origins.joined(separator: " or "))</p>"
+    }
+
+    // MARK: One API
+
+    private func apiSection(_ api: API) -> String {
+        let summary = api.summary
+        return """
+        <section class="card api" id="\(escape(api.name))">
+        <h2>\(escape(summary.title)) <span class="tag">\(escape(api.name))</span></h2>
+        <div class="columns">
+        <div>
+        <h3>Base URL</h3>
+        \(baseURLs(summary.basePaths))
+        <p class="endpoints">\(escape(summary.endpoints))</p>
+        \(summary.note.map { "<p class=\"note\">\(escape($0))</p>" } ?? "")
+        \(api.hasOpenAPIDocument ? "<p><a href=\"/_mock/openapi/\(escape(api.name)).json\">OpenAPI document</a></p>" : "")
+        </div>
+        <div>
+        <h3>Accounts</h3>
+        \(accountsTable(summary.accounts))
+        </div>
+        </div>
+        </section>
+        """
+    }
+
+    /// The usual base path at every address, then the other paths the API also answers on.
+    private func baseURLs(_ paths: [String]) -> String {
+        guard let usual = paths.first else { return "" }
+        // The line may break between address and path, never inside either.
+        let rows = servers.map { server in
+            "<tr><th>\(escape(server.label))</th><td><code><span>\(escape(server.origin))</span><wbr>"
+                + "<span>\(escape(usual))</span></code></td></tr>"
+        }
+        let others = paths.dropFirst().map { "<code>\(escape($0))</code>" }
+        return """
+        <table class="urls">\(rows.joined())</table>
+        \(others.isEmpty ? "" : "<p class=\"also\">also answers under \(others.joined(separator: ", "))</p>")
+        """
+    }
+
+    private func accountsTable(_ accounts: [APISummary.Account]) -> String {
+        guard !accounts.isEmpty else { return "<p class=\"muted\">No accounts in the seed.</p>" }
+        // Columns no account fills are left out (one-time codes have no password, WSUV no details).
+        let hasPasswords = accounts.contains { $0.password != nil }
+        let hasDetails = accounts.contains { !$0.detail.isEmpty }
+        let rows = accounts.map { account in
+            "<tr><td><code>\(escape(account.login))</code></td>"
+                + (hasPasswords ? "<td><code>\(escape(account.password ?? "—"))</code></td>" : "")
+                + (hasDetails ? "<td class=\"detail\">\(escape(account.detail))</td>" : "") + "</tr>"
+        }
+        return """
+        <div class="scroll"><table class="grid accounts">
+        <thead><tr><th>login</th>\(hasPasswords ? "<th>password</th>" : "")\(hasDetails ? "<th class=\"detail\">details</th>" : "")</tr></thead>
+        <tbody>\(rows.joined(separator: "\n"))</tbody>
+        </table></div>
+        """
+    }
+
+    // MARK: Last requests
+
+    private var requestsSection: String {
+        """
+        <section class="card" id="requests">
+        <h2>Last requests</h2>
+        \(requestsBody)
+        </section>
+        """
+    }
+
+    private var requestsBody: String {
+        switch requests {
+        case .off:
+            return "<p class=\"muted\">The request journal is off (<code>--journal 0</code>).</p>"
+        case .hidden(tokenRequired: true):
+            return """
+            <p class="muted">Shown only to callers that send the admin token, because requests carry tokens and \
+            passwords. Ask <code>/_mock/requests</code> with <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+            """
+        case .hidden(tokenRequired: false):
+            return """
+            <p class="muted">Shown only on the machine that runs the server (open this page there as \
+            <code>http://localhost\(escape(authority.portSuffix))/</code>), because requests carry tokens and passwords.</p>
+            """
+        case .shown(let entries) where entries.isEmpty:
+            return "<p class=\"muted\">No requests yet. Point an app at a base URL above and <a href=\"/\">refresh</a>.</p>"
+        case .shown(let entries):
+            return """
+            <div class="scroll"><table class="grid requests">
+            <thead><tr><th>time (\(escape(zoneName)))</th><th>method</th><th>path</th><th>status</th><th>API</th></tr></thead>
+            <tbody>\(entries.map(requestRow).joined(separator: "\n"))</tbody>
+            </table></div>
+            <p class="muted">Newest first, the last \(Self.requestLimit) at most; all of them, with headers and \
+            bodies, at <a href="/_mock/requests">/_mock/requests</a>.</p>
+            """
+        }
+    }
+
+    private func requestRow(_ entry: Journal.Entry) -> String {
+        let target = entry.query.isEmpty ? entry.path : entry.path + "?" + entry.query
+        return "<tr><td>\(clockTime(entry.at))</td><td>\(escape(entry.method))</td>"
+            + "<td class=\"path\"><code>\(escape(target))</code></td><td class=\"status s\(entry.status / 100)\">\(entry.status)</td>"
+            + "<td>\(escape(entry.api ?? "—"))</td></tr>"
+    }
+
+    private var footer: String {
+        """
+        <footer>
+        <p>Every API's contract and how it differs from the original server: <code>docs/apis/&lt;api&gt;.md</code> \
+        in the mock-backend repository. Control endpoints (reset, state, faults, journal) are under \
+        <code>/_mock/</code>; start with <a href="/_mock/health">/_mock/health</a>.</p>
+        </footer>
+        """
+    }
+
+    // MARK: Helpers
+
+    private struct Server {
+        var label: String
+        var origin: String
+    }
+
+    /// The browser's own address, the machine's LAN addresses, the Android emulator's alias of the host.
+    private var servers: [Server] {
+        [Server(label: "this browser", origin: "http://\(authority.text)")]
+            + lanOrigins.map { Server(label: "same network", origin: $0) }
+            + [Server(label: "Android emulator", origin: "http://\(Self.androidEmulatorHost)\(authority.portSuffix)")]
+    }
+
+    /// The LAN addresses with the browser's port, except one the browser already used.
+    private var lanOrigins: [String] {
+        lanAddresses.filter { $0 != authority.host }.map { "http://\($0)\(authority.portSuffix)" }
+    }
+
+    private var zoneName: String {
+        timeZone.secondsFromGMT() == 0 ? "UTC" : timeZone.abbreviation() ?? timeZone.identifier
+    }
+
+    /// `14:03:27` in the server's time zone.
+    private func clockTime(_ date: Date) -> String {
+        let local = CivilTime(unixSeconds: Int(date.timeIntervalSince1970) + timeZone.secondsFromGMT(for: date))
+        return String(format: "%02d:%02d:%02d", local.hour, local.minute, local.second)
+    }
+
+    /// `42 s`, `5 min 3 s`, `2 h 10 min`, `3 d 4 h`.
+    static func duration(_ interval: TimeInterval) -> String {
+        let seconds = max(0, Int(interval))
+        let (days, hours, minutes) = (seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60)
+        if days > 0 { return "\(days) d \(hours) h" }
+        if hours > 0 { return "\(hours) h \(minutes) min" }
+        if minutes > 0 { return "\(minutes) min \(seconds % 60) s" }
+        return "\(seconds) s"
+    }
+}
+
+/// Text made safe for HTML content and quoted attribute values.
+enum HTML {
+    static func escape(_ text: String) -> String {
+        // By scalar, not Character: `<` followed by a combining mark is one Character but still a `<`.
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;".unicodeScalars
+            case "<": escaped += "&lt;".unicodeScalars
+            case ">": escaped += "&gt;".unicodeScalars
+            case "\"": escaped += "&quot;".unicodeScalars
+            case "'": escaped += "&#39;".unicodeScalars
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+}
+
+private func escape(_ text: String) -> String { HTML.escape(text) }

@@ -1,0 +1,109 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// The last requests to the course APIs (and common 404s), newest first, for `/_mock/requests`
+/// and the index page. Recording copies a few fields and at most 4 KiB of body; the JSON is
+/// written only when someone asks, so the journal is cheap enough to leave on.
+final class Journal: @unchecked Sendable {
+    struct Entry {
+        var at: Date
+        var api: String?
+        var method: String
+        var path: String
+        var query: String
+        var status: Int
+        var durationMilliseconds: Double
+        var requestBytes: Int
+        var responseBytes: Int
+        var headers: HTTPHeaders
+        var bodyPrefix: ArraySlice<UInt8>
+    }
+
+    static let bodyPrefixLimit = 4096
+
+    let capacity: Int
+    private let lock = NSLock()
+    private var ring: [Entry] = []
+    private var next = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        ring.reserveCapacity(min(capacity, 1024))
+    }
+
+    func record(_ exchange: Exchange) {
+        guard capacity > 0 else { return }
+        let request = exchange.request
+        let entry = Entry(at: request.receivedAt, api: exchange.response.api, method: request.method, path: request.path,
+                          query: request.query ?? "", status: exchange.response.status,
+                          durationMilliseconds: exchange.durationMilliseconds, requestBytes: request.body.count,
+                          responseBytes: exchange.responseBytes, headers: request.headers,
+                          bodyPrefix: request.body.prefix(Self.bodyPrefixLimit))
+        lock.lock()
+        defer { lock.unlock() }
+        if ring.count < capacity {
+            ring.append(entry)
+        } else {
+            ring[next] = entry
+        }
+        next = (next + 1) % capacity
+    }
+
+    /// Newest first, optionally only one API's requests.
+    func entries(limit: Int, api: String? = nil) -> [Entry] {
+        lock.lock()
+        let count = ring.count, start = next
+        var ordered: [Entry] = []
+        ordered.reserveCapacity(min(limit, count))
+        for offset in 1...max(count, 1) where count > 0 && ordered.count < limit {
+            let entry = ring[(start - offset + count * 2) % count]
+            if api == nil || entry.api == api { ordered.append(entry) }
+        }
+        lock.unlock()
+        return ordered
+    }
+
+    func clear() {
+        lock.lock()
+        ring.removeAll(keepingCapacity: true)
+        next = 0
+        lock.unlock()
+    }
+
+    static func json(_ entries: [Entry]) -> [UInt8] {
+        var writer = JSONWriter(escapeSlash: false)
+        writer.beginArray()
+        for entry in entries {
+            writer.beginObject()
+            writer.key("at"); writer.string(ISO8601.format(entry.at))
+            writer.key("api"); if let api = entry.api { writer.string(api) } else { writer.null() }
+            writer.key("method"); writer.string(entry.method)
+            writer.key("path"); writer.string(entry.path)
+            writer.key("query"); writer.string(entry.query)
+            writer.key("status"); writer.int(entry.status)
+            writer.key("duration_ms"); writer.double((entry.durationMilliseconds * 1000).rounded() / 1000)
+            writer.key("request_bytes"); writer.int(entry.requestBytes)
+            writer.key("response_bytes"); writer.int(entry.responseBytes)
+            writer.key("request_headers")
+            writer.beginObject()
+            var seen: [String: String] = [:], order: [String] = []
+            for field in entry.headers {
+                let name = field.name.lowercased()
+                if let earlier = seen[name] { seen[name] = earlier + ", " + field.value } else { seen[name] = field.value; order.append(name) }
+            }
+            for name in order { writer.key(name); writer.string(seen[name]!) }
+            writer.endObject()
+            writer.key("request_body")
+            if let text = String(validUTF8: entry.bodyPrefix) {
+                writer.string(text)
+            } else {
+                writer.string(Data(entry.bodyPrefix).base64EncodedString())
+                writer.key("request_body_base64"); writer.bool(true)
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        return writer.bytes
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// Settings of the whole app that come from the command line.
+public struct AppSettings: Sendable {
+    /// `--admin-token`: required of every `/_mock/…` caller when set.
+    public var adminToken: String?
+    public var log: RequestLog?
+    /// `--journal`: requests kept for `/_mock/requests` (0 turns the journal off).
+    public var journalCapacity = 1000
+    /// `--latency`, in milliseconds.
+    public var latency: ClosedRange<Double>?
+    /// `--state`: where every change is stored before it is acknowledged.
+    public var stateLog: StateLog?
+
+    public init(adminToken: String? = nil, log: RequestLog? = nil) {
+        self.adminToken = adminToken
+        self.log = log
+    }
+}
+
+/// The responder behind the server: the control surface, then every course API at its own paths,
+/// with CORS on every course answer, latency and faults where asked, and the common 404.
+public final class MockApp: HTTPResponder {
+    public let apis: [any MockAPI]
+    private let apisByName: [String: any MockAPI]
+    private let router: Router
+    private let settings: AppSettings
+    let journal: Journal
+    /// Faults set through `/_mock/faults`; `--latency` applies where they set none.
+    let faults = Locked(Faults())
+    let startedAt = Date()
+
+    public init(apis: [any MockAPI], settings: AppSettings = AppSettings()) {
+        self.apis = apis
+        self.settings = settings
+        apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
+        journal = Journal(capacity: settings.journalCapacity)
+        let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, startedAt: startedAt)
+        router = Router(groups: [admin.routes] + apis.map(\.routes))
+    }
+
+    public func respond(to request: Request) -> Response {
+        var response: Response
+        switch router.match(method: request.method, path: request.path) {
+        case let .found(group, handler, parameters):
+            var routed = request
+            routed.pathParameters = parameters
+            let api = apisByName[group.api]
+            response = stored(by: api) {
+                if let api { return serve(routed, by: api, handler: handler) }
+                return handler(routed)
+            }
+            response.api = group.api
+        case let .methodNotAllowed(group, allowed):
+            response = group.methodNotAllowed(request)
+            response.headers.set("Allow", allowed.headerValue)
+            response.api = group.api
+            response.delay = delay(for: group.api)
+        case let .preflight(group, allowed):
+            response = group.api == AdminAPI.name ? AdminAPI.preflightRefused : Self.preflight(allowed)
+            response.api = group.api
+        case .notFound:
+            response = Self.notFound(request.path)
+        }
+        if response.api != AdminAPI.name {
+            response.headers.add("Access-Control-Allow-Origin", "*")
+        }
+        return response
+    }
+
+    /// An answer that, with `--state`, goes out only once what it changed is stored, and never
+    /// shows a change that was not: a change that cannot be stored is answered with the API's own
+    /// server error (the admin surface's JSON error for resets and loads), and a read that saw a
+    /// change withdrawn since is made again.
+    private func stored(by api: (any MockAPI)?, _ answer: () -> Response) -> Response {
+        guard let log = settings.stateLog else { return answer() }
+        return log.onceStored(answer) {
+            if let api { return api.injectedFault(status: 500) }
+            return Response.json(500, ["error": "state_not_stored",
+                                       "detail": "the state file \(log.path) cannot store changes: \(log.failureReason ?? "a write failed")"])
+        }
+    }
+
+    /// A course API's answer: maybe an injected error instead, maybe held back.
+    private func serve(_ request: Request, by api: any MockAPI, handler: Handler) -> Response {
+        let active = faults.withLock { $0 }
+        var response: Response
+        if active.applies(to: api.name), let status = active.drawError() {
+            response = api.injectedFault(status: status)
+        } else {
+            response = handler(request)
+        }
+        response.delay = delay(for: api.name, faults: active)
+        return response
+    }
+
+    private func delay(for api: String, faults active: Faults? = nil) -> Double {
+        let active = active ?? faults.withLock { $0 }
+        if let latency = active.latency, active.applies(to: api) { return Faults.delay(in: latency) }
+        return settings.latency.map(Faults.delay) ?? 0
+    }
+
+    public func didRespond(_ exchange: Exchange) {
+        settings.log?.record(exchange)
+        if exchange.response.api != AdminAPI.name && !exchange.request.path.hasPrefix("/_mock/") {
+            journal.record(exchange)
+        }
+    }
+
+    /// The 404 of every path no API serves: `{"error":"not_found","path":"/as/received"}`.
+    static func notFound(_ path: String) -> Response {
+        var writer = JSONWriter(escapeSlash: false)
+        writer.beginObject()
+        writer.key("error")
+        writer.string("not_found")
+        writer.key("path")
+        writer.string(path)
+        writer.endObject()
+        return .json(404, writer.bytes)
+    }
+
+    static func preflight(_ allowed: Methods) -> Response {
+        Response(status: 204, headers: HTTPHeaders([
+            ("Access-Control-Allow-Methods", allowed.headerValue),
+            ("Access-Control-Allow-Headers", "Authorization, Content-Type, x-authtoken"),
+            ("Access-Control-Max-Age", "600"),
+        ]))
+    }
+}

@@ -1,0 +1,28 @@
+/// A string that equals and hashes by its UTF-8 bytes, as the real servers (PHP, Perl, Node)
+/// compared names, passwords and tokens. Swift's own `String ==` and hashing follow canonical
+/// equivalence, under which `é` (U+00E9) and `e` + U+0301, or `K` and the Kelvin sign, are one key.
+public struct ExactText: Hashable, CustomStringConvertible {
+    public let string: String
+
+    public init(_ string: String) {
+        self.string = string
+    }
+
+    public var description: String { string }
+
+    public static func == (lhs: ExactText, rhs: ExactText) -> Bool {
+        lhs.string.hasSameBytes(as: rhs.string)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        var string = string
+        string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+extension String {
+    /// Byte-for-byte equality of the UTF-8 forms, for credentials and names.
+    public func hasSameBytes(as other: String) -> Bool {
+        utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8)
+    }
+}

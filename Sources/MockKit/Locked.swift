@@ -1,0 +1,19 @@
+import Foundation
+
+/// A value guarded by a lock: every read and write of an API's state goes through `withLock`,
+/// so concurrent requests on different loop threads see whole changes only.
+public final class Locked<Value>: @unchecked Sendable {
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
+
+    public init(_ value: Value) {
+        self.value = value
+    }
+
+    @inlinable
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import MockHTTP
+
+/// Settings from the command line that some APIs read.
+public struct APIOptions: Sendable {
+    /// A fixed one-time code instead of random ones (`--otp-code`).
+    public var otpCode: String?
+    /// Seconds a one-time code stays valid (`--otp-ttl`).
+    public var otpTTL = 600
+    /// The zone of WSUV Twitter's time stamps (`--wsuv-tz`).
+    public var wsuvTimeZone = TimeZone(identifier: "America/Los_Angeles") ?? TimeZone(secondsFromGMT: -8 * 3600)!
+    /// Where console lines other than the request log go (OTP codes).
+    public var console: @Sendable (String) -> Void = { print($0) }
+    /// The clock every API reads; tests inject their own.
+    public var clock: @Sendable () -> Date = { Date() }
+
+    public init() {}
+}
+
+/// One course API: its routes, its in-memory state, and the seed that state returns to.
+public protocol MockAPI: AnyObject, Sendable {
+    /// The short name used by `--only`, `/_mock/reset/{api}` and the journal.
+    var name: String { get }
+    /// The route table, read once when the server starts.
+    var routes: RouteGroup { get }
+    /// Back to the seed: every change and every token issued since is gone.
+    func reset()
+    /// The live state in the seed file's format, live tokens included (`GET /_mock/state/{name}`).
+    func exportState() -> [UInt8]
+    /// Validates a seed-format document and makes it the live state (`PUT /_mock/state/{name}`,
+    /// `--state`); reset still returns to the seed. On an error nothing changes.
+    func loadState(_ document: JSONValue) throws(SeedError)
+    /// From now on every change of the state is written to `log` before it is acknowledged.
+    func attach(to log: StateLog)
+    /// Runs `body` with the state locked: no request reads or changes it meanwhile.
+    func holdingState(_ body: () -> Void)
+    /// This API's own answer to an injected fault of the given status (admin.md, Faults).
+    func injectedFault(status: Int) -> Response
+    /// Where the API lives and which accounts its seed has, for the banner and the index page.
+    var summary: APISummary { get }
+    /// Extra `/_mock/…` endpoints of this API (the OTP outbox); served under the admin access rule.
+    var adminRoutes: [Route] { get }
+    /// This API's OpenAPI 3.1 document, served at `/_mock/openapi/{name}.json`.
+    var openAPIDocument: [UInt8]? { get }
+}
+
+extension MockAPI {
+    public var adminRoutes: [Route] { [] }
+    public var openAPIDocument: [UInt8]? { nil }
+}
+
+/// What a person needs to point a client at an API: its paths and its seeded accounts.
+public struct APISummary: Sendable {
+    public struct Account: Sendable {
+        public var login: String
+        /// nil where the API has no passwords (one-time codes).
+        public var password: String?
+        public var detail: String
+
+        public init(login: String, password: String?, detail: String = "") {
+            self.login = login
+            self.password = password
+            self.detail = detail
+        }
+    }
+
+    /// The course, e.g. `UNC Charlotte ITIS/CS 4180 message threads`.
+    public var title: String
+    /// Base paths a client can use, first the usual one (`/api/`).
+    public var basePaths: [String]
+    /// The main endpoints in one line.
+    public var endpoints: String
+    public var note: String?
+    public var accounts: [Account]
+
+    public init(title: String, basePaths: [String], endpoints: String, note: String? = nil, accounts: [Account]) {
+        self.title = title
+        self.basePaths = basePaths
+        self.endpoints = endpoints
+        self.note = note
+        self.accounts = accounts
+    }
+}

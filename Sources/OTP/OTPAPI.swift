@@ -1,0 +1,150 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// UC Davis ECS 189E one-time-code login and wallet user (contract: otp.md).
+///
+/// | method | path                          | auth          | body (JSON, whatever Content-Type) |
+/// |--------|-------------------------------|---------------|------------------------------------|
+/// | POST   | /api/send_verification_code   | no            | phone_number                       |
+/// | POST   | /api/verify_code              | no            | e164_phone_number, code            |
+/// | POST   | /api/user                     | x-authtoken   | {} reads; name and/or accounts     |
+/// | GET    | /_mock/otp/outbox?phone=P     | admin surface | the codes that would have been texted |
+///
+/// Every answer of the three endpoints is HTTP 200; only the body's `status` tells success.
+public final class OTPAPI: CourseAPI {
+    public typealias Failure = OTPError
+    public static let name = "otp"
+
+    public var routes: RouteGroup {
+        routeGroup([
+            Route(.post, "/api/send_verification_code", endpoint(sendVerificationCode)),
+            Route(.post, "/api/verify_code", endpoint(verifyCode)),
+            Route(.post, "/api/user", endpoint(user)),
+        ])
+    }
+
+    public var openAPIDocument: [UInt8]? { OTPOpenAPI.document }
+
+    public var adminRoutes: [Route] {
+        [Route([.get, .head], "/_mock/otp/outbox", outbox)]
+    }
+
+    public let state: SeededStore<OTPDirectory, OTPState>
+    private let options: APIOptions
+
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
+        let initial = try OTPDirectory(seed: document)
+        state = SeededStore(seed: initial, fresh: OTPState.init(directory:))
+        self.options = options
+    }
+
+    public func seed(from document: JSONValue) throws(SeedError) -> OTPDirectory {
+        try OTPDirectory(seed: document)
+    }
+
+    public func stateDocument(of state: OTPState) -> any Encodable {
+        OTPSeedFile(state.directory)
+    }
+
+    /// A load replaces users and tokens; pending codes and the outbox stay (contract §8). A reset
+    /// goes back to the seed users and tokens, with no pending codes and an empty outbox.
+    public func loadingSeed(_ seed: OTPDirectory) -> ((inout OTPState) -> Void)? {
+        { $0.directory = seed }
+    }
+
+    public var summary: APISummary {
+        let users = state.seed.users
+        let codes = options.otpCode.map { "every code is \($0) (--otp-code)" }
+            ?? "codes are printed on this console and listed at GET /_mock/otp/outbox"
+        return APISummary(title: "UC Davis ECS 189E one-time codes", basePaths: ["/api/"],
+                          endpoints: "POST /api/send_verification_code, POST /api/verify_code, POST /api/user", note: codes,
+                          accounts: users.map { .init(login: $0.phone, password: nil,
+                                                      detail: "\($0.name), x-authtoken \($0.authTokens.first ?? "(none)")") })
+    }
+
+    // MARK: Endpoints
+
+    private func sendVerificationCode(_ request: Request) throws(OTPError) -> Response {
+        let phone = try Self.phone(OTPBody(request).optionalString("phone_number"))
+        let code = options.otpCode ?? OTPSecret.code()
+        let now = nowMillis()
+        state.withLock { $0.issueCode(code, to: phone, nowMillis: now, ttlMillis: options.otpTTL * 1000) }
+        // Printed even under --quiet: it stands in for the text message.
+        options.console("otp: code \(code) for \(phone)")
+        return Self.json(OTPSent())
+    }
+
+    private func verifyCode(_ request: Request) throws(OTPError) -> Response {
+        let body = try OTPBody(request)
+        let number = try body.optionalString("e164_phone_number")
+        let attempt = try body.optionalString("code") ?? ""
+        let phone = try Self.phone(number)
+        let now = nowMillis()
+        return try state.withLock { state throws(OTPError) in
+            try state.consumeCode(of: phone, attempt: attempt, nowMillis: now)
+            let (index, created) = state.directory.findOrCreate(phone: phone)
+            let token = state.directory.issueToken(to: index)
+            return Self.json(OTPVerified(authToken: token, isNewUser: created ? 1 : 0,
+                                         user: OTPUserShape(state.directory[index])))
+        }
+    }
+
+    private func user(_ request: Request) throws(OTPError) -> Response {
+        let token = (request.headers["x-authtoken"] ?? "").trimmingCharacters(in: [" ", "\t"])
+        // The token is checked before the body is read (decision 17).
+        try requireLiveToken(token)
+        let body = try OTPBody(request)
+        var name: String?
+        var accounts: [OTPAccount]?
+        if let value = body.object["name"] {
+            do { name = try OTPUser.name(SeedNode(value)) } catch { throw .invalidName }
+        }
+        if let value = body.object["accounts"] {
+            do { accounts = try OTPAccount.list(SeedNode(value)) } catch { throw .invalidAccounts }
+        }
+        return try state.withLock { state throws(OTPError) in
+            // Checked again: a reset may have ended the token since.
+            guard let index = state.directory.index(token: token) else { throw .invalidAuthToken }
+            state.directory.update(index, name: name, accounts: accounts)
+            return Self.json(OTPUserAnswer(user: OTPUserShape(state.directory[index])))
+        }
+    }
+
+    /// The outbox, newest first; `?phone=` in any accepted form keeps that number's texts only.
+    private func outbox(_ request: Request) -> Response {
+        let query = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)
+        var wanted: String?
+        if let filter = FormDecoding.last("phone", in: query) {
+            guard let phone = PhoneNumber.normalize(filter) else {
+                return Response.json(400, ["error": "invalid_phone_number",
+                                           "detail": "phone must be a US number such as +15305550100"])
+            }
+            wanted = phone
+        }
+        let messages = state.withLock { state in
+            state.outbox.reversed().filter { wanted == nil || $0.phone == wanted }.map(OTPOutboxShape.init)
+        }
+        return .json(200, OrderedJSON.encode(messages, escapeSlash: false))
+    }
+
+    // MARK: Helpers
+
+    private func requireLiveToken(_ token: String) throws(OTPError) {
+        guard state.withLock({ $0.directory.index(token: token) }) != nil else { throw .invalidAuthToken }
+    }
+
+    /// An absent, `null` or malformed number is `invalid_phone_number`.
+    private static func phone(_ text: String?) throws(OTPError) -> String {
+        guard let text, let phone = PhoneNumber.normalize(text) else { throw .invalidPhoneNumber }
+        return phone
+    }
+
+    /// The injected clock, in whole milliseconds so expiry times add up exactly.
+    private func nowMillis() -> Int {
+        Int((options.clock().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    public static let escapesSlash = false
+}

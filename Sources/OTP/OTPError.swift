@@ -1,0 +1,71 @@
+import MockHTTP
+import MockKit
+
+/// Every error the OTP API answers (contract §5), in one place. The body is always the flat
+/// `{"error_code":"…","error_message":"…","status":"error"}`, and the status 200: the client reads
+/// only the body. The 405 is the one exception.
+public enum OTPError: APIError, Equatable {
+    case invalidRequest
+    case notAString(field: String)
+    case invalidPhoneNumber
+    case incorrectCode
+    case codeExpired
+    case invalidAuthToken
+    case invalidName
+    case invalidAccounts
+    case methodNotAllowed
+    case serverError
+
+    var code: String {
+        switch self {
+        case .invalidRequest, .notAString: return "invalid_request"
+        case .invalidPhoneNumber: return "invalid_phone_number"
+        case .incorrectCode: return "incorrect_code"
+        case .codeExpired: return "code_expired"
+        case .invalidAuthToken: return "invalid_auth_token"
+        case .invalidName: return "invalid_name"
+        case .invalidAccounts: return "invalid_accounts"
+        case .methodNotAllowed: return "method_not_allowed"
+        case .serverError: return "server_error"
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .invalidRequest: return "The request body must be a JSON object"
+        case let .notAString(field): return "\(field) must be a string"
+        case .invalidPhoneNumber: return "Your phone number is invalid"
+        case .incorrectCode: return "Incorrect verification code"
+        case .codeExpired: return "Your code expired"
+        case .invalidAuthToken: return "Your auth token is invalid"
+        case .invalidName: return "Your name must be a string of at most 64 characters"
+        case .invalidAccounts: return "Accounts must be a list of objects with string name, ID and amount"
+        case .methodNotAllowed: return "This endpoint only accepts POST"
+        case .serverError: return "Server error"
+        }
+    }
+
+    public var response: Response {
+        OTPAPI.json(ErrorBody(errorCode: code, errorMessage: message), status: self == .methodNotAllowed ? 405 : 200)
+    }
+
+    /// Status 200 whatever was configured, like every answer of this API (docs/admin.md#faults-and-latency).
+    public static func injectedFault(status: Int) -> Response {
+        serverError.response
+    }
+
+    public static func methodNotAllowed(_ request: Request) -> Response {
+        methodNotAllowed.response
+    }
+
+    /// Keys sorted, as every object of this API.
+    private struct ErrorBody: Encodable {
+        var errorCode: String
+        var errorMessage: String
+        var status = "error"
+
+        enum CodingKeys: String, CodingKey {
+            case errorCode = "error_code", errorMessage = "error_message", status
+        }
+    }
+}

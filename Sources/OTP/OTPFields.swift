@@ -1,0 +1,51 @@
+import MockHTTP
+import MockKit
+
+/// A request body as contract §1 reads it: JSON whatever `Content-Type` says (the course's client
+/// sends none, so URLSession labels it a form); empty or only whitespace is `{}`.
+struct OTPBody {
+    let object: JSONObject
+
+    init(_ request: Request) throws(OTPError) {
+        if request.body.allSatisfy(Self.isJSONWhitespace) {
+            object = JSONObject()
+            return
+        }
+        guard let parsed = try? JSONParser.parse(request.body), case let .object(members) = parsed else {
+            throw .invalidRequest
+        }
+        object = members
+    }
+
+    /// A field that must be a string when given: nil when absent or `null`.
+    func optionalString(_ key: String) throws(OTPError) -> String? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case let .string(text)?: return text
+        default: throw .notAString(field: key)
+        }
+    }
+
+    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+}
+
+/// US phone numbers in the forms of contract §2, normalised to `+1` and ten digits.
+enum PhoneNumber {
+    private static let separators: Set<Unicode.Scalar> = [" ", "-", ".", "(", ")"]
+
+    /// `+15305550123` for `(530) 555-0123` and the other accepted forms; nil for anything else.
+    static func normalize(_ text: String) -> String? {
+        var digits = Array(text.unicodeScalars.filter { !separators.contains($0) })
+        if digits.starts(with: ["+", "1"]) {
+            digits.removeFirst(2)
+        } else if digits.count == 11, digits.first == "1" {
+            digits.removeFirst()
+        }
+        // NANP: neither the area code nor the exchange starts with 0 or 1.
+        guard digits.count == 10, digits.allSatisfy({ ("0"..."9").contains($0) }),
+              digits[0] >= "2", digits[3] >= "2" else { return nil }
+        return "+1" + String(String.UnicodeScalarView(digits))
+    }
+}

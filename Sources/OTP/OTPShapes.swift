@@ -1,0 +1,73 @@
+import MockHTTP
+import MockKit
+
+/// The JSON shapes of the OTP API. Contract §1: keys sorted by code point in every object of the
+/// three endpoints, so the properties are declared in that order.
+
+/// The user object of contract §6, `tos_accpted` misspelt as the real server spelt it.
+struct OTPUserShape: Encodable {
+    var accounts: [OTPAccount]?
+    var driversLicense = JSONValue.null
+    var e164PhoneNumber: String
+    var email = JSONValue.null
+    var keyfilePassword: String
+    var name: String
+    var paymentMethods: [JSONValue] = []
+    var tosAccpted = 0
+    var userID: String
+
+    enum CodingKeys: String, CodingKey {
+        case accounts, driversLicense = "drivers_license", e164PhoneNumber = "e164_phone_number", email
+        case keyfilePassword = "keyfile_password", name, paymentMethods = "payment_methods"
+        case tosAccpted = "tos_accpted", userID = "user_id"
+    }
+
+    init(_ user: OTPUser) {
+        accounts = user.accounts
+        e164PhoneNumber = user.phone
+        keyfilePassword = user.keyfilePassword
+        name = user.name
+        userID = user.userID
+    }
+}
+
+/// `{"status":"ok"}`, the answer of a send.
+struct OTPSent: Encodable {
+    var status = "ok"
+}
+
+struct OTPVerified: Encodable {
+    var authToken: String
+    /// 1 when this verify created the user, else 0: an integer, never a boolean.
+    var isNewUser: Int
+    var status = "ok"
+    var user: OTPUserShape
+
+    enum CodingKeys: String, CodingKey {
+        case authToken = "auth_token", isNewUser = "is_new_user", status, user
+    }
+}
+
+struct OTPUserAnswer: Encodable {
+    var status = "ok"
+    var user: OTPUserShape
+}
+
+/// One entry of `GET /_mock/otp/outbox`, keys in admin.md's order.
+struct OTPOutboxShape: Encodable {
+    var phone: String
+    var code: String
+    var sentAt: String
+    var expiresAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case phone, code, sentAt = "sent_at", expiresAt = "expires_at"
+    }
+
+    init(_ message: OTPState.OutboxMessage) {
+        phone = message.phone
+        code = message.code
+        sentAt = ISO8601.format(milliseconds: message.sentAtMillis)
+        expiresAt = ISO8601.format(milliseconds: message.expiresAtMillis)
+    }
+}

@@ -1,0 +1,252 @@
+import MockHTTP
+import MockKit
+
+/// One wallet account, three strings kept exactly as the client sent them (contract §6).
+struct OTPAccount: Encodable, Equatable {
+    var id: String
+    var amount: String
+    var name: String
+
+    enum CodingKeys: String, CodingKey {
+        case id = "ID", amount, name
+    }
+
+    /// A posted or seeded account list (contract §7 row 4); other keys of an account are dropped.
+    static func list(_ node: SeedNode) throws(SeedError) -> [OTPAccount] {
+        var accounts: [OTPAccount] = []
+        for item in try node.array() {
+            let fields = try item.object()
+            let amount = try fields.node("amount")
+            let account = OTPAccount(id: try fields.string("ID"), amount: try amount.string(), name: try fields.string("name"))
+            guard isDecimal(account.amount) else { throw amount.fail("expected a decimal number in a string") }
+            accounts.append(account)
+        }
+        return accounts
+    }
+
+    /// A `DecimalLiteral`: what the app can turn into a Double.
+    static func isDecimal(_ text: String) -> Bool { DecimalLiteral.matches(text.utf8) }
+}
+
+struct OTPUser {
+    var userID: String
+    var phone: String
+    var name: String
+    var keyfilePassword: String
+    /// Every live token of the user, oldest first.
+    var authTokens: [String]
+    /// nil until accounts were first saved: the user object then has no `accounts` key.
+    var accounts: [OTPAccount]?
+
+    static let maxNameLength = 64
+
+    /// A posted or seeded name: any string of at most 64 Unicode scalars, `""` included.
+    static func name(_ node: SeedNode) throws(SeedError) -> String {
+        let name = try node.string()
+        guard name.unicodeScalars.count <= maxNameLength else { throw node.fail("longer than \(maxNameLength) characters") }
+        return name
+    }
+}
+
+/// Users and their live tokens: what the seed and the state document hold.
+public struct OTPDirectory {
+    private(set) var users: [OTPUser] = []
+    public var changes = StateChanges()
+    private var indexByPhone: [String: Int] = [:]
+    private var indexByToken: [String: Int] = [:]
+
+    func index(phone: String) -> Int? { indexByPhone[phone] }
+
+    func index(token: String) -> Int? { indexByToken[token] }
+
+    subscript(index: Int) -> OTPUser { users[index] }
+
+    /// The user with that number, created (no name, no accounts) when there is none yet.
+    mutating func findOrCreate(phone: String) -> (index: Int, created: Bool) {
+        if let index = indexByPhone[phone] { return (index, false) }
+        var userID = OTPSecret.make(length: OTPSecret.userIDLength)
+        while users.contains(where: { $0.userID == userID }) { userID = OTPSecret.make(length: OTPSecret.userIDLength) }
+        add(OTPUser(userID: userID, phone: phone, name: "", keyfilePassword: OTPSecret.make(length: OTPSecret.length),
+                    authTokens: [], accounts: nil))
+        touch(users.count - 1)
+        return (users.count - 1, true)
+    }
+
+    /// A new token for the user; the user's earlier tokens stay valid.
+    mutating func issueToken(to index: Int) -> String {
+        var token = OTPSecret.make(length: OTPSecret.length)
+        while indexByToken[token] != nil { token = OTPSecret.make(length: OTPSecret.length) }
+        users[index].authTokens.append(token)
+        indexByToken[token] = index
+        touch(index)
+        return token
+    }
+
+    mutating func update(_ index: Int, name: String?, accounts: [OTPAccount]?) {
+        if let name { users[index].name = name }
+        if let accounts { users[index].accounts = accounts }
+        touch(index)
+    }
+
+    private mutating func touch(_ index: Int) {
+        changes.touch(.row("users", "e164_phone_number", .string(users[index].phone)))
+    }
+
+    private mutating func add(_ user: OTPUser) {
+        indexByPhone[user.phone] = users.count
+        for token in user.authTokens { indexByToken[token] = users.count }
+        users.append(user)
+    }
+}
+
+/// Everything the API holds: the users, each number's pending code, and the texts "sent".
+public struct OTPState {
+    struct PendingCode {
+        var code: String
+        var expiresAtMillis: Int
+        var failedAttempts = 0
+    }
+
+    struct OutboxMessage {
+        var phone: String
+        var code: String
+        var sentAtMillis: Int
+        var expiresAtMillis: Int
+    }
+
+    /// Wrong codes a pending code takes before it is locked (contract §4, decision 8).
+    static let attemptLimit = 5
+    static let outboxLimit = 1_000
+
+    var directory: OTPDirectory
+    var pendingCodes: [String: PendingCode] = [:]
+    /// Oldest first.
+    var outbox: [OutboxMessage] = []
+
+    init(directory: OTPDirectory) {
+        self.directory = directory
+    }
+
+    /// Replaces the number's pending code and records the text in one step, so the newest outbox
+    /// entry of a number is always its pending code.
+    mutating func issueCode(_ code: String, to phone: String, nowMillis: Int, ttlMillis: Int) {
+        pendingCodes[phone] = PendingCode(code: code, expiresAtMillis: nowMillis + ttlMillis)
+        outbox.append(OutboxMessage(phone: phone, code: code, sentAtMillis: nowMillis, expiresAtMillis: nowMillis + ttlMillis))
+        if outbox.count > Self.outboxLimit { outbox.removeFirst(outbox.count - Self.outboxLimit) }
+    }
+
+    /// Contract §4 rows 5–8: a right code is used up; a wrong one counts towards the lock.
+    mutating func consumeCode(of phone: String, attempt: String, nowMillis: Int) throws(OTPError) {
+        guard var pending = pendingCodes[phone] else { throw .incorrectCode }
+        guard nowMillis < pending.expiresAtMillis, pending.failedAttempts < Self.attemptLimit else { throw .codeExpired }
+        // Byte comparison: String's == would also accept canonically equivalent text.
+        guard attempt.utf8.elementsEqual(pending.code.utf8) else {
+            pending.failedAttempts += 1
+            pendingCodes[phone] = pending
+            throw .incorrectCode
+        }
+        pendingCodes[phone] = nil
+    }
+}
+
+/// Random tokens, keyfile passwords and user ids: URL-safe base64 characters, each drawn from the
+/// system's cryptographic generator (as many bits as base64 of 24 or 18 random bytes).
+enum OTPSecret {
+    static let length = 32
+    static let userIDLength = 24
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".unicodeScalars)
+
+    static func make(length: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(String.UnicodeScalarView((0..<length).map { _ in alphabet.randomElement(using: &generator)! }))
+    }
+
+    static func isWellFormed(_ text: String, length: Int) -> Bool {
+        text.unicodeScalars.count == length && text.unicodeScalars.allSatisfy(alphabet.contains)
+    }
+
+    /// Six digits, leading zeros kept.
+    static func code() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let number = String(Int.random(in: 0...999_999, using: &generator))
+        return String(repeating: "0", count: 6 - number.count) + number
+    }
+}
+
+// MARK: Seed format
+
+extension OTPDirectory {
+    /// Reads and checks a seed or state document (`Seed/otp.json`, contract §8).
+    init(seed document: JSONValue) throws(SeedError) {
+        let root = try SeedNode(document).object()
+        for node in try root.array("users") {
+            let item = try node.object()
+            let phoneNode = try item.node("e164_phone_number")
+            let phone = try phoneNode.string()
+            guard PhoneNumber.normalize(phone) == phone else {
+                throw phoneNode.fail("expected a valid US number written as +1 and ten digits")
+            }
+            if index(phone: phone) != nil { throw phoneNode.fail("duplicate number \(phone)") }
+            let userIDNode = try item.node("user_id")
+            let userID = try Self.secret(userIDNode, length: OTPSecret.userIDLength)
+            if users.contains(where: { $0.userID == userID }) { throw userIDNode.fail("duplicate user_id \(userID)") }
+            var tokens: [String] = []
+            for tokenNode in try item.optionalNode("auth_tokens")?.array() ?? [] {
+                let token = try Self.secret(tokenNode, length: OTPSecret.length)
+                if index(token: token) != nil || tokens.contains(token) { throw tokenNode.fail("duplicate token \(token)") }
+                tokens.append(token)
+            }
+            var accounts: [OTPAccount]?
+            if let accountsNode = item.optionalNode("accounts") { accounts = try OTPAccount.list(accountsNode) }
+            add(OTPUser(userID: userID, phone: phone, name: try OTPUser.name(item.node("name")),
+                        keyfilePassword: try Self.secret(item.node("keyfile_password"), length: OTPSecret.length),
+                        authTokens: tokens, accounts: accounts))
+        }
+    }
+
+    private static func secret(_ node: SeedNode, length: Int) throws(SeedError) -> String {
+        let text = try node.string()
+        guard OTPSecret.isWellFormed(text, length: length) else {
+            throw node.fail("expected \(length) characters of A-Z, a-z, 0-9, - and _")
+        }
+        return text
+    }
+}
+
+/// Only the directory is written to the state; pending codes and the outbox last one run.
+extension OTPState: LoggedState {
+    public var changes: StateChanges {
+        get { directory.changes }
+        set { directory.changes = newValue }
+    }
+
+    public func seedRow(at path: RowPath) -> [UInt8]? {
+        guard path.steps[0].member == "users", case let .string(phone)? = path.steps[0].key,
+              let index = directory.index(phone: phone) else { return nil }
+        return OrderedJSON.encode(OTPSeedFile.User(directory[index]), escapeSlash: false)
+    }
+
+}
+
+/// The seed file's shape, written by `GET /_mock/state/otp`.
+struct OTPSeedFile: Encodable {
+    struct User: Encodable {
+        var user_id: String
+        var e164_phone_number: String
+        var name: String
+        var keyfile_password: String
+        var auth_tokens: [String]
+        var accounts: [OTPAccount]?
+
+        init(_ user: OTPUser) {
+            (user_id, e164_phone_number, name, keyfile_password, auth_tokens, accounts) =
+                (user.userID, user.phone, user.name, user.keyfilePassword, user.authTokens, user.accounts)
+        }
+    }
+
+    var users: [User]
+
+    init(_ directory: OTPDirectory) {
+        users = directory.users.map(User.init)
+    }
+}

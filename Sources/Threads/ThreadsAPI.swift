@@ -1,0 +1,237 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// UNC Charlotte ITIS/CS 4180 message threads (contract: threads.md).
+///
+/// | method            | path                              | auth | fields                         |
+/// |-------------------|-----------------------------------|------|--------------------------------|
+/// | POST              | /api/login                        | no   | email, password                |
+/// | POST              | /api/signup                       | no   | email, password, fname, lname  |
+/// | GET, HEAD         | /api/threads                      | yes  |                                |
+/// | GET, HEAD         | /api/thread (2017–2018 shape)     | yes  |                                |
+/// | POST              | /api/thread/add                   | yes  | title                          |
+/// | GET, POST, DELETE | /api/thread/delete/{thread_id}    | yes  |                                |
+/// | GET, HEAD         | /api/messages/{thread_id}         | yes  |                                |
+/// | POST              | /api/message/add                  | yes  | thread_id, message             |
+/// | GET, POST, DELETE | /api/message/delete/{message_id}  | yes  |                                |
+public final class ThreadsAPI: CourseAPI {
+    public typealias Failure = ThreadsError
+    public static let name = "threads"
+
+    public var routes: RouteGroup {
+        routeGroup([
+            Route(.post, "/api/login", endpoint(login)),
+            Route(.post, "/api/signup", endpoint(signup)),
+            Route([.get, .head], "/api/threads", endpoint(listThreads)),
+            Route([.get, .head], "/api/thread", endpoint(listLegacyThreads)),
+            Route(.post, "/api/thread/add", endpoint(addThread)),
+            // A HEAD must never delete, so the delete paths leave it out (405).
+            Route([.get, .post, .delete], "/api/thread/delete/{thread_id}", endpoint(deleteThread)),
+            Route([.get, .head], "/api/messages/{thread_id}", endpoint(listMessages)),
+            Route(.post, "/api/message/add", endpoint(addMessage)),
+            Route([.get, .post, .delete], "/api/message/delete/{message_id}", endpoint(deleteMessage)),
+        ])
+    }
+
+    public let state: SeededStore<ThreadsState, ThreadsState>
+    /// The thread lists as last encoded: most requests read them, few change them.
+    private let encodedLists = AnswerCache<ThreadListKind>()
+    private let clock: @Sendable () -> Date
+
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
+        let initial = try ThreadsState(seed: document)
+        state = SeededStore(initial)
+        clock = options.clock
+    }
+
+    public func seed(from document: JSONValue) throws(SeedError) -> ThreadsState {
+        try ThreadsState(seed: document)
+    }
+
+    public func stateDocument(of state: ThreadsState) -> any Encodable {
+        ThreadsSeedFile(state)
+    }
+
+    public var openAPIDocument: [UInt8]? { ThreadsOpenAPI.document }
+
+    public var summary: APISummary {
+        let users = state.seed.users
+        return APISummary(title: "UNC Charlotte ITIS/CS 4180 message threads", basePaths: ["/api/"],
+                          endpoints: "POST /api/login, POST /api/signup, GET /api/threads, GET /api/messages/{id}, …",
+                          accounts: users.rows.map { .init(login: $0.email, password: $0.password, detail: "\($0.fname) \($0.lname)") })
+    }
+
+    // MARK: Endpoints
+
+    private func login(_ request: Request) throws(ThreadsError) -> Response {
+        let fields = try ThreadsFields(request)
+        let email = try fields.required("email", else: "Email is required.").trimmingCharacters(in: .whitespaces)
+        let password = try fields.required("password", else: "Password is required.")
+        let now = unixNow()
+        return try state.withLock { state throws(ThreadsError) in
+            guard let user = state.user(email: email), user.password == password else { throw .badCredentials }
+            return Self.json(issueToken(for: user, in: &state, now: now))
+        }
+    }
+
+    private func signup(_ request: Request) throws(ThreadsError) -> Response {
+        let fields = try ThreadsFields(request)
+        let email = try fields.required("email", else: "Email is required.").trimmingCharacters(in: .whitespaces)
+        let password = try fields.required("password", else: "Password is required.")
+        let fname = try fields.required("fname", else: "First name is required.")
+        let lname = try fields.required("lname", else: "Last name is required.")
+        let now = unixNow()
+        return try state.withLock { state throws(ThreadsError) in
+            guard state.user(email: email) == nil else { throw .emailExists }
+            let user = ThreadsState.User(id: state.nextUserID, email: email, password: password,
+                                         fname: fname, lname: lname, role: "USER")
+            state.nextUserID += 1
+            state.add(user)
+            return Self.json(issueToken(for: user, in: &state, now: now))
+        }
+    }
+
+    private func listThreads(_ request: Request) throws(ThreadsError) -> Response {
+        try state.read { state, version throws(ThreadsError) in
+            _ = try authorize(request, in: state)
+            return Self.json(encodedLists.answer(for: version, kind: .current) {
+                OrderedJSON.encode(ThreadList(threads: state.threads.rows.map(state.shape)), escapeSlash: true)
+            })
+        }
+    }
+
+    /// The 2017–2018 list; it also marks the caller's token legacy (docs/apis/threads.md#two-generations-of-clients).
+    private func listLegacyThreads(_ request: Request) throws(ThreadsError) -> Response {
+        let caller = try state.read { state, _ throws(ThreadsError) in try authorize(request, in: state) }
+        if !caller.isLegacy { state.withLock { $0.markLegacy(token: caller.token) } }
+        return try state.read { state, version throws(ThreadsError) in
+            _ = try authorize(request, in: state)
+            return Self.json(encodedLists.answer(for: version, kind: .legacy) {
+                OrderedJSON.encode(LegacyThreadList(threads: state.threads.rows.map(state.legacyShape)), escapeSlash: true)
+            })
+        }
+    }
+
+    private func addThread(_ request: Request) throws(ThreadsError) -> Response {
+        try authorizeOnly(request)
+        let title = try ThreadsFields(request).required("title", else: "Title is required.")
+        let createdAt = stampNow()
+        return try state.withLock { state throws(ThreadsError) in
+            let caller = try authorize(request, in: state)
+            let thread = ThreadsState.Thread(id: state.nextThreadID, userID: caller.userID, title: title, createdAt: createdAt)
+            state.nextThreadID += 1
+            state.add(thread)
+            if caller.isLegacy { return Self.json(ThreadAdded(thread: state.legacyShape(thread))) }
+            return Self.json(ThreadAdded(thread: state.shape(thread)))
+        }
+    }
+
+    private func deleteThread(_ request: Request) throws(ThreadsError) -> Response {
+        try state.withLock { state throws(ThreadsError) in
+            let userID = try authorize(request, in: state).userID
+            guard let id = Self.id(request[parameter: "thread_id"]), let thread = state.thread(id) else {
+                throw .threadNotFound
+            }
+            guard thread.userID == userID else { throw .notYourThread }
+            state.removeThread(id)
+            return Self.json(Deleted(message: "Thread deleted"))
+        }
+    }
+
+    private func listMessages(_ request: Request) throws(ThreadsError) -> Response {
+        try state.read { state, _ throws(ThreadsError) in
+            let caller = try authorize(request, in: state)
+            guard let id = Self.id(request[parameter: "thread_id"]), state.thread(id) != nil else {
+                throw .threadNotFound
+            }
+            // Newest first; messages stamped in the same second, higher id first.
+            let messages = state.messages(inThread: id)
+                .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+            if caller.isLegacy { return Self.json(MessageList(messages: messages.map(state.legacyShape))) }
+            return Self.json(MessageList(messages: messages.map(state.shape)))
+        }
+    }
+
+    private func addMessage(_ request: Request) throws(ThreadsError) -> Response {
+        try authorizeOnly(request)
+        let fields = try ThreadsFields(request)
+        let threadID = try fields.required("thread_id", else: "Thread id is required.")
+        let text = try fields.required("message", else: "Message is required.")
+        let createdAt = stampNow()
+        return try state.withLock { state throws(ThreadsError) in
+            let caller = try authorize(request, in: state)
+            guard let id = Self.id(threadID.trimmingCharacters(in: .whitespaces)), state.thread(id) != nil else {
+                throw .threadNotFound
+            }
+            let message = ThreadsState.Message(id: state.nextMessageID, threadID: id, userID: caller.userID, text: text,
+                                               createdAt: createdAt)
+            state.nextMessageID += 1
+            state.add(message)
+            if caller.isLegacy { return Self.json(MessageAdded(message: state.legacyShape(message))) }
+            return Self.json(MessageAdded(message: state.shape(message)))
+        }
+    }
+
+    private func deleteMessage(_ request: Request) throws(ThreadsError) -> Response {
+        try state.withLock { state throws(ThreadsError) in
+            let userID = try authorize(request, in: state).userID
+            guard let id = Self.id(request[parameter: "message_id"]),
+                  let message = state.message(id) else { throw .messageNotFound }
+            guard message.userID == userID else { throw .notYourMessage }
+            state.removeMessage(id)
+            return Self.json(Deleted(message: "Message deleted"))
+        }
+    }
+
+    // MARK: Authorization and helpers
+
+    /// Who sent `Authorization: BEARER <token>` (any letter case, any run of spaces or tabs).
+    private func authorize(_ request: Request, in state: ThreadsState) throws(ThreadsError) -> Caller {
+        guard let value = request.headers["Authorization"] else { throw .tokenNotFound }
+        let bytes = value.utf8
+        // Compared as bytes: this runs on every authorized request.
+        guard bytes.count > 7, bytes.prefix(6).elementsEqual("bearer".utf8, by: { $0 | 0x20 == $1 }) else {
+            throw .tokenNotFound
+        }
+        let afterScheme = bytes.dropFirst(6)
+        guard let separator = afterScheme.first, separator == 32 || separator == 9 else { throw .tokenNotFound }
+        let token = Substring(afterScheme.drop { $0 == 32 || $0 == 9 })
+        guard !token.isEmpty else { throw .tokenNotFound }
+        guard let record = state.tokens[String(token)] else { throw .invalidToken }
+        guard record.expires > unixNow() else { throw .expiredToken }
+        return Caller(token: String(token), userID: record.userID, isLegacy: record.isLegacy)
+    }
+
+    /// Authorization comes before the body is read (contract §1 check order).
+    private func authorizeOnly(_ request: Request) throws(ThreadsError) {
+        _ = try state.read { state, _ throws(ThreadsError) in try authorize(request, in: state) }
+    }
+
+    private struct Caller {
+        var token: String
+        var userID: Int
+        var isLegacy: Bool
+    }
+
+    private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
+        let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
+        state.setToken(token, to: ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime))
+        return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
+                          userLname: user.lname, userRole: user.role)
+    }
+
+    /// A path or body id: ASCII digits only.
+    private static func id(_ text: String?) -> Int? {
+        guard let text, !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int(text)
+    }
+
+    private func unixNow() -> Int { Int(clock().timeIntervalSince1970) }
+
+    private func stampNow() -> String { CivilTime(unixSeconds: unixNow()).sqlText }
+
+    /// `/` written `\/`, as the PHP server wrote it.
+    public static let escapesSlash = true
+}

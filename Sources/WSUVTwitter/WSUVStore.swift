@@ -1,0 +1,220 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// WSUV Twitter's data (contract §3): users with their stored token, and every tweet ever posted.
+/// Users are found by name (byte for byte) and tweets by id in O(1), and the tweets newer than a
+/// stamp in O(log n + k), so a request costs the same with 10 tweets or 100,000; users and tweets
+/// change only through the methods below, which keep the lookups in step.
+public struct WSUVState {
+    struct User {
+        var username: String
+        var password: String
+        /// The live token, or `"0"` when logged out.
+        var sessionToken: String
+    }
+
+    struct Tweet: Identifiable {
+        var id: Int
+        var username: String
+        var timeStamp: String
+        var text: String
+        var isDeleted: Bool
+    }
+
+    /// A tweet's place in the stamp order: by time stamp byte by byte, then by id.
+    struct StampedTweet: Comparable {
+        var stamp: String
+        var id: Int
+
+        init(_ tweet: Tweet) {
+            stamp = tweet.timeStamp
+            id = tweet.id
+        }
+
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            lhs.stamp.hasSameBytes(as: rhs.stamp) ? lhs.id < rhs.id : lhs.stamp.utf8.lexicographicallyPrecedes(rhs.stamp.utf8)
+        }
+
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.stamp.hasSameBytes(as: rhs.stamp) }
+    }
+
+    /// The stored token of a logged-out user.
+    static let loggedOut = "0"
+    /// The text of a deleted tweet (the scripts' word; the course document's `[delete]` is a typo).
+    static let deletedText = "[deleted]"
+
+    private(set) var users: [User] = []
+    /// Names compare byte for byte (`ExactText`), as the scripts' SQL did.
+    private var userIndexByName: [ExactText: Int] = [:]
+    private var liveTokens: Set<ExactText> = []
+    /// Tweets are never removed, so the next id is the last one's + 1.
+    private(set) var tweets = IDTable<Tweet>()
+    /// Every tweet's (stamp, id), so `get-tweets.cgi?date=` finds the newer ones without a scan.
+    private var tweetsByStamp = SortedIndex<StampedTweet>()
+    public var changes = StateChanges()
+
+    func userIndex(_ username: String) -> Int? { userIndexByName[ExactText(username)] }
+
+    /// Adds a user whose name is not taken.
+    mutating func add(_ user: User) {
+        userIndexByName[ExactText(user.username)] = users.count
+        if user.sessionToken != Self.loggedOut { liveTokens.insert(ExactText(user.sessionToken)) }
+        users.append(user)
+        changes.touch(.row("users", "username", .string(user.username)))
+    }
+
+    mutating func setSessionToken(_ token: String, ofUser index: Int) {
+        liveTokens.remove(ExactText(users[index].sessionToken))
+        if token != Self.loggedOut { liveTokens.insert(ExactText(token)) }
+        users[index].sessionToken = token
+        changes.touch(.row("users", "username", .string(users[index].username)))
+    }
+
+    var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
+
+    /// Adds a tweet whose id is above every earlier one.
+    mutating func add(_ tweet: Tweet) {
+        tweets.append(tweet)
+        tweetsByStamp.insert(StampedTweet(tweet))
+        changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
+    }
+
+    /// Puts a changed tweet in place of the one with its id.
+    mutating func replace(_ tweet: Tweet) {
+        if let old = tweets[tweet.id] { tweetsByStamp.remove(StampedTweet(old)) }
+        tweets.replace(tweet)
+        tweetsByStamp.insert(StampedTweet(tweet))
+        changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
+    }
+
+    /// `SELECT … WHERE time_stamp > ?date`, ascending id: the tweets stamped after `date` as text,
+    /// or all of them for a `date` that SQLite reads as a number (see `SQLiteNumber`).
+    func tweets(after date: [UInt8]) -> [Tweet] {
+        if SQLiteNumber.isNumeric(date) { return Array(tweets.rows) }
+        let newer = tweetsByStamp.elements { date.lexicographicallyPrecedes($0.stamp.utf8) }
+        return newer.map(\.id).sorted().compactMap { tweets[$0] }
+    }
+
+    /// 160 random bits as 40 lowercase hex digits, never another user's live token.
+    func mintToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        while true {
+            let token = (0..<20).map { _ in hex(UInt8.random(in: 0...255, using: &generator)) }.joined()
+            if !liveTokens.contains(ExactText(token)) { return token }
+        }
+    }
+
+    private func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    }
+
+    func shape(_ tweet: Tweet) -> TweetShape {
+        TweetShape(tweet_id: tweet.id, username: tweet.username, time_stamp: tweet.timeStamp, tweet: tweet.text,
+                   isdeleted: tweet.isDeleted ? 1 : 0)
+    }
+
+    /// `^[0-9a-f]{40}$`
+    static func isMintedToken(_ text: String) -> Bool {
+        text.utf8.count == 40 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`: the shape only; stored stamps are text, never dates.
+    static func isStampShaped(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 19 else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in
+            switch index {
+            case 4, 7: return byte == UInt8(ascii: "-")
+            case 10: return byte == UInt8(ascii: " ")
+            case 13, 16: return byte == UInt8(ascii: ":")
+            default: return (48...57).contains(byte)
+            }
+        }
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS` of a moment in the given zone, truncated to the second (SQLite's localtime).
+    static func stamp(_ date: Date, in zone: TimeZone) -> String {
+        let unix = Int(date.timeIntervalSince1970.rounded(.down))
+        return CivilTime(unixSeconds: unix + zone.secondsFromGMT(for: date)).sqlText
+    }
+}
+
+// MARK: Seed format
+
+extension WSUVState {
+    /// Reads and checks a seed or state document (`Seed/wsuv.json`, contract §5).
+    init(seed document: JSONValue) throws(SeedError) {
+        let root = try SeedNode(document).object()
+        for node in try root.array("users") {
+            let item = try node.object()
+            let user = User(username: try item.text("username"), password: try item.text("password"),
+                            sessionToken: try item.string("session_token"))
+            if userIndex(user.username) != nil { throw node.fail("duplicate username \(user.username)") }
+            if user.sessionToken != Self.loggedOut {
+                guard Self.isMintedToken(user.sessionToken) else {
+                    throw SeedError(path: "\(item.path).session_token", problem: "expected \"0\" or 40 lowercase hex digits")
+                }
+                if liveTokens.contains(ExactText(user.sessionToken)) {
+                    throw SeedError(path: "\(item.path).session_token", problem: "another user holds this token")
+                }
+            }
+            add(user)
+        }
+        var seededTweets: [Int: Tweet] = [:]
+        for node in try root.array("tweets") {
+            let item = try node.object()
+            let id = try item.int("tweet_id")
+            guard id >= 1 else { throw SeedError(path: "\(item.path).tweet_id", problem: "must be 1 or more") }
+            if seededTweets[id] != nil { throw node.fail("duplicate tweet_id \(id)") }
+            let username = try item.string("username")
+            if userIndex(username) == nil { throw SeedError(path: "\(item.path).username", problem: "\(username) is not a user") }
+            let stamp = try item.string("time_stamp")
+            guard Self.isStampShaped(stamp) else {
+                throw SeedError(path: "\(item.path).time_stamp", problem: "expected YYYY-MM-DD HH:MM:SS, got \(stamp)")
+            }
+            let deleted = try item.int("isdeleted")
+            guard deleted == 0 || deleted == 1 else {
+                throw SeedError(path: "\(item.path).isdeleted", problem: "expected 0 or 1")
+            }
+            seededTweets[id] = Tweet(id: id, username: username, timeStamp: stamp, text: try item.string("tweet"),
+                                     isDeleted: deleted == 1)
+        }
+        tweets = IDTable(seededTweets.values)
+        tweetsByStamp = SortedIndex(sorted: seededTweets.values.map(StampedTweet.init).sorted())
+    }
+}
+
+extension WSUVState: LoggedState {
+    public func seedRow(at path: RowPath) -> [UInt8]? {
+        let step = path.steps[0]
+        switch (step.member, step.key) {
+        case let ("users", .string(username)?):
+            return userIndex(username).map { OrderedJSON.encode(WSUVSeedFile.User(users[$0]), escapeSlash: false) }
+        case let ("tweets", .int(id)?):
+            return tweets[id].map { OrderedJSON.encode(shape($0), escapeSlash: false) }
+        default:
+            return nil
+        }
+    }
+}
+
+/// The seed file's shape, written by `GET /_mock/state/wsuv`: live tokens sit in `session_token`.
+struct WSUVSeedFile: Encodable {
+    struct User: Encodable {
+        var username: String, password: String, session_token: String
+
+        init(_ user: WSUVState.User) {
+            (username, password, session_token) = (user.username, user.password, user.sessionToken)
+        }
+    }
+
+    var users: [User]
+    var tweets: [TweetShape]
+
+    init(_ state: WSUVState) {
+        users = state.users.map(User.init)
+        tweets = state.tweets.rows.map(state.shape)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// WSU Vancouver CS 458 "WSUV Twitter" (contract: wsuv-twitter.md): five Perl CGI scripts on one
+/// SQLite database, each under four prefixes. The scripts never looked at the method.
+///
+/// | script          | parameters                          | answer                                   |
+/// |-----------------|-------------------------------------|------------------------------------------|
+/// | get-tweets.cgi  | [date]                              | {"tweets":[…]} stamped after `date`      |
+/// | register.cgi    | username, password                  | {"session_token":"…"} (logs in)          |
+/// | login.cgi       | username, password, [action]        | {"session_token":"…"} or "0" on logout   |
+/// | add-tweet.cgi   | username, session_token, tweet      | {"tweet":"…"}                            |
+/// | del-tweet.cgi   | username, session_token, tweet_id   | {"tweet_id":"…","isdeleted":1,"tweet":"[deleted]"} |
+public final class WSUVTwitterAPI: CourseAPI {
+    public typealias Failure = WSUVError
+    public static let name = "wsuv"
+
+    /// `/login.cgi`, `/cgi-bin/login.cgi`, `/~cs458/cgi-bin/login.cgi` (test server), `/~wcochran/cgi-bin/login.cgi` (main).
+    static let prefixes = ["", "/cgi-bin", "/~cs458/cgi-bin", "/~wcochran/cgi-bin"]
+
+    public var routes: RouteGroup {
+        let scripts: [(String, Handler)] = [
+            ("get-tweets.cgi", script(getTweets)),
+            ("register.cgi", script(register)),
+            ("login.cgi", script(login)),
+            ("add-tweet.cgi", script(addTweet)),
+            ("del-tweet.cgi", script(deleteTweet)),
+        ]
+        let routes = Self.prefixes.flatMap { prefix in
+            scripts.map { file, handler in Route(.any, "\(prefix)/\(file)", handler) }
+        }
+        // Every route takes any method, so the 405 answer is never used; OPTIONS is the preflight.
+        return routeGroup(matching: PathMatching(percentDecoded: true), routes)
+    }
+
+    public var openAPIDocument: [UInt8]? { WSUVTwitterOpenAPI.document }
+
+    public let state: SeededStore<WSUVState, WSUVState>
+    private let clock: @Sendable () -> Date
+    private let timeZone: TimeZone
+
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
+        let initial = try WSUVState(seed: document)
+        state = SeededStore(initial)
+        clock = options.clock
+        timeZone = options.wsuvTimeZone
+    }
+
+    public func seed(from document: JSONValue) throws(SeedError) -> WSUVState {
+        try WSUVState(seed: document)
+    }
+
+    public func stateDocument(of state: WSUVState) -> any Encodable {
+        WSUVSeedFile(state)
+    }
+
+    public var summary: APISummary {
+        let users = state.seed.users
+        return APISummary(title: "WSU Vancouver CS 458 WSUV Twitter",
+                          basePaths: ["/~cs458/cgi-bin/", "/~wcochran/cgi-bin/", "/cgi-bin/", "/"],
+                          endpoints: "get-tweets.cgi, register.cgi, login.cgi, add-tweet.cgi, del-tweet.cgi",
+                          accounts: users.map { .init(login: $0.username, password: $0.password) })
+    }
+
+    // MARK: Scripts
+
+    private func getTweets(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+        let date = parameters["date"].map { Array($0.utf8) }
+        // A NUL cut the SQL text short and the statement failed.
+        if date?.contains(0) == true { throw .queryFailed }
+        let tweets = state.read { state, _ in
+            (date.map(state.tweets(after:)) ?? Array(state.tweets.rows)).map(state.shape)
+        }
+        return Self.json(TweetList(tweets: tweets))
+    }
+
+    private func register(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+        guard let username = parameters["username"], let password = parameters["password"] else { throw .badRequest }
+        return try state.withLock { state throws(WSUVError) in
+            guard state.userIndex(username) == nil else { throw .userExists }
+            let token = state.mintToken()
+            state.add(WSUVState.User(username: username, password: password, sessionToken: token))
+            return Self.json(SessionAnswer(session_token: token))
+        }
+    }
+
+    private func login(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+        guard let username = parameters["username"], let password = parameters["password"] else { throw .badRequest }
+        let loggingOut: Bool
+        switch parameters["action"] {
+        case nil, "login": loggingOut = false
+        case "logout": loggingOut = true
+        default: throw .badRequest
+        }
+        return try state.withLock { state throws(WSUVError) in
+            guard let index = state.userIndex(username) else { throw .noSuchUser }
+            guard state.users[index].password.hasSameBytes(as: password) else { throw .unauthorized }
+            if loggingOut {
+                state.setSessionToken(WSUVState.loggedOut, ofUser: index)
+            } else if state.users[index].sessionToken == WSUVState.loggedOut {
+                // Login keeps a live token; only a logged-out user gets a new one.
+                state.setSessionToken(state.mintToken(), ofUser: index)
+            }
+            return Self.json(SessionAnswer(session_token: state.users[index].sessionToken))
+        }
+    }
+
+    private func addTweet(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+        guard let username = parameters["username"], let token = parameters["session_token"],
+              let text = parameters["tweet"] else { throw .badRequest }
+        let stamp = stampNow()
+        return try state.withLock { state throws(WSUVError) in
+            try Self.authorize(username, token, in: state)
+            state.add(WSUVState.Tweet(id: state.nextTweetID, username: username, timeStamp: stamp,
+                                                text: text, isDeleted: false))
+            return Self.json(TweetAdded(tweet: text))
+        }
+    }
+
+    private func deleteTweet(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+        guard let username = parameters["username"], let token = parameters["session_token"],
+              let idText = parameters["tweet_id"] else { throw .badRequest }
+        let stamp = stampNow()
+        return try state.withLock { state throws(WSUVError) in
+            try Self.authorize(username, token, in: state)
+            guard idText.utf8.allSatisfy({ (48...57).contains($0) }), let id = Int(idText),
+                  var tweet = state.tweets[id] else { throw .noSuchTweet }
+            guard tweet.username == username else { throw .notYourTweet }
+            // A soft delete: the new stamp makes clients that fetch after their newest stamp see it.
+            tweet.text = WSUVState.deletedText
+            tweet.isDeleted = true
+            tweet.timeStamp = stamp
+            state.replace(tweet)
+            return Self.json(TweetDeleted(tweet_id: idText))
+        }
+    }
+
+    // MARK: Helpers
+
+    /// An unknown user is 404 whatever the token; otherwise the token must be the user's live one,
+    /// so `0` never passes (the real server let anyone post as a logged-out user with it).
+    private static func authorize(_ username: String, _ token: String, in state: WSUVState) throws(WSUVError) {
+        guard let index = state.userIndex(username) else { throw .noSuchUser }
+        let stored = state.users[index].sessionToken
+        guard stored != WSUVState.loggedOut, stored.hasSameBytes(as: token) else { throw .unauthorized }
+    }
+
+    private func stampNow() -> String { WSUVState.stamp(clock(), in: timeZone) }
+
+    /// `/` unescaped, non-ASCII raw, no trailing newline (JSON::PP's defaults).
+    public static let escapesSlash = false
+
+    /// Turns a script into a handler: parameters read as CGI.pm did, thrown errors become bare statuses.
+    private func script(_ body: @escaping @Sendable (WSUVParameters) throws(WSUVError) -> Response) -> Handler {
+        endpoint { request throws(WSUVError) in try body(WSUVParameters(request)) }
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import MockHTTP
+import MockApp
+import MockKit
+import TestSupport
+import XCTest
+
+/// The control surface of admin.md, over real sockets.
+final class AdminTests: XCTestCase {
+    private var server: TestServer!
+
+    override func setUpWithError() throws {
+        server = try TestServer(apis: ["threads"])
+    }
+
+    override func tearDown() {
+        server = nil
+    }
+
+    private func login() throws -> String {
+        let response = try server.request("POST", "/api/login", body: "email=a@a.com&password=test123")
+        return String(response.text.split(separator: "\"")[7])
+    }
+
+    private func threads(_ token: String) throws -> ClientResponse {
+        try server.request("GET", "/api/threads", headers: [("Authorization", "Bearer \(token)")])
+    }
+
+    func testHealth() throws {
+        let response = try server.request("GET", "/_mock/health")
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.headers["Content-Type"], "application/json; charset=utf-8")
+        XCTAssertTrue(response.text.hasPrefix(#"{"status":"ok","version":"0.1.0","uptime_s":"#), response.text)
+        XCTAssertTrue(response.text.hasSuffix(#","apis":["threads"]}"#), response.text)
+        XCTAssertNil(response.headers["Access-Control-Allow-Origin"], "the control surface is not for browsers")
+    }
+
+    func testResetAnswersAndUnknownAPI() throws {
+        XCTAssertEqual(try server.request("POST", "/_mock/reset").text, #"{"reset":["threads"]}"#)
+        let unknown = try server.request("POST", "/_mock/reset/otp")
+        XCTAssertEqual(unknown.status, 404)
+        XCTAssertEqual(unknown.text, #"{"error":"unknown_api","api":"otp"}"#)
+        XCTAssertEqual(try server.request("GET", "/_mock/reset").status, 405)
+    }
+
+    func testStateRoundTripKeepsEveryAnswerAndTokens() throws {
+        let token = try login()
+        _ = try server.request("POST", "/api/thread/add", headers: [("Authorization", "Bearer \(token)")], body: "title=kept")
+        let before = try threads(token).text
+        let exported = try server.request("GET", "/_mock/state/threads")
+        XCTAssertEqual(exported.status, 200)
+        XCTAssertTrue(exported.text.contains(#""next_ids":{"user":5,"thread":6,"message":13}"#), exported.text)
+        XCTAssertTrue(exported.text.contains(token))
+
+        _ = try server.request("POST", "/_mock/reset/threads")
+        XCTAssertEqual(try threads(token).status, 401)
+        let loaded = try server.request("PUT", "/_mock/state/threads", body: exported.body)
+        XCTAssertEqual(loaded.text, #"{"loaded":"threads"}"#)
+        XCTAssertEqual(try threads(token).text, before)
+        XCTAssertEqual(try server.request("GET", "/_mock/state/threads").text, exported.text)
+        // Reset still goes to the seed, not to the loaded document.
+        _ = try server.request("POST", "/_mock/reset/threads")
+        XCTAssertEqual(try threads(token).status, 401)
+        XCTAssertFalse(try server.request("GET", "/_mock/state/threads").text.contains("kept"))
+    }
+
+    func testInvalidStateChangesNothing() throws {
+        let original = try server.request("GET", "/_mock/state/threads").text
+        let broken = original.replacingOccurrences(of: #""email":"b@b.com""#, with: #""email":7"#)
+        let response = try server.request("PUT", "/_mock/state/threads", body: broken)
+        XCTAssertEqual(response.status, 400)
+        XCTAssertEqual(response.text, #"{"error":"invalid_state","path":"$.users[0].email","detail":"expected a string"}"#)
+        let garbage = try server.request("PUT", "/_mock/state/threads", body: "{not json")
+        XCTAssertEqual(garbage.text, #"{"error":"invalid_state","path":"$","detail":"the body is not valid JSON"}"#)
+        let dangling = original.replacingOccurrences(of: #""thread_id":4,"user_id":4"#, with: #""thread_id":4,"user_id":44"#)
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/threads", body: dangling).text,
+                       #"{"error":"invalid_state","path":"$.threads[3]","detail":"user_id 44 is not a user"}"#)
+        XCTAssertEqual(try server.request("GET", "/_mock/state/threads").text, original)
+    }
+
+    func testJournalRecordsCourseRequestsNewestFirst() throws {
+        _ = try server.request("POST", "/api/login?x=1", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                               body: "email=a@a.com&password=nope")
+        _ = try server.request("GET", "/favicon.ico")
+        _ = try server.request("POST", "/api/thread/add", body: [0xFF, 0xFE])
+        _ = try server.request("GET", "/_mock/health")
+        let journal = try server.request("GET", "/_mock/requests")
+        let entries = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(journal.body)) as? [[String: Any]])
+        XCTAssertEqual(entries.map { $0["path"] as? String }, ["/api/thread/add", "/favicon.ico", "/api/login"])
+        XCTAssertEqual(entries[0]["request_body"] as? String, "//4=")
+        XCTAssertEqual(entries[0]["request_body_base64"] as? Bool, true)
+        XCTAssertTrue(entries[1]["api"] is NSNull)
+        let login = entries[2]
+        XCTAssertEqual(login["api"] as? String, "threads")
+        XCTAssertEqual(login["method"] as? String, "POST")
+        XCTAssertEqual(login["query"] as? String, "x=1")
+        XCTAssertEqual(login["status"] as? Int, 401)
+        XCTAssertEqual(login["request_bytes"] as? Int, 27)
+        XCTAssertEqual(login["request_body"] as? String, "email=a@a.com&password=nope")
+        XCTAssertEqual((login["request_headers"] as? [String: String])?["content-type"], "application/x-www-form-urlencoded")
+        XCTAssertNil(login["request_body_base64"])
+        XCTAssertTrue((login["at"] as? String)?.hasSuffix("Z") ?? false)
+        let keys = ["\"at\"", "\"api\"", "\"method\"", "\"path\"", "\"query\"", "\"status\"", "\"duration_ms\"",
+                    "\"request_bytes\"", "\"response_bytes\"", "\"request_headers\"", "\"request_body\""]
+        let positions = keys.map { journal.text.range(of: $0)!.lowerBound }
+        XCTAssertEqual(positions, positions.sorted(), "keys in admin.md's order")
+
+        let limited = try server.request("GET", "/_mock/requests?limit=1&api=threads")
+        XCTAssertEqual(try XCTUnwrap(JSONSerialization.jsonObject(with: Data(limited.body)) as? [[String: Any]]).count, 1)
+        let none = try server.request("GET", "/_mock/requests?api=otp")
+        XCTAssertEqual(none.text, "[]")
+        XCTAssertEqual(try server.request("DELETE", "/_mock/requests").status, 204)
+        XCTAssertEqual(try server.request("GET", "/_mock/requests").text, "[]")
+    }
+
+    func testInjectedErrorsUseTheAPIFormatAndChangeNothing() throws {
+        let token = try login()
+        let set = try server.request("PUT", "/_mock/faults", body: #"{"error_status":500,"apis":["threads"]}"#)
+        XCTAssertEqual(set.text, #"{"error_rate":1,"error_status":500,"apis":["threads"]}"#)
+        XCTAssertEqual(try server.request("GET", "/_mock/faults").text, set.text)
+        let failed = try server.request("POST", "/api/thread/add", headers: [("Authorization", "Bearer \(token)")], body: "title=lost")
+        XCTAssertEqual(failed.status, 500)
+        XCTAssertEqual(failed.text, #"{"status":"error","message":"Service unavailable."}"#)
+        XCTAssertEqual(try server.request("GET", "/_mock/health").status, 200, "faults never touch the control surface")
+        XCTAssertEqual(try server.request("DELETE", "/_mock/faults").status, 204)
+        XCTAssertEqual(try server.request("GET", "/_mock/faults").text, "{}")
+        XCTAssertFalse(try threads(token).text.contains("lost"))
+        XCTAssertEqual(try server.request("PUT", "/_mock/faults", body: #"{"error_rate":0.5}"#).text,
+                       #"{"error_rate":0.5,"error_status":503}"#)
+    }
+
+    func testInvalidFaults() throws {
+        for (body, detail) in [
+            (#"{"error_rate":2}"#, "error_rate must be from 0 to 1"),
+            (#"{"latency_ms":[5,1]}"#, "latency_ms must satisfy 0 <= min <= max <= 600000"),
+            (#"{"apis":["nope"]}"#, "unknown or not served api nope"),
+            (#"{"speed":1}"#, "unknown field speed"),
+            ("[]", "expected a JSON object"),
+            ("{", "the body must be a JSON object"),
+        ] {
+            let response = try server.request("PUT", "/_mock/faults", body: body)
+            XCTAssertEqual(response.status, 400, body)
+            XCTAssertEqual(response.text, #"{"error":"invalid_faults","detail":"\#(detail)"}"#)
+        }
+    }
+
+    func testInjectedLatencyIsAtLeastWhatWasAsked() throws {
+        _ = try server.request("PUT", "/_mock/faults", body: #"{"latency_ms":[250,250]}"#)
+        let started = Date()
+        XCTAssertEqual(try server.request("GET", "/api/threads").status, 401)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.25)
+    }
+
+    func testLatencySetting() throws {
+        var settings = AppSettings()
+        settings.latency = 200...300
+        let slow = try TestServer(apis: ["threads"], settings: settings)
+        let started = Date()
+        XCTAssertEqual(try slow.request("GET", "/nothing").status, 404, "the common 404 is not delayed")
+        XCTAssertEqual(try slow.request("POST", "/api/login", body: "email=a@a.com&password=test123").status, 200)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.2)
+    }
+}
+
+/// Who may use `/_mock`: loopback callers, or anyone with the admin token when one is set.
+final class AdminAccessTests: XCTestCase {
+    private func app(token: String? = nil) throws -> MockApp {
+        MockApp(apis: try APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions()),
+                settings: AppSettings(adminToken: token))
+    }
+
+    private func request(_ target: String, from host: String, headers: [(String, String)] = []) -> Request {
+        Request(method: "GET", target: target, headers: HTTPHeaders(headers), peer: PeerAddress(host: host, port: 50_000))
+    }
+
+    func testOnlyLoopbackCallersByDefault() throws {
+        let app = try app()
+        for host in ["127.0.0.1", "127.9.8.7", "::1"] {
+            XCTAssertEqual(app.respond(to: request("/_mock/health", from: host)).status, 200, host)
+        }
+        let refused = app.respond(to: request("/_mock/health", from: "192.0.2.10"))
+        XCTAssertEqual(refused.status, 403)
+        XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).hasPrefix(#"{"error":"forbidden","detail":""#))
+        XCTAssertEqual(app.respond(to: request("/api/threads", from: "192.0.2.10")).status, 401, "course APIs are public")
+    }
+
+    func testTokenRequiredOfEveryoneWhenSet() throws {
+        let app = try app(token: "s3cret")
+        let missing = app.respond(to: request("/_mock/health", from: "127.0.0.1"))
+        XCTAssertEqual(missing.status, 401)
+        XCTAssertTrue(String(decoding: missing.body, as: UTF8.self).hasPrefix(#"{"error":"unauthorized","detail":""#))
+        XCTAssertEqual(app.respond(to: request("/_mock/health", from: "192.0.2.10",
+                                               headers: [("Authorization", "Bearer s3cret")])).status, 200)
+        XCTAssertEqual(app.respond(to: request("/_mock/health", from: "192.0.2.10",
+                                               headers: [("X-Mock-Admin-Token", "s3cret")])).status, 200)
+        XCTAssertEqual(app.respond(to: request("/_mock/health", from: "127.0.0.1",
+                                               headers: [("Authorization", "Bearer wrong")])).status, 401)
+    }
+}

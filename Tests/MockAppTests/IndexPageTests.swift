@@ -1,0 +1,184 @@
+import Foundation
+import MockHTTP
+@testable import MockApp
+import MockKit
+import TestSupport
+import XCTest
+
+/// The HTML index page at `/` (admin.md): public, not journaled, no CORS; the last requests only
+/// for callers who may use `/_mock/…`.
+final class IndexPageTests: XCTestCase {
+    private var apis: [any MockAPI]!
+    private var app: MockApp!
+    private var server: TestServer!
+
+    override func setUpWithError() throws {
+        apis = try APICatalog.load(seed: TestServer.shippedSeed, options: APIOptions())
+        app = MockApp(apis: apis)
+        server = try TestServer(responder: app)
+    }
+
+    override func tearDown() {
+        server = nil
+        app = nil
+        apis = nil
+    }
+
+    /// `GET /` with the given request head lines after the request line (`Host: …` and so on).
+    private func page(_ headLines: [String], method: String = "GET", version: String = "HTTP/1.1") throws -> ClientResponse {
+        let client = try server.connect()
+        client.send(rawRequest(["\(method) / \(version)"] + headLines + ["Connection: close"]))
+        return try client.readResponse(head: method == "HEAD")
+    }
+
+    private func row(_ method: String, _ target: String, _ status: Int, _ api: String) -> String {
+        "<td>\(method)</td><td class=\"path\"><code>\(target)</code></td>"
+            + "<td class=\"status s\(status / 100)\">\(status)</td><td>\(api)</td></tr>"
+    }
+
+    func testEveryAPIWithItsBaseURLsAccountsAndOpenAPILink() throws {
+        let response = try page(["Host: classroom.local:9090"])
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.headers["Content-Type"], "text/html; charset=utf-8")
+        XCTAssertNil(response.headers["Access-Control-Allow-Origin"], "the page is not for other sites' scripts")
+        let html = response.text
+        XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"), html)
+        XCTAssertTrue(html.contains("version <strong>\(MockBackend.version)</strong> · up <strong>"), html)
+        for api in apis {
+            XCTAssertTrue(html.contains("<h2>\(api.summary.title) <span class=\"tag\">\(api.name)</span></h2>"), api.name)
+            XCTAssertEqual(html.contains("<a href=\"/_mock/openapi/\(api.name).json\">OpenAPI document</a>"),
+                           api.openAPIDocument != nil, api.name)
+        }
+        XCTAssertTrue(html.contains("<a href=\"/_mock/openapi/threads.json\">"), "threads has an OpenAPI document")
+
+        let threadsURL = "<span>http://classroom.local:9090</span><wbr><span>/api/</span>"
+        XCTAssertTrue(html.contains("<tr><th>this browser</th><td><code>\(threadsURL)</code></td></tr>"), html)
+        XCTAssertTrue(html.contains("<span>http://10.0.2.2:9090</span><wbr><span>/api/</span>"), html)
+        XCTAssertTrue(html.contains("<span>http://classroom.local:9090</span><wbr><span>/~cs458/cgi-bin/</span>"), html)
+        XCTAssertTrue(html.contains("also answers under <code>/~wcochran/cgi-bin/</code>, <code>/cgi-bin/</code>, <code>/</code>"))
+        for address in HTTPServer.lanAddresses {
+            XCTAssertTrue(html.contains("<tr><th>same network</th><td><code><span>http://\(address):9090</span><wbr>"), address)
+        }
+
+        XCTAssertTrue(html.contains("<tr><td><code>a@a.com</code></td><td><code>test123</code></td>"
+                                    + "<td class=\"detail\">Ervin Sondag</td></tr>"), html)
+        XCTAssertTrue(html.contains("<tr><td><code>night owl</code></td><td><code>hoot hoot</code></td></tr>"),
+                      "WSUV has no details, so no details column")
+        XCTAssertTrue(html.contains("<tr><td><code>+15305550100</code></td><td class=\"detail\">Alex Rivera, x-authtoken "),
+                      "one-time codes: no password column")
+        XCTAssertFalse(html.contains("<script"), "the page works without scripts")
+        XCTAssertFalse(html.contains("href=\"http") || html.contains("src="), "nothing is loaded from elsewhere")
+    }
+
+    func testBaseURLFallsBackWhenTheHostHeaderIsMissingOrOdd() throws {
+        let http10 = try page([], version: "HTTP/1.0")
+        XCTAssertEqual(http10.status, 200)
+        XCTAssertTrue(http10.text.contains("<span>http://localhost:8080</span><wbr><span>/api/</span>"))
+        let odd = try page(["Host: evil\"><script>x"])
+        XCTAssertTrue(odd.text.contains("<span>http://localhost:8080</span><wbr><span>/api/</span>"))
+        XCTAssertFalse(odd.text.contains("evil"))
+        let ipv6 = try page(["Host: [::1]:8123"])
+        XCTAssertTrue(ipv6.text.contains("<span>http://[::1]:8123</span><wbr><span>/api/</span>"))
+        XCTAssertTrue(ipv6.text.contains("<span>http://10.0.2.2:8123</span><wbr>"), "the emulator uses the same port")
+        if let lan = HTTPServer.lanAddresses.first {
+            let fromPhone = try page(["Host: \(lan):9090"]).text
+            XCTAssertTrue(fromPhone.contains("<tr><th>this browser</th><td><code><span>http://\(lan):9090</span>"))
+            XCTAssertFalse(fromPhone.contains("<tr><th>same network</th><td><code><span>http://\(lan):9090</span>"),
+                           "the address the browser used is not repeated")
+        }
+        let defaultPort = try page(["Host: mock.example"])
+        XCTAssertTrue(defaultPort.text.contains("<span>http://10.0.2.2</span><wbr><span>/api/</span>"))
+    }
+
+    func testAccountNamesAreEscaped() throws {
+        let seed = FileManager.default.temporaryDirectory.appendingPathComponent("seed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: seed, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: seed) }
+        let document = #"{"users":[{"username":"<b>&\"x'","password":"p<w>","session_token":"0"}],"tweets":[]}"#
+        try Data(document.utf8).write(to: seed.appendingPathComponent("wsuv.json"))
+        apis = try APICatalog.load(["wsuv"], seed: SeedDirectory(url: seed), options: APIOptions())
+        server = try TestServer(responder: MockApp(apis: apis))
+        let html = try page(["Host: 127.0.0.1"]).text
+        XCTAssertTrue(html.contains("<tr><td><code>&lt;b&gt;&amp;&quot;x&#39;</code></td><td><code>p&lt;w&gt;</code></td></tr>"),
+                      html)
+        XCTAssertFalse(html.contains("<b>"))
+        XCTAssertFalse(html.contains("p<w>"))
+    }
+
+    func testEscapingWorksByScalar() {
+        XCTAssertEqual(HTML.escape(#"a<b>&"c'd"#), "a&lt;b&gt;&amp;&quot;c&#39;d")
+        // `<` with a combining mark is one Character, but the browser still sees a `<`.
+        XCTAssertEqual(HTML.escape("<\u{338}script>"), "&lt;\u{338}script&gt;")
+        XCTAssertEqual(HTML.escape("héllo 👋🏽"), "héllo 👋🏽")
+    }
+
+    func testLastRequestsNewestFirstForLoopbackAndThePageIsNotJournaled() throws {
+        XCTAssertTrue(try page(["Host: 127.0.0.1"]).text.contains("No requests yet."))
+        _ = try server.request("POST", "/api/login", body: "email=a@a.com&password=test123")
+        _ = try server.request("GET", "/nothing?x=<1>")
+        let html = try page(["Host: 127.0.0.1"]).text
+        let login = try XCTUnwrap(html.range(of: row("POST", "/api/login", 200, "threads")), html)
+        let missing = try XCTUnwrap(html.range(of: row("GET", "/nothing?x=&lt;1&gt;", 404, "—")), html)
+        XCTAssertLessThan(missing.lowerBound, login.lowerBound, "newest first")
+
+        let journal = try server.request("GET", "/_mock/requests").text
+        XCTAssertEqual(journal.components(separatedBy: #""method":"#).count - 1, 2, "the page itself is not journaled")
+        XCTAssertFalse(journal.contains(#""path":"/""#))
+    }
+
+    func testAtMostTwentyRequests() throws {
+        for index in 1...25 { _ = try server.request("GET", "/api/messages/\(index)") }
+        let html = try page(["Host: 127.0.0.1"]).text
+        XCTAssertEqual(html.components(separatedBy: "<td class=\"path\">").count - 1, 20)
+        XCTAssertTrue(html.contains("<code>/api/messages/25</code>"))
+        XCTAssertTrue(html.contains("<code>/api/messages/6</code>"))
+        XCTAssertFalse(html.contains("<code>/api/messages/5</code>"))
+    }
+
+    func testLastRequestsHiddenFromOtherMachines() throws {
+        _ = try server.request("GET", "/api/threads")
+        let remote = Request(method: "GET", target: "/", headers: HTTPHeaders([("Host", "192.0.2.1:8080")]),
+                             peer: PeerAddress(host: "192.0.2.10", port: 1))
+        let hidden = app.respond(to: remote)
+        XCTAssertEqual(hidden.status, 200)
+        let html = String(decoding: hidden.body, as: UTF8.self)
+        XCTAssertTrue(html.contains("<h2>Last requests</h2>\n<p class=\"muted\">Shown only on the machine that runs the server"
+                                    + " (open this page there as <code>http://localhost:8080/</code>)"), html)
+        XCTAssertFalse(html.contains("/api/threads</code>"))
+        XCTAssertTrue(html.contains("<code>a@a.com</code>"), "the accounts are public")
+
+        let loopback = app.respond(to: Request(method: "GET", target: "/"))
+        XCTAssertTrue(String(decoding: loopback.body, as: UTF8.self).contains(row("GET", "/api/threads", 401, "threads")))
+    }
+
+    func testWithAnAdminTokenOnlyTheTokenShowsRequests() throws {
+        let app = MockApp(apis: apis, settings: AppSettings(adminToken: "s3cret"))
+        let withoutToken = String(decoding: app.respond(to: Request(method: "GET", target: "/")).body, as: UTF8.self)
+        XCTAssertTrue(withoutToken.contains("Shown only to callers that send the admin token"), withoutToken)
+        let withToken = app.respond(to: Request(method: "GET", target: "/", headers: HTTPHeaders([("X-Mock-Admin-Token", "s3cret")]),
+                                                peer: PeerAddress(host: "192.0.2.10", port: 1)))
+        XCTAssertTrue(String(decoding: withToken.body, as: UTF8.self).contains("No requests yet."))
+    }
+
+    func testJournalOff() throws {
+        var settings = AppSettings()
+        settings.journalCapacity = 0
+        let app = MockApp(apis: apis, settings: settings)
+        let html = String(decoding: app.respond(to: Request(method: "GET", target: "/")).body, as: UTF8.self)
+        XCTAssertTrue(html.contains("The request journal is off (<code>--journal 0</code>)."), html)
+    }
+
+    func testHeadAndOtherMethods() throws {
+        let get = try page(["Host: 127.0.0.1"])
+        let head = try page(["Host: 127.0.0.1"], method: "HEAD")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.headers["Content-Type"], "text/html; charset=utf-8")
+        XCTAssertEqual(head.headers["Content-Length"], String(get.body.count))
+        XCTAssertEqual(head.body, [])
+
+        let post = try page(["Host: 127.0.0.1", "Content-Length: 0"], method: "POST")
+        XCTAssertEqual(post.status, 405)
+        XCTAssertEqual(post.headers["Allow"], "GET, HEAD, OPTIONS")
+        XCTAssertNil(post.headers["Access-Control-Allow-Origin"])
+    }
+}

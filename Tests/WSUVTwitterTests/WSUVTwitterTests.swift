@@ -1,0 +1,625 @@
+import Foundation
+import MockHTTP
+import MockApp
+import MockKit
+import TestSupport
+import XCTest
+
+/// WSUV Twitter over real sockets, sent the way Alamofire and AFNetworking sent it: form bodies typed
+/// `application/x-www-form-urlencoded; charset=utf-8`, keys escaped with `%20` and `%3A`.
+final class WSUVTwitterTests: XCTestCase {
+    static let prefixes = ["", "/cgi-bin", "/~cs458/cgi-bin", "/~wcochran/cgi-bin"]
+    static let formType = "application/x-www-form-urlencoded; charset=utf-8"
+    /// 2016-04-22 10:00:00 in Vancouver, WA (PDT, UTC-7).
+    static let afterSemester = Date(timeIntervalSince1970: 1_461_344_400)
+
+    private var server: TestServer!
+    private var api: (any MockAPI)!
+    /// The injected clock every time stamp reads.
+    private let now = Locked(WSUVTwitterTests.afterSemester)
+
+    override func setUpWithError() throws {
+        try start()
+    }
+
+    override func tearDown() {
+        server = nil
+        api = nil
+    }
+
+    private func start(timeZone: TimeZone? = nil) throws {
+        var options = APIOptions()
+        let now = self.now
+        options.clock = { now.withLock { $0 } }
+        if let timeZone { options.wsuvTimeZone = timeZone }
+        let apis = try APICatalog.load(["wsuv"], seed: TestServer.shippedSeed, options: options)
+        api = apis[0]
+        server = try TestServer(responder: MockApp(apis: apis))
+    }
+
+    // MARK: Client helpers
+
+    /// A form body as Alamofire's URLEncoding writes it: everything but `A-Za-z0-9-._~/?` escaped.
+    private func form(_ pairs: KeyValuePairs<String, String>) -> String {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        allowed.insert(charactersIn: "-._~/?")
+        return pairs.map { "\($0.key.addingPercentEncoding(withAllowedCharacters: allowed)!)="
+            + $0.value.addingPercentEncoding(withAllowedCharacters: allowed)! }.joined(separator: "&")
+    }
+
+    private func post(_ path: String, _ body: String, type: String? = WSUVTwitterTests.formType) throws -> ClientResponse {
+        try server.request("POST", path, headers: type.map { [("Content-Type", $0)] } ?? [], body: body)
+    }
+
+    private func post(_ path: String, _ pairs: KeyValuePairs<String, String>) throws -> ClientResponse {
+        try post(path, form(pairs))
+    }
+
+    private func get(_ target: String) throws -> ClientResponse {
+        try server.request("GET", target)
+    }
+
+    private func login(_ username: String, _ password: String, prefix: String = "/~cs458/cgi-bin",
+                       file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let response = try post("\(prefix)/login.cgi", ["username": username, "password": password])
+        XCTAssertEqual(response.status, 200, file: file, line: line)
+        return try XCTUnwrap(Self.token(response), file: file, line: line)
+    }
+
+    /// A form POST on its own connection, for requests sent from several threads at once; 0 on failure.
+    private static func postStatus(port: Int, _ path: String, _ body: String) -> Int {
+        guard let client = try? BlockingClient(port: port) else { return 0 }
+        client.send("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: \(formType)\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        return (try? client.readResponse().status) ?? 0
+    }
+
+    private static func token(_ response: ClientResponse) -> String? {
+        guard let object = try? JSONParser.parse(response.body).objectValue else { return nil }
+        return object["session_token"]?.stringValue
+    }
+
+    private static func tweetIDs(_ response: ClientResponse) throws -> [Int] {
+        let tweets = try XCTUnwrap(JSONParser.parse(response.body).objectValue?["tweets"]?.arrayValue)
+        return tweets.compactMap { $0.objectValue?["tweet_id"]?.intValue }
+    }
+
+    private func assertJSON(_ response: ClientResponse, _ expected: String,
+                            file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(response.status, 200, file: file, line: line)
+        XCTAssertEqual(response.reason, "OK", file: file, line: line)
+        XCTAssertEqual(response.text, expected, file: file, line: line)
+        XCTAssertEqual(response.headers["Content-Type"], "application/json; charset=utf-8", file: file, line: line)
+        XCTAssertEqual(response.headers["Content-Length"], String(response.body.count), file: file, line: line)
+        XCTAssertEqual(response.headers["Access-Control-Allow-Origin"], "*", file: file, line: line)
+    }
+
+    /// The scripts' error: status, their reason phrase, JSON type and nothing else.
+    private func assertError(_ response: ClientResponse, _ status: Int, _ reason: String,
+                             file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(response.status, status, file: file, line: line)
+        XCTAssertEqual(response.reason, reason, file: file, line: line)
+        XCTAssertEqual(response.body, [], file: file, line: line)
+        XCTAssertEqual(response.headers["Content-Length"], "0", file: file, line: line)
+        XCTAssertEqual(response.headers["Content-Type"], "application/json; charset=utf-8", file: file, line: line)
+        XCTAssertEqual(response.headers["Access-Control-Allow-Origin"], "*", file: file, line: line)
+    }
+
+    private func assertBadRequest(_ response: ClientResponse, file: StaticString = #filePath, line: UInt = #line) {
+        assertError(response, 400, "Bad Request", file: file, line: line)
+    }
+
+    private func assertUnauthorized(_ response: ClientResponse, file: StaticString = #filePath, line: UInt = #line) {
+        assertError(response, 401, "Unauthorized", file: file, line: line)
+    }
+
+    private func assertNotFound(_ response: ClientResponse, file: StaticString = #filePath, line: UInt = #line) {
+        assertError(response, 404, "Not Found", file: file, line: line)
+    }
+
+    // MARK: Paths
+
+    func testEveryScriptUnderEveryPrefixSharesOneStore() throws {
+        for (number, prefix) in Self.prefixes.enumerated() {
+            let fetched = try get("\(prefix)/get-tweets.cgi")
+            XCTAssertEqual(fetched.status, 200, prefix)
+            XCTAssertEqual(try Self.tweetIDs(fetched), Array(1...(22 + number)), prefix)
+
+            let name = "student \(number)"
+            let registered = try post("\(prefix)/register.cgi", ["username": name, "password": "pw"])
+            let token = try XCTUnwrap(Self.token(registered), prefix)
+            XCTAssertEqual(token.count, 40, prefix)
+            XCTAssertTrue(token.allSatisfy { "0123456789abcdef".contains($0) }, prefix)
+            XCTAssertEqual(try login(name, "pw", prefix: prefix), token, prefix)
+
+            assertJSON(try post("\(prefix)/add-tweet.cgi", ["username": name, "session_token": token, "tweet": "hi \(number)"]),
+                       "{\"tweet\":\"hi \(number)\"}")
+            // The earlier prefixes' tweets were deleted in the same second, this one's is new.
+            let objects = (0...number).map { earlier in
+                let deleted = earlier < number
+                return "{\"tweet_id\":\(23 + earlier),\"username\":\"student \(earlier)\",\"time_stamp\":\"2016-04-22 10:00:00\","
+                    + "\"tweet\":\"\(deleted ? "[deleted]" : "hi \(earlier)")\",\"isdeleted\":\(deleted ? 1 : 0)}"
+            }
+            assertJSON(try get("\(prefix)/get-tweets.cgi?date=2016-04-22%2009%3A59%3A59"),
+                       "{\"tweets\":[" + objects.joined(separator: ",") + "]}")
+            assertJSON(try post("\(prefix)/del-tweet.cgi", ["username": name, "session_token": token, "tweet_id": "\(23 + number)"]),
+                       "{\"tweet_id\":\"\(23 + number)\",\"isdeleted\":1,\"tweet\":\"[deleted]\"}")
+            assertJSON(try post("\(prefix)/login.cgi", ["username": name, "password": "pw", "action": "logout"]),
+                       "{\"session_token\":\"0\"}")
+            assertUnauthorized(try post("\(prefix)/add-tweet.cgi", ["username": name, "session_token": token, "tweet": "x"]))
+        }
+    }
+
+    func testPathsArePercentDecodedExactAndCaseSensitive() throws {
+        assertJSON(try post("/%7Ecs458/cgi-bin/login.cgi", ["username": "bob", "password": "builder42"]),
+                   "{\"session_token\":\"\(try login("bob", "builder42"))\"}")
+        XCTAssertEqual(try get("/%7ewcochran/cgi-bin/get%2Dtweets.cgi").status, 200)
+        for path in ["/~cs458/cgi-bin/login.cgi/", "/cgi-bin/Login.cgi", "/CGI-BIN/login.cgi", "/~cs458/login.cgi",
+                     "/~cs458/cgi-bin/login.cgi/extra", "/~other/cgi-bin/login.cgi", "/cgi-bin/login", "/%ZZ/login.cgi"] {
+            let response = try get(path)
+            XCTAssertEqual(response.status, 404, path)
+            XCTAssertEqual(response.text, "{\"error\":\"not_found\",\"path\":\"\(path)\"}", path)
+        }
+    }
+
+    // MARK: get-tweets.cgi
+
+    func testFreshFetchAscendingIdWithExactObjectsAndEscapes() throws {
+        let response = try get("/~cs458/cgi-bin/get-tweets.cgi")
+        XCTAssertEqual(try Self.tweetIDs(response), Array(1...22))
+        let text = response.text
+        XCTAssertTrue(text.hasPrefix("{\"tweets\":[{\"tweet_id\":1,\"username\":\"wcochran\",\"time_stamp\":\"2016-03-28 09:00:00\","
+            + "\"tweet\":\"Welcome to the CS 458 Twitter Service\",\"isdeleted\":0},{\"tweet_id\":2,"))
+        XCTAssertTrue(text.hasSuffix("\"isdeleted\":0}]}"), "no trailing newline")
+        for fragment in ["{\"tweet_id\":7,\"username\":\"bob\",\"time_stamp\":\"2016-04-12 14:03:11\",\"tweet\":\"[deleted]\",\"isdeleted\":1}",
+                         "\"tweet\":\"Two lines:\\nthe second line of one tweet\"",
+                         "\"tweet\":\"Coffee at the café before lab ☕\"",
+                         "\"tweet\":\"Reading the \\\"Swift 2.2 / Swift 3\\\" notes & tips\"",
+                         "\"username\":\"night owl\""] {
+            XCTAssertTrue(text.contains(fragment), fragment)
+        }
+        XCTAssertFalse(text.contains("\\u"), "non-ASCII stays raw UTF-8")
+        XCTAssertFalse(text.contains(" \n"))
+    }
+
+    func testDateFilterIsAStrictByteWiseComparisonInEveryEncoding() throws {
+        let newest = "{\"tweets\":[{\"tweet_id\":22,\"username\":\"bob\",\"time_stamp\":\"2016-04-21 17:05:43\","
+            + "\"tweet\":\"Last tweet of the semester from me. Goodnight, WSUV!\",\"isdeleted\":0}]}"
+        // Alamofire's %3A, the document's literal colon, and + for the space: all one stamp.
+        for date in ["2016-04-21%2017%3A05%3A42", "2016-04-21%2017:05:42", "2016-04-21+17:05:42", "2016-04-21%2017%3a05%3a42"] {
+            assertJSON(try get("/~cs458/cgi-bin/get-tweets.cgi?date=\(date)"), newest)
+        }
+        // Strict: the newest stamp itself returns nothing (contract §6).
+        assertJSON(try get("/~cs458/cgi-bin/get-tweets.cgi?date=2016-04-21%2017%3A05%3A43"), "{\"tweets\":[]}")
+        // Not sorted by stamp: the deleted 7 and 16 were stamped later than 17.
+        XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date=2016-04-11%2010:10:09")), [7, 16, 17, 18, 19, 20, 21, 22])
+        XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date=2016-04-11")), [7, 16, 17, 18, 19, 20, 21, 22])
+        XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date=2016-04-11T00:00:00")), [7, 16, 18, 19, 20, 21, 22])
+        assertJSON(try get("/cgi-bin/get-tweets.cgi?date=abc"), "{\"tweets\":[]}")
+        // A quote is an ordinary character, not an injection that returns everything.
+        assertJSON(try get("/cgi-bin/get-tweets.cgi?date=2016-04-21%2017:05:43'%20OR%20'1'='1"), "{\"tweets\":[]}")
+        XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date=0001-12-30%2016:07:02")), Array(1...22))
+        XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date=")), Array(1...22))
+        XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date")), Array(1...22))
+        // POST reads the date from the body, as AFNetworking clients sent it.
+        XCTAssertEqual(try Self.tweetIDs(post("/get-tweets.cgi", ["date": "2016-04-20 12:12:11"])), [21, 22])
+    }
+
+    func testNumberLikeDatesReturnEveryTweetAndANulIsA500() throws {
+        // SQLite reads these as numbers, and a number sorts below every text stamp. The trailing
+        // blanks would sort the text after every stamp, so these show the number rule, not bytes.
+        for date in ["2017", "9999", "3000.5", "20300101", "5E-3", "12345678901234567890123", "9999%20", "9999%0C",
+                     "%09+7.", "-1", ".5", "9e%2B2"] {
+            XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date=\(date)")), Array(1...22), date)
+        }
+        // Not numbers: compared as text, each sorts after every stamp.
+        for date in ["9e", "9e%2B", "9.9.9", "3000.5x", "9%20%209"] {
+            assertJSON(try get("/cgi-bin/get-tweets.cgi?date=\(date)"), "{\"tweets\":[]}")
+        }
+        for date in ["%00", "2016%00", "2017%00"] {
+            assertError(try get("/cgi-bin/get-tweets.cgi?date=\(date)"), 500, "Internal Server Error")
+            assertError(try post("/get-tweets.cgi", "date=\(date)"), 500, "Internal Server Error")
+        }
+    }
+
+    func testDeletedTweetComesBackInTheNextDateFilteredFetch() throws {
+        let token = try login("alice", "wonderland")
+        // The client holds everything up to the newest stamp.
+        assertJSON(try get("/~cs458/cgi-bin/get-tweets.cgi?date=2016-04-21%2017%3A05%3A43"), "{\"tweets\":[]}")
+        assertJSON(try post("/~cs458/cgi-bin/del-tweet.cgi", ["username": "alice", "session_token": token, "tweet_id": "21"]),
+                   "{\"tweet_id\":\"21\",\"isdeleted\":1,\"tweet\":\"[deleted]\"}")
+        assertJSON(try get("/~cs458/cgi-bin/get-tweets.cgi?date=2016-04-21%2017%3A05%3A43"),
+                   "{\"tweets\":[{\"tweet_id\":21,\"username\":\"alice\",\"time_stamp\":\"2016-04-22 10:00:00\","
+                       + "\"tweet\":\"[deleted]\",\"isdeleted\":1}]}")
+        // Deleting again succeeds and bumps the stamp again.
+        now.withLock { $0 += 65 }
+        assertJSON(try post("/~cs458/cgi-bin/del-tweet.cgi", ["username": "alice", "session_token": token, "tweet_id": "21"]),
+                   "{\"tweet_id\":\"21\",\"isdeleted\":1,\"tweet\":\"[deleted]\"}")
+        assertJSON(try get("/~cs458/cgi-bin/get-tweets.cgi?date=2016-04-22%2010%3A00%3A00"),
+                   "{\"tweets\":[{\"tweet_id\":21,\"username\":\"alice\",\"time_stamp\":\"2016-04-22 10:01:05\","
+                       + "\"tweet\":\"[deleted]\",\"isdeleted\":1}]}")
+        // The id is echoed as sent: leading zeros, a JSON string.
+        assertJSON(try post("/~cs458/cgi-bin/del-tweet.cgi", ["username": "alice", "session_token": token, "tweet_id": "008"]),
+                   "{\"tweet_id\":\"008\",\"isdeleted\":1,\"tweet\":\"[deleted]\"}")
+        XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date=2016-04-22%2010%3A00%3A00")), [8, 21])
+    }
+
+    // MARK: register.cgi
+
+    func testRegisterChecksAndLogsIn() throws {
+        let path = "/~cs458/cgi-bin/register.cgi"
+        assertBadRequest(try post(path, ["username": "dave"]))
+        assertBadRequest(try post(path, ["password": "pw"]))
+        assertBadRequest(try post(path, ["username": "dave", "password": ""]))
+        // 400 comes before 409.
+        assertBadRequest(try post(path, ["username": "alice", "password": ""]))
+        assertError(try post(path, ["username": "alice", "password": "x"]), 409, "Conflict User Exists")
+        assertError(try post(path, "username=night+owl&password=x"), 409, "Conflict User Exists")
+        assertError(try post(path, "username=night%20owl&password=x"), 409, "Conflict User Exists")
+        // Names are exact: another letter case is another user; spaces and symbols are kept.
+        let token = try XCTUnwrap(Self.token(post(path, ["username": "Alice", "password": " "])))
+        XCTAssertEqual(try login("Alice", " "), token)
+        assertJSON(try post("/~cs458/cgi-bin/add-tweet.cgi", ["username": "Alice", "session_token": token, "tweet": "mine"]),
+                   "{\"tweet\":\"mine\"}")
+        XCTAssertNotEqual(try XCTUnwrap(Self.token(post(path, ["username": "0", "password": "0"]))), token)
+    }
+
+    func testNamesAndPasswordsCompareByteForByte() throws {
+        // "José" composed (é = C3 A9), decomposed (e + U+0301 = 65 CC 81), and "K" with the Kelvin
+        // sign (E2 84 AA): canonically equivalent to the first or to "K", but other bytes.
+        let composed = "username=Jos%C3%A9&password=caf%C3%A9"
+        let decomposed = "username=Jose%CC%81&password=cafe%CC%81"
+        let first = try XCTUnwrap(Self.token(post("/register.cgi", composed)))
+        let second = try XCTUnwrap(Self.token(post("/register.cgi", decomposed)))
+        XCTAssertNotEqual(first, second)
+        assertError(try post("/register.cgi", composed), 409, "Conflict User Exists")
+        assertJSON(try post("/login.cgi", composed), "{\"session_token\":\"\(first)\"}")
+        assertJSON(try post("/login.cgi", decomposed), "{\"session_token\":\"\(second)\"}")
+        assertUnauthorized(try post("/login.cgi", "username=Jos%C3%A9&password=cafe%CC%81"))
+        assertUnauthorized(try post("/add-tweet.cgi", "username=Jose%CC%81&session_token=\(first)&tweet=x"))
+        assertJSON(try post("/add-tweet.cgi", "username=Jose%CC%81&session_token=\(second)&tweet=x"), "{\"tweet\":\"x\"}")
+        assertNotFound(try post("/login.cgi", "username=%E2%84%AAelvin&password=p"))
+        XCTAssertEqual(try post("/register.cgi", "username=%E2%84%AAelvin&password=p").status, 200)
+        assertNotFound(try post("/login.cgi", "username=Kelvin&password=p"))
+
+        // A state with both forms of one name loads, and each logs in with its own password.
+        let state = #"{"users":[{"username":"Jos\u00e9","password":"a","session_token":"0"},"#
+            + #"{"username":"Jose\u0301","password":"b","session_token":"0"}],"tweets":[]}"#
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", headers: [("Content-Type", "application/json")],
+                                          body: state).status, 200)
+        XCTAssertEqual(try post("/login.cgi", "username=Jos%C3%A9&password=a").status, 200)
+        XCTAssertEqual(try post("/login.cgi", "username=Jose%CC%81&password=b").status, 200)
+        assertUnauthorized(try post("/login.cgi", "username=Jose%CC%81&password=a"))
+    }
+
+    func testConcurrentRegistersOfOneNameHaveOneWinner() throws {
+        let statuses = Locked([Int]())
+        let port = server.port
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let status = Self.postStatus(port: port, "/register.cgi", "username=rush&password=pw")
+            statuses.withLock { $0.append(status) }
+        }
+        XCTAssertEqual(statuses.withLock { $0.sorted() }, [200] + Array(repeating: 409, count: 7))
+    }
+
+    // MARK: login.cgi
+
+    func testLoginKeepsTheTokenUntilALogoutThatNeedsThePassword() throws {
+        let path = "/~wcochran/cgi-bin/login.cgi"
+        let token = try login("wcochran", "password")
+        XCTAssertEqual(try login("wcochran", "password"), token, "login does not rotate")
+        assertJSON(try post(path, ["action": "login", "password": "password", "username": "wcochran"]),
+                   "{\"session_token\":\"\(token)\"}")
+        assertJSON(try post(path, "username=wcochran&password=password&action="), "{\"session_token\":\"\(token)\"}")
+
+        // A failed logout changes nothing.
+        assertUnauthorized(try post(path, ["username": "wcochran", "password": "wrong", "action": "logout"]))
+        assertBadRequest(try post(path, ["username": "wcochran", "session_token": token, "action": "logout"]))
+        assertNotFound(try post(path, ["username": "nobody", "password": "password", "action": "logout"]))
+        let tweet = ["username": "wcochran", "session_token": token, "tweet": "still in"] as KeyValuePairs
+        assertJSON(try post("/~wcochran/cgi-bin/add-tweet.cgi", tweet), "{\"tweet\":\"still in\"}")
+
+        assertJSON(try post(path, ["username": "wcochran", "password": "password", "action": "logout"]),
+                   "{\"session_token\":\"0\"}")
+        assertJSON(try post(path, ["username": "wcochran", "password": "password", "action": "logout"]),
+                   "{\"session_token\":\"0\"}")
+        assertUnauthorized(try post("/~wcochran/cgi-bin/add-tweet.cgi", tweet))
+        let fresh = try login("wcochran", "password")
+        XCTAssertNotEqual(fresh, token)
+        assertUnauthorized(try post("/~wcochran/cgi-bin/add-tweet.cgi", tweet))
+    }
+
+    func testLoginCheckOrder() throws {
+        let path = "/login.cgi"
+        assertBadRequest(try post(path, ["username": "alice"]))
+        assertBadRequest(try post(path, ["password": "wonderland"]))
+        // A bad action is 400 before the user is looked up.
+        assertBadRequest(try post(path, ["username": "nobody", "password": "x", "action": "LOGIN"]))
+        assertBadRequest(try post(path, ["username": "alice", "password": "wonderland", "action": "logout "]))
+        assertNotFound(try post(path, ["username": "nobody", "password": "x"]))
+        assertNotFound(try post(path, ["username": "ALICE", "password": "wonderland"]))
+        assertUnauthorized(try post(path, ["username": "alice", "password": "Wonderland"]))
+        assertUnauthorized(try post(path, ["username": "alice", "password": "wonderland "]))
+        // The exchange of contract §6, byte for byte apart from the random token.
+        let response = try post("/~cs458/cgi-bin/login.cgi", "password=wonderland&username=alice")
+        XCTAssertEqual(response.headers["Content-Length"], "60")
+        XCTAssertNotNil(response.text.range(of: "^\\{\"session_token\":\"[0-9a-f]{40}\"\\}$", options: .regularExpression))
+        // `+` and `%20` both mean a space.
+        let owl = try login("night owl", "hoot hoot")
+        XCTAssertEqual(Self.token(try post(path, "username=night+owl&password=hoot%20hoot")), owl)
+    }
+
+    // MARK: add-tweet.cgi
+
+    func testAddTweetCheckOrderAndStoredTweet() throws {
+        let path = "/cgi-bin/add-tweet.cgi"
+        let token = try login("carol", "carol2016")
+        let bobToken = try login("bob", "builder42")
+        assertBadRequest(try post(path, ["username": "carol", "session_token": token]))
+        assertBadRequest(try post(path, ["username": "carol", "session_token": token, "tweet": ""]))
+        assertBadRequest(try post(path, ["username": "carol", "tweet": "x"]))
+        assertBadRequest(try post(path, ["session_token": token, "tweet": "x"]))
+        // An unknown user is 404 whatever the token.
+        assertNotFound(try post(path, ["username": "nobody", "session_token": "bad", "tweet": "x"]))
+        assertNotFound(try post(path, ["username": "nobody", "session_token": token, "tweet": "x"]))
+        assertUnauthorized(try post(path, ["username": "carol", "session_token": bobToken, "tweet": "x"]))
+        assertUnauthorized(try post(path, ["username": "carol", "session_token": token.uppercased(), "tweet": "x"]))
+        // No "0" token, not even for a logged-out user (the real server's hole).
+        assertUnauthorized(try post(path, ["username": "alice", "session_token": "0", "tweet": "x"]))
+
+        assertJSON(try post(path, "username=carol&session_token=\(token)&tweet=Lab+is+at+3%3A00"), "{\"tweet\":\"Lab is at 3:00\"}")
+        assertJSON(try post(path, ["username": "carol", "session_token": token, "tweet": "  "]), "{\"tweet\":\"  \"}")
+        let long = String(repeating: "é/\"\\\t", count: 60)
+        assertJSON(try post(path, ["username": "carol", "session_token": token, "tweet": long]),
+                   "{\"tweet\":\"\(String(repeating: "é/\\\"\\\\\\t", count: 60))\"}")
+        XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date=2016-04-22")), [23, 24, 25])
+        // A repeated `date` keeps its first value.
+        XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date=2016-04-22&date=x")), [23, 24, 25])
+        XCTAssertTrue(try get("/get-tweets.cgi").text.hasSuffix(
+            "{\"tweet_id\":23,\"username\":\"carol\",\"time_stamp\":\"2016-04-22 10:00:00\",\"tweet\":\"Lab is at 3:00\",\"isdeleted\":0},"
+                + "{\"tweet_id\":24,\"username\":\"carol\",\"time_stamp\":\"2016-04-22 10:00:00\",\"tweet\":\"  \",\"isdeleted\":0},"
+                + "{\"tweet_id\":25,\"username\":\"carol\",\"time_stamp\":\"2016-04-22 10:00:00\",\"tweet\":\"\(String(repeating: "é/\\\"\\\\\\t", count: 60))\",\"isdeleted\":0}]}"))
+    }
+
+    func testConcurrentAddsGetConsecutiveIds() throws {
+        let token = try login("bob", "builder42")
+        let port = server.port
+        DispatchQueue.concurrentPerform(iterations: 10) { index in
+            XCTAssertEqual(Self.postStatus(port: port, "/add-tweet.cgi", "username=bob&session_token=\(token)&tweet=n\(index)"), 200)
+        }
+        XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi?date=2016-04-22")), Array(23...32))
+    }
+
+    // MARK: del-tweet.cgi
+
+    func testDeleteCheckOrder() throws {
+        let path = "/~cs458/cgi-bin/del-tweet.cgi"
+        let alice = try login("alice", "wonderland")
+        let bob = try login("bob", "builder42")
+        assertBadRequest(try post(path, ["username": "alice", "session_token": alice]))
+        assertBadRequest(try post(path, ["username": "alice", "session_token": alice, "tweet_id": ""]))
+        assertBadRequest(try post(path, ["session_token": alice, "tweet_id": "3"]))
+        assertBadRequest(try post(path, ["username": "alice", "tweet_id": "3"]))
+        // Authorization before the tweet: unknown user 404 with any token, bad token 401 for any tweet.
+        assertNotFound(try post(path, ["username": "nobody", "session_token": "bad", "tweet_id": "3"]))
+        assertUnauthorized(try post(path, ["username": "alice", "session_token": "bad", "tweet_id": "99999"]))
+        assertUnauthorized(try post(path, ["username": "alice", "session_token": bob, "tweet_id": "3"]))
+        assertUnauthorized(try post(path, ["username": "carol", "session_token": "0", "tweet_id": "5"]))
+        for id in ["abc", "-3", "5.0", "+5", " 5", "0", "99999", "99999999999999999999999", "٣"] {
+            assertNotFound(try post(path, ["username": "alice", "session_token": alice, "tweet_id": id]))
+        }
+        assertError(try post(path, ["username": "alice", "session_token": alice, "tweet_id": "4"]), 403, "Forbidden")
+        assertError(try post(path, ["username": "alice", "session_token": alice, "tweet_id": "7"]), 403, "Forbidden")
+        // Nothing changed on the way.
+        XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi?date=2016-04-21%2017%3A05%3A43")), [])
+        assertJSON(try post(path, ["username": "alice", "session_token": alice, "tweet_id": "16"]),
+                   "{\"tweet_id\":\"16\",\"isdeleted\":1,\"tweet\":\"[deleted]\"}")
+    }
+
+    // MARK: Methods and parameter sources
+
+    func testQueryMethodsWorkForEveryScript() throws {
+        // A 2014 client used GET for register, logout and delete.
+        let token = try XCTUnwrap(Self.token(get("/~cs458/cgi-bin/register.cgi?username=getter&password=p%20w")))
+        XCTAssertEqual(try XCTUnwrap(Self.token(get("/~cs458/cgi-bin/login.cgi?username=getter&password=p+w"))), token)
+        assertJSON(try get("/~cs458/cgi-bin/add-tweet.cgi?username=getter&session_token=\(token)&tweet=via%20GET"),
+                   "{\"tweet\":\"via GET\"}")
+        assertJSON(try server.request("DELETE", "/~cs458/cgi-bin/del-tweet.cgi?username=getter&session_token=\(token)&tweet_id=23"),
+                   "{\"tweet_id\":\"23\",\"isdeleted\":1,\"tweet\":\"[deleted]\"}")
+        assertJSON(try get("/~cs458/cgi-bin/login.cgi?username=getter&password=p%20w&action=logout"), "{\"session_token\":\"0\"}")
+        // A method nobody uses still runs the script.
+        assertJSON(try server.request("BREW", "/login.cgi?username=getter&password=p%20w"),
+                   "{\"session_token\":\"\(try XCTUnwrap(Self.token(get("/login.cgi?username=getter&password=p%20w"))))\"}")
+    }
+
+    func testBodyMethodsIgnoreTheQueryAndQueryMethodsIgnoreTheBody() throws {
+        assertBadRequest(try post("/cgi-bin/login.cgi?username=alice&password=wonderland", ""))
+        assertUnauthorized(try post("/cgi-bin/login.cgi?password=wonderland", "username=alice&password=wrong"))
+        XCTAssertEqual(try post("/cgi-bin/login.cgi?password=wrong", "username=alice&password=wonderland").status, 200)
+        let put = try server.request("PUT", "/cgi-bin/login.cgi?password=x", headers: [("Content-Type", Self.formType)],
+                                     body: "username=alice&password=wonderland")
+        XCTAssertEqual(put.status, 200)
+        let patch = try server.request("PATCH", "/cgi-bin/login.cgi", headers: [], body: "username=alice&password=nope")
+        assertUnauthorized(patch)
+        let getWithBody = try server.request("GET", "/cgi-bin/login.cgi?username=alice", headers: [("Content-Type", Self.formType)],
+                                             body: "password=wonderland")
+        assertBadRequest(getWithBody)
+        XCTAssertEqual(try Self.tweetIDs(server.request("GET", "/get-tweets.cgi", headers: [("Content-Type", Self.formType)],
+                                                        body: "date=2099")), Array(1...22))
+    }
+
+    func testHeadRunsTheScriptWithoutABodyAndOptionsIsThePreflight() throws {
+        let head = try server.request("HEAD", "/register.cgi?username=header&password=pw")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.headers["Content-Length"], "60")
+        XCTAssertEqual(head.headers["Content-Type"], "application/json; charset=utf-8")
+        XCTAssertEqual(head.body, [])
+        assertError(try get("/register.cgi?username=header&password=pw"), 409, "Conflict User Exists")
+        for prefix in Self.prefixes {
+            let preflight = try server.request("OPTIONS", "\(prefix)/del-tweet.cgi")
+            XCTAssertEqual(preflight.status, 204, prefix)
+            XCTAssertEqual(preflight.headers["Access-Control-Allow-Methods"], "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+            XCTAssertEqual(preflight.headers["Access-Control-Allow-Origin"], "*")
+            XCTAssertEqual(preflight.headers["Access-Control-Max-Age"], "600")
+            XCTAssertNil(preflight.headers["Allow"])
+        }
+        // OPTIONS never reaches a script: no user was made.
+        XCTAssertEqual(try server.request("OPTIONS", "/register.cgi?username=opt&password=pw").status, 204)
+        assertNotFound(try get("/login.cgi?username=opt&password=pw"))
+    }
+
+    // MARK: Body types and form parsing
+
+    func testBodyTypes() throws {
+        let json = "{\"username\":\"alice\",\"password\":\"wonderland\"}"
+        assertBadRequest(try post("/login.cgi", json, type: "application/json"))
+        assertBadRequest(try post("/login.cgi", json, type: "application/json; charset=utf-8"))
+        assertBadRequest(try post("/login.cgi", "username=alice&password=wonderland", type: "text/plain"))
+        XCTAssertEqual(try Self.tweetIDs(post("/get-tweets.cgi", "{\"date\":\"2016-04-21\"}", type: "application/json")), Array(1...22))
+        // No type at all is a form; the type is matched case-insensitively.
+        XCTAssertEqual(try post("/login.cgi", "username=alice&password=wonderland", type: nil).status, 200)
+        XCTAssertEqual(try post("/login.cgi", "username=alice&password=wonderland",
+                                type: "Application/X-WWW-Form-URLEncoded;charset=UTF-8").status, 200)
+
+        let boundary = "Boundary-7MA4YWxkTrZu0gW"
+        let multipart = [
+            "--\(boundary)", "Content-Disposition: form-data; name=\"username\"", "", "night owl",
+            "--\(boundary)", "Content-Disposition: form-data; name=\"password\"; filename=\"p.txt\"", "", "ignored",
+            "--\(boundary)", "Content-Disposition: form-data; name=\"password\"", "", "hoot hoot",
+            "--\(boundary)--", "",
+        ].joined(separator: "\r\n")
+        let response = try post("/login.cgi", multipart, type: "multipart/form-data; boundary=\(boundary)")
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(Self.token(response), try login("night owl", "hoot hoot"))
+        assertBadRequest(try post("/login.cgi", "--x\r\nbroken", type: "multipart/form-data; boundary=x"))
+    }
+
+    func testFormParsingFirstValueLiteralPercentAndReplacementCharacter() throws {
+        // The first of repeated names wins, even an empty one.
+        XCTAssertEqual(try post("/login.cgi", "username=alice&password=wonderland&password=wrong").status, 200)
+        assertBadRequest(try post("/login.cgi", "username=&username=alice&password=wonderland"))
+        assertBadRequest(try post("/login.cgi", "username=alice;password=wonderland"))
+        XCTAssertEqual(try post("/login.cgi", "us%65rname=alice&password&password=wonderland").status, 400)
+        // A broken escape stays literal; invalid UTF-8 becomes U+FFFD.
+        let odd = try XCTUnwrap(Self.token(post("/register.cgi", "username=100%zz%&password=%FF")))
+        XCTAssertEqual(try XCTUnwrap(Self.token(post("/login.cgi", "username=100%25zz%25&password=%EF%BF%BD"))), odd)
+        assertJSON(try post("/add-tweet.cgi", "username=100%25zz%25&session_token=\(odd)&tweet=caf%E9%20%C3%A9"),
+                   "{\"tweet\":\"caf\u{FFFD} é\"}")
+    }
+
+    // MARK: Time stamps
+
+    func testStampsAreUSPacificLocalTimeWithDaylightSaving() throws {
+        let token = try login("bob", "builder42")
+        // Winter (PST, UTC-8), summer (PDT, UTC-7), and a fraction that is truncated.
+        for (unix, stamp) in [(1_452_859_200.0, "2016-01-15 04:00:00"), (1_467_374_400.999, "2016-07-01 05:00:00")] {
+            now.withLock { $0 = Date(timeIntervalSince1970: unix) }
+            XCTAssertEqual(try post("/add-tweet.cgi", ["username": "bob", "session_token": token, "tweet": stamp]).status, 200)
+        }
+        XCTAssertTrue(try get("/get-tweets.cgi").text.hasSuffix(
+            "{\"tweet_id\":23,\"username\":\"bob\",\"time_stamp\":\"2016-01-15 04:00:00\",\"tweet\":\"2016-01-15 04:00:00\",\"isdeleted\":0},"
+                + "{\"tweet_id\":24,\"username\":\"bob\",\"time_stamp\":\"2016-07-01 05:00:00\",\"tweet\":\"2016-07-01 05:00:00\",\"isdeleted\":0}]}"))
+        // The winter stamp sorts before the spring seed, so a date filter skips it.
+        XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi?date=2016-04-22")), [24])
+    }
+
+    func testAnotherTimeZoneFromOptions() throws {
+        try start(timeZone: XCTUnwrap(TimeZone(identifier: "Asia/Tokyo")))
+        let token = try login("alice", "wonderland")
+        // 2016-04-22 17:00:00 UTC is 2016-04-23 02:00:00 in Tokyo.
+        assertJSON(try post("/cgi-bin/add-tweet.cgi", ["username": "alice", "session_token": token, "tweet": "from Tokyo"]),
+                   "{\"tweet\":\"from Tokyo\"}")
+        assertJSON(try get("/cgi-bin/get-tweets.cgi?date=2016-04-22"),
+                   "{\"tweets\":[{\"tweet_id\":23,\"username\":\"alice\",\"time_stamp\":\"2016-04-23 02:00:00\","
+                       + "\"tweet\":\"from Tokyo\",\"isdeleted\":0}]}")
+    }
+
+    // MARK: Reset, state and faults
+
+    func testResetReturnsToTheSeed() throws {
+        let fresh = try get("/get-tweets.cgi").text
+        let token = try login("alice", "wonderland")
+        XCTAssertEqual(try post("/register.cgi", ["username": "temp", "password": "pw"]).status, 200)
+        XCTAssertEqual(try post("/add-tweet.cgi", ["username": "alice", "session_token": token, "tweet": "gone soon"]).status, 200)
+        XCTAssertEqual(try post("/del-tweet.cgi", ["username": "alice", "session_token": token, "tweet_id": "3"]).status, 200)
+
+        let reset = try server.request("POST", "/_mock/reset/wsuv")
+        XCTAssertEqual(reset.text, "{\"reset\":[\"wsuv\"]}")
+        XCTAssertEqual(try get("/get-tweets.cgi").text, fresh)
+        assertUnauthorized(try post("/add-tweet.cgi", ["username": "alice", "session_token": token, "tweet": "x"]))
+        assertNotFound(try post("/login.cgi", ["username": "temp", "password": "pw"]))
+        let again = try login("alice", "wonderland")
+        XCTAssertNotEqual(again, token)
+        XCTAssertEqual(try post("/add-tweet.cgi", ["username": "alice", "session_token": again, "tweet": "first new"]).status, 200)
+        XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi?date=2016-04-22")), [23])
+    }
+
+    func testStateExportThenLoadChangesNoAnswer() throws {
+        let seeded = try get("/get-tweets.cgi").text
+        let token = try login("alice", "wonderland")
+        XCTAssertEqual(try post("/register.cgi", ["username": "saved", "password": "pw"]).status, 200)
+        XCTAssertEqual(try post("/add-tweet.cgi", ["username": "alice", "session_token": token, "tweet": "kept"]).status, 200)
+        XCTAssertEqual(try post("/del-tweet.cgi", ["username": "alice", "session_token": token, "tweet_id": "12"]).status, 200)
+        let before = try get("/get-tweets.cgi").text
+        let exported = api.exportState()
+        XCTAssertTrue(String(decoding: exported, as: UTF8.self).hasPrefix(
+            "{\"users\":[{\"username\":\"wcochran\",\"password\":\"password\",\"session_token\":\"0\"},"
+                + "{\"username\":\"alice\",\"password\":\"wonderland\",\"session_token\":\"\(token)\"}"))
+
+        api.reset()
+        assertUnauthorized(try post("/add-tweet.cgi", ["username": "alice", "session_token": token, "tweet": "x"]))
+        try api.loadState(JSONParser.parse(exported))
+        XCTAssertEqual(api.exportState(), exported)
+        XCTAssertEqual(try get("/get-tweets.cgi").text, before)
+        XCTAssertEqual(try login("alice", "wonderland"), token)
+        XCTAssertEqual(try post("/login.cgi", ["username": "saved", "password": "pw"]).status, 200)
+        // Reset still goes to the seed, not to the loaded document.
+        XCTAssertEqual(try post("/add-tweet.cgi", ["username": "alice", "session_token": token, "tweet": "later"]).status, 200)
+        api.reset()
+        XCTAssertEqual(try get("/get-tweets.cgi").text, seeded)
+        XCTAssertNotEqual(try login("alice", "wonderland"), token)
+    }
+
+    func testLoadStateRejectsBadDocumentsAndChangesNothing() throws {
+        let before = api.exportState()
+        let user = "{\"username\":\"a\",\"password\":\"p\",\"session_token\":\"0\"}"
+        let tweet = "{\"tweet_id\":1,\"username\":\"a\",\"time_stamp\":\"2016-01-01 00:00:00\",\"tweet\":\"t\",\"isdeleted\":0}"
+        let cases: [(String, String)] = [
+            ("{\"users\":[\(user),\(user)],\"tweets\":[]}", "$.users[1]"),
+            ("{\"users\":[{\"username\":\"\",\"password\":\"p\",\"session_token\":\"0\"}],\"tweets\":[]}", "$.users[0].username"),
+            ("{\"users\":[{\"username\":\"a\",\"password\":\"\",\"session_token\":\"0\"}],\"tweets\":[]}", "$.users[0].password"),
+            ("{\"users\":[{\"username\":\"a\",\"password\":\"p\",\"session_token\":\"ABC\"}],\"tweets\":[]}", "$.users[0].session_token"),
+            ("{\"users\":[{\"username\":\"a\",\"password\":\"p\",\"session_token\":\"\(String(repeating: "A", count: 40))\"}],\"tweets\":[]}",
+             "$.users[0].session_token"),
+            ("{\"users\":[\(user)],\"tweets\":[\(tweet),\(tweet)]}", "$.tweets[1]"),
+            ("{\"users\":[\(user)],\"tweets\":[\(tweet.replacingOccurrences(of: "\"a\"", with: "\"b\""))]}", "$.tweets[0].username"),
+            ("{\"users\":[\(user)],\"tweets\":[\(tweet.replacingOccurrences(of: "00:00:00", with: "0:00:00"))]}", "$.tweets[0].time_stamp"),
+            ("{\"users\":[\(user)],\"tweets\":[\(tweet.replacingOccurrences(of: "\"isdeleted\":0", with: "\"isdeleted\":2"))]}",
+             "$.tweets[0].isdeleted"),
+            ("{\"users\":[\(user)],\"tweets\":[\(tweet.replacingOccurrences(of: "\"tweet_id\":1", with: "\"tweet_id\":0"))]}",
+             "$.tweets[0].tweet_id"),
+            ("{\"users\":[\(user)]}", "$.tweets"),
+            ("[]", "$"),
+        ]
+        for (document, path) in cases {
+            XCTAssertThrowsError(try api.loadState(JSONParser.parse(Array(document.utf8))), document) { error in
+                XCTAssertEqual((error as? SeedError)?.path, path, document)
+            }
+        }
+        XCTAssertEqual(api.exportState(), before)
+        api.reset()
+        XCTAssertEqual(api.exportState(), before)
+    }
+
+    func testInjectedFaultsAreBareStatusesWithTheScriptsPhrases() {
+        for (status, phrase) in [(503, "Database Unavailable"), (500, "Internal Server Error"), (502, "Bad Gateway"),
+                                 (429, "Too Many Requests")] {
+            let fault = api.injectedFault(status: status)
+            XCTAssertEqual(fault.status, status)
+            XCTAssertEqual(fault.reasonPhrase, phrase)
+            XCTAssertEqual(fault.body, [])
+            XCTAssertEqual(fault.headers["Content-Type"], "application/json; charset=utf-8")
+        }
+    }
+
+}
