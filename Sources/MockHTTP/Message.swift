@@ -128,6 +128,9 @@ public struct Response: Sendable {
     public var delay: Double = 0
     /// The API that produced the answer, for the request log; nil for the common 404.
     public var api: String?
+    /// Why an error happened, in one line for the person at the console and in the journal;
+    /// never sent to the client (the body is the course API's own).
+    public var explanation: String?
 
     public init(status: Int = 200, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
