@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import MockHTTP
 
 /// The few file calls `--state` makes, each reporting the cause of a failure in words a person
 /// can act on. Every write is flushed to the disk itself before it counts.
@@ -30,24 +31,6 @@ enum DiskFile {
         var description: String { "\(path): \(cause) (\(call))" }
     }
 
-    /// The data of `fd` on the disk itself: `F_FULLFSYNC` on macOS, where `fsync` stops at the
-    /// drive's cache; `fdatasync` on Linux (the size is part of the data it flushes).
-    static func flushToDisk(_ fd: Int32) -> Int32 {
-        #if canImport(Darwin)
-        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
-        // Some file systems (network, FUSE) refuse F_FULLFSYNC; fsync is the best they offer.
-        return fsync(fd)
-        #else
-        return fdatasync(fd)
-        #endif
-    }
-
-    static func open(_ path: String, flags: Int32, call: String = "open") throws(Failure) -> Int32 {
-        let fd = Foundation.open(path, flags | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure(call: call, path: path, code: errno) }
-        return fd
-    }
-
     /// Writes all of `bytes` at `offset`.
     static func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(Failure) {
         var done = 0
@@ -63,8 +46,9 @@ enum DiskFile {
         }
     }
 
+    /// The data on the disk itself (`F_FULLFSYNC` on macOS, where `fsync` stops at the drive's cache).
     static func sync(_ fd: Int32, path: String) throws(Failure) {
-        guard flushToDisk(fd) == 0 else { throw Failure(call: "fsync", path: path, code: errno) }
+        guard Durability.sync(fd) else { throw Failure(call: "fsync", path: path, code: errno) }
     }
 
     static func truncate(_ fd: Int32, to length: Int, path: String) throws(Failure) {
@@ -95,11 +79,14 @@ enum DiskFile {
         return fd
     }
 
+    /// The folder's entries on the disk, so a rename survives a power cut; a file system that
+    /// cannot flush a folder (EINVAL) has nothing more to offer.
     static func syncFolder(of path: String) throws(Failure) {
-        let folder = (path as NSString).deletingLastPathComponent
-        let fd = try open(folder.isEmpty ? "." : folder, flags: O_RDONLY, call: "open folder")
-        defer { Foundation.close(fd) }
-        guard flushToDisk(fd) == 0 || errno == EINVAL else { throw Failure(call: "fsync folder", path: folder, code: errno) }
+        var folder = (path as NSString).deletingLastPathComponent
+        if folder.isEmpty { folder = "." }
+        guard Durability.syncDirectory(folder) || errno == EINVAL else {
+            throw Failure(call: "fsync folder", path: folder, code: errno)
+        }
     }
 
     static func readAll(_ path: String) throws(Failure) -> [UInt8]? {
