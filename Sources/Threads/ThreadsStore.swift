@@ -43,11 +43,12 @@ public struct ThreadsState {
     private(set) var users = IDTable<User>()
     private(set) var threads = IDTable<Thread>()
     private(set) var messages = IDTable<Message>()
-    /// Lowercased email to user id: emails are unique whatever their letter case.
-    private var userIDByEmail: [String: Int] = [:]
+    /// Lowercased email to user id: emails are unique whatever their letter case, and otherwise
+    /// compared byte for byte.
+    private var userIDByEmail: [ExactText: Int] = [:]
     /// Each thread's message ids, ascending.
     private var messageIDsByThread: [Int: [Int]] = [:]
-    private(set) var tokens: [String: Token] = [:]
+    private(set) var tokens: [ExactText: Token] = [:]
     var nextUserID = 1
     var nextThreadID = 1
     var nextMessageID = 1
@@ -55,7 +56,7 @@ public struct ThreadsState {
 
     func user(_ id: Int) -> User? { users[id] }
 
-    func user(email: String) -> User? { userIDByEmail[email.lowercased()].flatMap { users[$0] } }
+    func user(email: String) -> User? { userIDByEmail[ExactText(email.lowercased())].flatMap { users[$0] } }
 
     func thread(_ id: Int) -> Thread? { threads[id] }
 
@@ -69,7 +70,7 @@ public struct ThreadsState {
     /// Adds a user whose id is above every earlier one.
     mutating func add(_ user: User) {
         users.append(user)
-        userIDByEmail[user.email.lowercased()] = user.id
+        userIDByEmail[ExactText(user.email.lowercased())] = user.id
         changes.touch(.row("users", "user_id", .int(user.id)))
         changes.touch(.member("next_ids"))
     }
@@ -100,13 +101,13 @@ public struct ThreadsState {
     }
 
     mutating func setToken(_ token: String, to record: Token?) {
-        tokens[token] = record
+        tokens[ExactText(token)] = record
         changes.touch(.row("tokens", "token", .string(token)))
     }
 
     /// From now on the token's answers use the flat 2017–2018 shape (a forgotten token: nothing to do).
     mutating func markLegacy(token: String) {
-        guard var record = tokens[token] else { return }
+        guard var record = tokens[ExactText(token)] else { return }
         record.isLegacy = true
         setToken(token, to: record)
     }
@@ -149,14 +150,14 @@ extension ThreadsState {
         let root = try SeedNode(document).object()
         // Checked in document order (so an error names the first bad row), then added by id.
         var seededUsers: [Int: User] = [:]
-        var seededEmails: Set<String> = []
+        var seededEmails: Set<ExactText> = []
         for node in try root.array("users") {
             let item = try node.object()
             let user = User(id: try item.int("user_id"), email: try item.text("email"), password: try item.text("password"),
                             fname: try item.text("fname"), lname: try item.text("lname"),
                             role: try item.optionalNode("role")?.string() ?? "USER")
             if seededUsers[user.id] != nil { throw node.fail("duplicate user_id \(user.id)") }
-            if !seededEmails.insert(user.email.lowercased()).inserted { throw node.fail("duplicate email \(user.email)") }
+            if !seededEmails.insert(ExactText(user.email.lowercased())).inserted { throw node.fail("duplicate email \(user.email)") }
             seededUsers[user.id] = user
         }
         var seededThreads: [Int: Thread] = [:]
@@ -184,7 +185,7 @@ extension ThreadsState {
             let userID = try item.int("user_id")
             if seededUsers[userID] == nil { throw node.fail("user_id \(userID) is not a user") }
             setToken(try item.text("token"), to: Token(userID: userID, expires: try item.int("exp"),
-                                                       isLegacy: try item.optionalNode("legacy")?.bool() ?? false))
+                                                   isLegacy: try item.optionalNode("legacy")?.bool() ?? false))
         }
         for user in seededUsers.values.sorted(by: { $0.id < $1.id }) { add(user) }
         for thread in seededThreads.values.sorted(by: { $0.id < $1.id }) { add(thread) }
@@ -217,7 +218,7 @@ extension ThreadsState: LoggedState {
         case let ("users", .int(id)?): return users[id].map { Self.encode(ThreadsSeedFile.User($0)) }
         case let ("threads", .int(id)?): return threads[id].map { Self.encode(ThreadsSeedFile.Thread($0)) }
         case let ("messages", .int(id)?): return messages[id].map { Self.encode(ThreadsSeedFile.Message($0)) }
-        case let ("tokens", .string(token)?): return tokens[token].map { Self.encode(ThreadsSeedFile.Token(token, $0)) }
+        case let ("tokens", .string(token)?): return tokens[ExactText(token)].map { Self.encode(ThreadsSeedFile.Token(token, $0)) }
         case ("next_ids", nil): return Self.encode(ThreadsSeedFile.NextIDs(self))
         default: return nil
         }
@@ -276,7 +277,8 @@ struct ThreadsSeedFile: Encodable {
         users = state.users.rows.map(User.init)
         threads = state.threads.rows.map(Thread.init)
         messages = state.messages.rows.map(Message.init)
-        tokens = state.tokens.sorted { $0.key < $1.key }.map(Token.init)
+        tokens = state.tokens.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }
+            .map { Token($0.key.string, $0.value) }
         next_ids = NextIDs(state)
     }
 }

@@ -63,6 +63,11 @@ public struct StateChanges: Sendable {
         paths.append(path)
     }
 
+    /// A whole top-level member changed, e.g. a list whose order changed.
+    public mutating func touchEverything(in member: String) {
+        touch(.member(member))
+    }
+
     /// Everything changed (a reset, a loaded document).
     public mutating func touchEverything() {
         wholeState = true
