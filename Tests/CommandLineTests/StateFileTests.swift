@@ -104,6 +104,75 @@ final class StateFileTests: XCTestCase {
         XCTAssertEqual(server.waitForExit(), 0)
     }
 
+    /// Every kind of change of every API, replayed from the log after kill -9, gives back the same
+    /// state: a change whose rows were not all written would show here.
+    func testEveryKindOfChangeReplaysToTheSameState() throws {
+        var (server, port) = try start(nil, ["--otp-code", "123456"])
+        func call(_ method: String, _ target: String, _ body: String = "", json: Bool = false,
+                  headers: [(String, String)] = []) throws -> JSONValue {
+            let type = json ? "application/json" : "application/x-www-form-urlencoded"
+            let answer = try httpRequest(port: port, method, target, headers: headers + [("Content-Type", type)],
+                                         body: Array(body.utf8))
+            XCTAssertTrue((200..<300).contains(answer.status), "\(method) \(target): \(answer.status) \(answer.text)")
+            return (try? JSONParser.parse(answer.body)) ?? .null
+        }
+        func text(_ value: JSONValue, _ path: String...) -> String {
+            var node = value
+            for key in path { node = node.objectValue?[key] ?? .null }
+            return node.stringValue ?? node.numberText ?? ""
+        }
+        // threads
+        let threadsToken = text(try call("POST", "/api/signup", "email=all@x.com&password=p&fname=A&lname=L"), "token")
+        let bearer = [("Authorization", "Bearer \(threadsToken)")]
+        let thread = text(try call("POST", "/api/thread/add", "title=t", headers: bearer), "thread", "thread_id")
+        let gone = text(try call("POST", "/api/message/add", "thread_id=\(thread)&message=m1", headers: bearer), "message", "message_id")
+        _ = try call("POST", "/api/message/add", "thread_id=\(thread)&message=m2", headers: bearer)
+        _ = try call("POST", "/api/message/delete/\(gone)", headers: bearer)
+        let doomed = text(try call("POST", "/api/thread/add", "title=doomed", headers: bearer), "thread", "thread_id")
+        _ = try call("POST", "/api/message/add", "thread_id=\(doomed)&message=m3", headers: bearer)
+        _ = try call("POST", "/api/thread/delete/\(doomed)", headers: bearer)
+        _ = try call("GET", "/api/thread", headers: bearer)
+        // internproducts
+        _ = try call("GET", "/register?username=allx&password=p")
+        // wsuv
+        let session = text(try call("POST", "/cgi-bin/register.cgi", "username=allx&password=p"), "session_token")
+        _ = try call("POST", "/cgi-bin/add-tweet.cgi", "username=allx&session_token=\(session)&tweet=hi")
+        _ = try call("POST", "/cgi-bin/add-tweet.cgi", "username=allx&session_token=\(session)&tweet=bye")
+        _ = try call("POST", "/cgi-bin/del-tweet.cgi", "username=allx&session_token=\(session)&tweet_id=23")
+        _ = try call("POST", "/cgi-bin/login.cgi", "username=allx&password=p&action=logout")
+        // cse118
+        let sammy = text(try call("POST", "/api/v2/login", #"{"email":"sslug@ucsc.edu","password":"1234567"}"#, json: true),
+                         "accessToken")
+        let auth = [("Authorization", "Bearer \(sammy)")]
+        _ = try call("PUT", "/api/v2/reset", headers: auth)
+        let workspace = text(try call("POST", "/api/v2/workspace", #"{"name":"w"}"#, json: true, headers: auth), "id")
+        let channel = text(try call("POST", "/api/v2/workspace/\(workspace)/channel", #"{"name":"c"}"#, json: true, headers: auth), "id")
+        let message = text(try call("POST", "/api/v2/channel/\(channel)/message", #"{"content":"x"}"#, json: true, headers: auth), "id")
+        _ = try call("POST", "/api/v2/channel/\(channel)/message", #"{"content":"y"}"#, json: true, headers: auth)
+        _ = try call("DELETE", "/api/v2/message/\(message)", headers: auth)
+        let other = "4b3ed3ff-5cbd-4e96-b3de-e3c6195917fa"
+        _ = try call("POST", "/api/v2/workspace/\(workspace)/member?mid=\(other)", headers: auth)
+        let spare = text(try call("POST", "/api/v2/workspace/\(workspace)/channel", #"{"name":"d"}"#, json: true, headers: auth), "id")
+        _ = try call("DELETE", "/api/v2/channel/\(spare)", headers: auth)
+        let second = text(try call("POST", "/api/v2/workspace", #"{"name":"w2"}"#, json: true, headers: auth), "id")
+        _ = try call("DELETE", "/api/v2/workspace/\(second)", headers: auth)
+        // otp
+        _ = try call("POST", "/api/send_verification_code", #"{"phone_number":"5305550177"}"#, json: true)
+        let otp = text(try call("POST", "/api/verify_code", #"{"e164_phone_number":"+15305550177","code":"123456"}"#, json: true),
+                       "auth_token")
+        _ = try call("POST", "/api/user", #"{"name":"N","accounts":[]}"#, json: true, headers: [("x-authtoken", otp)])
+
+        let apis = ["threads", "internproducts", "wsuv", "cse118", "otp"]
+        let before = try apis.map { try httpRequest(port: port, "GET", "/_mock/state/\($0)").text }
+        killHard(server)
+        (server, port) = try start(nil, ["--otp-code", "123456"])
+        for (api, state) in zip(apis, before) {
+            XCTAssertEqual(try httpRequest(port: port, "GET", "/_mock/state/\(api)").text, state, api)
+        }
+        server.process.terminate()
+        XCTAssertEqual(server.waitForExit(), 0)
+    }
+
     // MARK: Files that cannot be used
 
     /// The one line a start that cannot write its state file prints.
