@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// What the request being answered on this thread wrote to the `--state` log and which of its
 /// records it read past, so the answer waits until they are stored (or learns they never will be).
@@ -20,15 +16,14 @@ final class RequestWrites {
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
-            #if canImport(Darwin)
-            Unmanaged<RequestWrites>.fromOpaque(pointer).release()
-            #else
-            if let pointer { Unmanaged<RequestWrites>.fromOpaque(pointer).release() }
-            #endif
-        }
+        // Released when its thread ends (Darwin passes the pointer non-optional, Glibc optional).
+        pthread_key_create(&key) { RequestWrites.release($0) }
         return key
     }()
+
+    private static func release(_ pointer: UnsafeMutableRawPointer?) {
+        if let pointer { Unmanaged<RequestWrites>.fromOpaque(pointer).release() }
+    }
 
     static var current: RequestWrites {
         if let pointer = pthread_getspecific(key) { return Unmanaged<RequestWrites>.fromOpaque(pointer).takeUnretainedValue() }
