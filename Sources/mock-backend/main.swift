@@ -72,7 +72,12 @@ if let path = options.stateFile {
     }
     settings.stateLog = stateLog
 }
-let app = MockApp(apis: apis, settings: settings)
+let app: MockApp
+do {
+    app = try MockApp(apis: apis, settings: settings)
+} catch {
+    fail("bad route table: \(error)")
+}
 let stateLog = settings.stateLog
 var configuration = ServerConfiguration()
 configuration.host = options.host
