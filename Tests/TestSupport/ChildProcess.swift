@@ -11,14 +11,17 @@ public final class ChildProcess: @unchecked Sendable {
     /// The `mock-backend` program `swift build` put in the build products folder, which also holds
     /// the test bundle. On Linux the bundle is the running executable; on macOS the running
     /// executable is Xcode's `xctest`, which loaded the bundle, so the folder comes from the bundle.
-    /// MOCK_BACKEND_EXECUTABLE overrides the search.
+    /// Last resort: the package's `.build/debug`. MOCK_BACKEND_EXECUTABLE overrides the search.
     public static let executable: URL = {
         if let path = ProcessInfo.processInfo.environment["MOCK_BACKEND_EXECUTABLE"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
         let testBundles = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let folders = testBundles.map { $0.deletingLastPathComponent() }
-            + [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+            + [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+               package.appendingPathComponent(".build/debug")]
         let candidates = folders.map { $0.appendingPathComponent("mock-backend") }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
