@@ -11,8 +11,8 @@ public struct AppSettings: Sendable {
     public var journalCapacity = 1000
     /// `--latency`, in milliseconds.
     public var latency: ClosedRange<Double>?
-    /// `--state`: where every change is written.
-    public var stateFile: StateFile?
+    /// `--state`: where every change is stored before it is acknowledged.
+    public var stateLog: StateLog?
 
     public init(adminToken: String? = nil, log: RequestLog? = nil) {
         self.adminToken = adminToken
@@ -41,7 +41,7 @@ public final class MockApp: HTTPResponder {
         // The router has made sure that the names differ.
         apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
         var middlewares: [any Middleware] = [CORS(), FaultsAndLatency(faults: faults, latency: settings.latency)]
-        if let stateFile = settings.stateFile { middlewares.append(Persistence(stateFile: stateFile)) }
+        if let stateLog = settings.stateLog { middlewares.append(Persistence(stateLog: stateLog)) }
         middlewares.append(JournalRecording(journal: journal))
         if let log = settings.log { middlewares.append(RequestLogging(log: log)) }
         self.middlewares = middlewares
