@@ -63,11 +63,12 @@ wrk.headers["Content-Type"] = "application/json"
 }
 
 
-def start(binary, seed, port):
+def start(binary, seed, port, only=None):
     """Starts the server; returns (process, milliseconds from spawn to the first 200 answer, CPU
     milliseconds the process had used by then: on a busy machine the wall time also counts waiting)."""
     begin = time.perf_counter()
-    process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", str(port), "--seed", seed, "--quiet"],
+    command = [binary, "--host", "127.0.0.1", "--port", str(port), "--seed", seed, "--quiet"]
+    process = subprocess.Popen(command + (["--only", only] if only else []),
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     while time.perf_counter() < begin + 60:
         if process.poll() is not None:
@@ -189,6 +190,45 @@ def measure(binary, seeds, seconds, rounds, scripts, stamps):
     return results
 
 
+APIS = ["threads", "internproducts", "wsuv", "cse118", "otp"]
+
+
+def stored_rows(seed, api):
+    """Rows in an API's seed file: every object that is an element of a list, nested ones included."""
+    def count(value):
+        if isinstance(value, list):
+            return sum(isinstance(item, dict) + count(item) for item in value)
+        if isinstance(value, dict):
+            return sum(count(item) for item in value.values())
+        return 0
+    with open(os.path.join(seed, f"{api}.json")) as file:
+        return count(json.load(file))
+
+
+def memory_per_row(binary, seeds):
+    """Each API alone, small and large: RSS after start, and the difference per extra stored row."""
+    results = {}
+    for api in APIS:
+        rss, rows = {}, {}
+        for size, seed in seeds.items():
+            process, *_ = start(binary, seed, PORTS[size], only=api)
+            rss[size] = memory_kb([process.pid], "VmRSS") / 1024
+            stop(process, PORTS[size])
+            rows[size] = stored_rows(seed, api)
+        results[api] = {"rows": rows, "rss_mb": rss,
+                        "bytes_per_row": (rss["large"] - rss["small"]) * 1024 * 1024 / (rows["large"] - rows["small"])}
+        log(f"    {api:15s} {rows['large']:8d} rows  {rss['large']:7.1f} MB  {results[api]['bytes_per_row']:6.0f} B/row")
+    return results
+
+
+def memory_table(results):
+    lines = ["| API | rows (large seed) | RSS, 10 rows | RSS, large | bytes per extra row |", "|---|---:|---:|---:|---:|"]
+    for api, entry in results.items():
+        lines.append(f"| {api} | {entry['rows']['large']:,} | {entry['rss_mb']['small']:.1f} MB | "
+                     f"{entry['rss_mb']['large']:.1f} MB | {entry['bytes_per_row']:,.0f} |")
+    return "\n".join(lines)
+
+
 def newest_stamps(seed, count):
     """The stamp of the tweet `count` places before the newest in the seed's wsuv.json."""
     with open(os.path.join(seed, "wsuv.json")) as file:
@@ -229,9 +269,10 @@ def main():
             scripts[name] = file.name
     # The newest seeded tweet's stamp minus 3 tweets: the date a client holding all but those sends.
     stamps = {size: newest_stamps(seed, 3) for size, seed in (("small", args.small), ("large", args.large))}
+    seeds = {"small": args.small, "large": args.large}
     try:
-        results = measure(args.binary, {"small": args.small, "large": args.large}, args.seconds, args.rounds,
-                          scripts, stamps)
+        results = measure(args.binary, seeds, args.seconds, args.rounds, scripts, stamps)
+        results["memory"] = memory_per_row(args.binary, seeds)
     finally:
         for path in scripts.values():
             os.unlink(path)
@@ -241,6 +282,8 @@ def main():
             file.write("\n")
 
     print(markdown_table(results))
+    print()
+    print(memory_table(results["memory"]))
 
 if __name__ == "__main__":
     main()
