@@ -90,8 +90,8 @@ public struct ThreadsState {
     }
 
     /// From now on the token's answers use the flat 2017–2018 shape (a forgotten token: nothing to do).
-    mutating func markLegacy(token: String) {
-        tokens[ExactText(token)]?.isLegacy = true
+    mutating func markLegacy(token: ExactText) {
+        tokens[token]?.isLegacy = true
     }
 
     mutating func removeMessage(_ id: Int) {
