@@ -26,9 +26,16 @@ public final class ChildProcess: @unchecked Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    public init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
-        process.executableURL = Self.executable
-        process.arguments = arguments
+    /// `wrapper` runs the program through another one, e.g. `["/usr/bin/setpriv", "--reuid=10001", …]`.
+    public init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
+                wrapper: [String] = []) throws {
+        if let launcher = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: launcher)
+            process.arguments = wrapper.dropFirst() + [Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         var merged = ProcessInfo.processInfo.environment
         // The poller choice is kept, so a suite run on the poll backend runs its children on it too.
         for key in merged.keys where (key.hasPrefix("MOCK_") && key != "MOCK_POLLER") || key == "PORT" { merged[key] = nil }
@@ -85,6 +92,24 @@ public final class ChildProcess: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.02)
         }
         return false
+    }
+
+    /// A server on a free loopback port, with the port read from its banner; nil (and the
+    /// output in `failure`) when it never said it listens.
+    public static func startServer(_ extra: [String] = [], environment: [String: String] = [:], directory: URL? = nil,
+                                   wrapper: [String] = []) throws -> (ChildProcess, Int) {
+        let child = try ChildProcess(["--host", "127.0.0.1", "--port", "0"] + extra, environment: environment,
+                                     directory: directory, wrapper: wrapper)
+        guard child.waitForOutput("Ctrl-C stops."), let marker = child.standardOutput.range(of: "listening on 127.0.0.1:"),
+              let port = Int(child.standardOutput[marker.upperBound...].prefix { $0.isNumber }) else {
+            throw StartFailure(output: child.standardOutput + child.standardError)
+        }
+        return (child, port)
+    }
+
+    public struct StartFailure: Error, CustomStringConvertible {
+        public var output: String
+        public var description: String { "the server did not start: \(output)" }
     }
 
     deinit {
