@@ -69,7 +69,7 @@ final class AdminAPI: Sendable {
         let page = IndexPage(version: MockBackend.version, uptime: Date().timeIntervalSince(startedAt),
                              authority: IndexPage.Authority(hostHeader: request.headers["Host"]),
                              lanAddresses: HTTPServer.lanAddresses,
-                             apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary,
+                             apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary, endpoints: $0.endpoints,
                                                             hasOpenAPIDocument: $0.openAPIDocument != nil) },
                              requests: requests)
         return .html(page.html)
