@@ -51,6 +51,7 @@ struct OTPUser {
 /// Users and their live tokens: what the seed and the state document hold.
 public struct OTPDirectory {
     private(set) var users: [OTPUser] = []
+    var changes = StateChanges()
     /// Numbers, tokens and user ids compare byte for byte, as the real server's strings did.
     private var indexByPhone: [ExactText: Int] = [:]
     private var indexByToken: [ExactText: Int] = [:]
@@ -69,6 +70,7 @@ public struct OTPDirectory {
         while userIDs.contains(ExactText(userID)) { userID = OTPSecret.make(length: OTPSecret.userIDLength) }
         add(OTPUser(userID: userID, phone: phone, name: "", keyfilePassword: OTPSecret.make(length: OTPSecret.length),
                     authTokens: [], accounts: nil))
+        touch(users.count - 1)
         return (users.count - 1, true)
     }
 
@@ -78,12 +80,19 @@ public struct OTPDirectory {
         while self.index(token: token) != nil { token = OTPSecret.make(length: OTPSecret.length) }
         users[index].authTokens.append(token)
         indexByToken[ExactText(token)] = index
+        touch(index)
         return token
     }
 
     mutating func update(_ index: Int, name: String?, accounts: [OTPAccount]?) {
         if let name { users[index].name = name }
         if let accounts { users[index].accounts = accounts }
+        touch(index)
+    }
+
+    /// A user's row is written whole: its tokens and accounts are part of it.
+    private mutating func touch(_ index: Int) {
+        changes.touch(.row("users", "e164_phone_number", .string(users[index].phone)))
     }
 
     private mutating func add(_ user: OTPUser) {
@@ -208,6 +217,20 @@ extension OTPDirectory {
     }
 }
 
+/// Only the directory is written to the state; pending codes and the outbox last one run.
+extension OTPState: LoggedState {
+    public var changes: StateChanges {
+        get { directory.changes }
+        set { directory.changes = newValue }
+    }
+
+    public func seedRow(at path: RowPath) -> [UInt8]? {
+        guard path.steps[0].member == "users", case let .string(phone)? = path.steps[0].key,
+              let index = directory.index(phone: phone) else { return nil }
+        return OrderedJSON.encode(OTPSeedFile.User(directory[index]), escapeSlash: false)
+    }
+}
+
 /// The seed file's shape, written by `GET /_mock/state/otp`.
 struct OTPSeedFile: Encodable {
     struct User: Encodable {
@@ -217,14 +240,16 @@ struct OTPSeedFile: Encodable {
         var keyfile_password: String
         var auth_tokens: [String]
         var accounts: [OTPAccount]?
+
+        init(_ user: OTPUser) {
+            (user_id, e164_phone_number, name, keyfile_password, auth_tokens, accounts) =
+                (user.userID, user.phone, user.name, user.keyfilePassword, user.authTokens, user.accounts)
+        }
     }
 
     var users: [User]
 
     init(_ directory: OTPDirectory) {
-        users = directory.users.map {
-            User(user_id: $0.userID, e164_phone_number: $0.phone, name: $0.name, keyfile_password: $0.keyfilePassword,
-                 auth_tokens: $0.authTokens, accounts: $0.accounts)
-        }
+        users = directory.users.map(User.init)
     }
 }

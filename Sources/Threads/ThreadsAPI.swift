@@ -198,9 +198,10 @@ public final class ThreadsAPI: CourseAPI {
         guard let separator = afterScheme.first, separator == 32 || separator == 9 else { throw .tokenNotFound }
         let token = Substring(afterScheme.drop { $0 == 32 || $0 == 9 })
         guard !token.isEmpty else { throw .tokenNotFound }
-        guard let record = state.tokens[ExactText(String(token))] else { throw .invalidToken }
+        let key = ExactText(String(token))
+        guard let record = state.tokens[key] else { throw .invalidToken }
         guard record.expires > unixNow() else { throw .expiredToken }
-        return Caller(token: String(token), userID: record.userID, isLegacy: record.isLegacy)
+        return Caller(token: key, userID: record.userID, isLegacy: record.isLegacy)
     }
 
     /// Authorization comes before the body is read (contract §1 check order).
@@ -209,14 +210,14 @@ public final class ThreadsAPI: CourseAPI {
     }
 
     private struct Caller {
-        var token: String
+        var token: ExactText
         var userID: Int
         var isLegacy: Bool
     }
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
         let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
-        state.tokens[ExactText(token)] = ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime)
+        state.setToken(token, to: ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime))
         return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
                           userLname: user.lname, userRole: user.role)
     }

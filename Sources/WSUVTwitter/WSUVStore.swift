@@ -52,6 +52,7 @@ public struct WSUVState {
     private(set) var tweets = IDTable<Tweet>()
     /// Every tweet's (stamp, id), so `get-tweets.cgi?date=` finds the newer ones without a scan.
     private var tweetsByStamp = SortedIndex<StampedTweet>()
+    public var changes = StateChanges()
 
     func userIndex(_ username: String) -> Int? { userIndexByName[ExactText(username)] }
 
@@ -60,12 +61,14 @@ public struct WSUVState {
         userIndexByName[ExactText(user.username)] = users.count
         if user.sessionToken != Self.loggedOut { liveTokens.insert(ExactText(user.sessionToken)) }
         users.append(user)
+        changes.touch(.row("users", "username", .string(user.username)))
     }
 
     mutating func setSessionToken(_ token: String, ofUser index: Int) {
         liveTokens.remove(ExactText(users[index].sessionToken))
         if token != Self.loggedOut { liveTokens.insert(ExactText(token)) }
         users[index].sessionToken = token
+        changes.touch(.row("users", "username", .string(users[index].username)))
     }
 
     var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
@@ -74,6 +77,7 @@ public struct WSUVState {
     mutating func add(_ tweet: Tweet) {
         tweets.append(tweet)
         tweetsByStamp.insert(StampedTweet(tweet))
+        changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
     }
 
     /// Puts a changed tweet in place of the one with its id.
@@ -81,6 +85,7 @@ public struct WSUVState {
         if let old = tweets[tweet.id] { tweetsByStamp.remove(StampedTweet(old)) }
         tweets.replace(tweet)
         tweetsByStamp.insert(StampedTweet(tweet))
+        changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
     }
 
     /// `SELECT … WHERE time_stamp > ?date`, ascending id: the tweets stamped after `date` as text,
@@ -181,17 +186,35 @@ extension WSUVState {
     }
 }
 
+extension WSUVState: LoggedState {
+    public func seedRow(at path: RowPath) -> [UInt8]? {
+        let step = path.steps[0]
+        switch (step.member, step.key) {
+        case let ("users", .string(username)?):
+            return userIndex(username).map { OrderedJSON.encode(WSUVSeedFile.User(users[$0]), escapeSlash: false) }
+        case let ("tweets", .int(id)?):
+            return tweets[id].map { OrderedJSON.encode(shape($0), escapeSlash: false) }
+        default:
+            return nil
+        }
+    }
+}
+
 /// The seed file's shape, written by `GET /_mock/state/wsuv`: live tokens sit in `session_token`.
 struct WSUVSeedFile: Encodable {
     struct User: Encodable {
         var username: String, password: String, session_token: String
+
+        init(_ user: WSUVState.User) {
+            (username, password, session_token) = (user.username, user.password, user.sessionToken)
+        }
     }
 
     var users: [User]
     var tweets: [TweetShape]
 
     init(_ state: WSUVState) {
-        users = state.users.map { User(username: $0.username, password: $0.password, session_token: $0.sessionToken) }
+        users = state.users.map(User.init)
         tweets = state.tweets.rows.map(state.shape)
     }
 }

@@ -19,13 +19,7 @@ final class CommandLineTests: XCTestCase {
     /// Starts a server on a free loopback port and returns it with its port, read from the banner.
     private func startServer(_ extra: [String] = [], environment: [String: String] = [:],
                              directory: URL? = nil) throws -> (ChildProcess, Int) {
-        let child = try ChildProcess(["--host", "127.0.0.1", "--port", "0"] + extra, environment: environment,
-                                     directory: directory ?? repository)
-        XCTAssertTrue(child.waitForOutput("Ctrl-C stops."), child.standardOutput + child.standardError)
-        let banner = child.standardOutput
-        let marker = try XCTUnwrap(banner.range(of: "listening on 127.0.0.1:"))
-        let port = try XCTUnwrap(Int(banner[marker.upperBound...].prefix { $0.isNumber }))
-        return (child, port)
+        try ChildProcess.startServer(extra, environment: environment, directory: directory ?? repository)
     }
 
     func testHelpAndVersion() throws {
@@ -80,9 +74,12 @@ final class CommandLineTests: XCTestCase {
         } else {
             print("no ::1 on this machine: only the IPv4 case runs")
         }
-        for (address, holder) in holders {
-            let (status, child) = try run(["--port", String(holder.port), "--only", "otp"])
-            XCTAssertEqual(status, 1, address)
+        // Every interface by default, or one family's wildcard.
+        let listeners = [(nil, "127.0.0.1"), (nil, "::1"), ("0.0.0.0", "127.0.0.1"), ("::", "::1")]
+        for (host, address) in listeners {
+            guard let holder = holders.first(where: { $0.0 == address })?.1 else { continue }
+            let (status, child) = try run(["--port", String(holder.port), "--only", "otp"] + (host.map { ["--host", $0] } ?? []))
+            XCTAssertEqual(status, 1, "\(host ?? "all") vs \(address)")
             XCTAssertEqual(child.standardError,
                            "mock-backend: port \(holder.port) is already in use on \(address); stop the other server or choose another port with --port\n")
         }
