@@ -5,21 +5,19 @@ import MockKit
 final class ExampleAPI: CourseAPI {
     typealias Failure = ExampleError
     static let name = "example"
-    let state = SeededStore<[String], [String]>([])
+    let state: SeededStore<Notes, Notes>
     let summary = APISummary(title: "Example notes", basePaths: ["/notes"])
 
-    init(seed: SeedDirectory, options: APIOptions) throws(SeedError) { try loadState(Self.seedDocument(in: seed)) }
-    func seed(from document: JSONValue) throws(SeedError) -> [String] {
-        try SeedNode(document).object().array("notes").map { node throws(SeedError) in try node.string() }
-    }
-    func stateDocument(of notes: [String]) -> any Encodable { ["notes": notes] }
+    init(seed: SeedDirectory, options: APIOptions) throws(SeedError) { state = SeededStore(try Notes(Self.seedDocument(in: seed))) }
+    func seed(from document: JSONValue) throws(SeedError) -> Notes { try Notes(document) }
+    func stateDocument(of notes: Notes) -> any Encodable { ["notes": notes.list] }
 
     var routes: RouteGroup {
         routeGroup([
-            Route(.get, "/notes") { _ in Self.json(self.state.read { notes, _ in notes }) },
+            Route(.get, "/notes") { _ in Self.json(self.state.read { notes, _ in notes.list }) },
             Route(.post, "/notes", endpoint { request throws(ExampleError) in
                 guard !request.body.isEmpty else { throw .emptyNote }
-                return Self.json(self.state.withLock { $0.append(String(decoding: request.body, as: UTF8.self)); return $0 }, status: 201)
+                return Self.json(self.state.withLock { $0.add(String(decoding: request.body, as: UTF8.self)) }, status: 201)
             }),
         ])
     }
@@ -30,10 +28,20 @@ final class ExampleAPI: CourseAPI {
     ]).build()
 }
 
-enum ExampleError: HTTPStatusError {
+/// Small enough to go to the `--state` log whole after each change.
+struct Notes: LoggedState {
+    var list: [String], changes = StateChanges()
+    init(_ seed: JSONValue) throws(SeedError) {
+        list = try SeedNode(seed).object().array("notes").map { node throws(SeedError) in try node.string() }
+    }
+    mutating func add(_ note: String) -> [String] { list.append(note); changes.touchEverything(); return list }
+    func seedRow(at path: RowPath) -> [UInt8]? { nil }
+}
+
+enum ExampleError: HTTPStatusError, MethodNotAllowedCase {
     case emptyNote, methodNotAllowed, serviceUnavailable
     var status: Int { self == .emptyNote ? 400 : self == .methodNotAllowed ? 405 : 503 }
     func response(status: Int) -> Response { .json(status, ["error": "\(self)"]) }
     func explanation(for request: Request) -> String { "\(self)" }
-    static func methodNotAllowed(_ request: Request) -> Response { methodNotAllowed.response }
+    static func bodyTooLarge(_ reason: String) -> Response { .json(413, ["error": reason]) }
 }
