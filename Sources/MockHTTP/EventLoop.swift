@@ -123,6 +123,7 @@ final class EventLoop: @unchecked Sendable {
                 sweep(now: after)
             }
         }
+        adoptHandedConnections()  // handed over after the last wake: closed with the rest
         for connection in Array(connections.values) { close(connection) }
     }
 
