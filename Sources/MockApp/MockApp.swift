@@ -57,7 +57,7 @@ public final class MockApp: HTTPResponder {
             response = group.methodNotAllowed(request)
             response.headers.set("Allow", allowed.headerValue)
             response.api = group.api
-            response.delay = delay(for: group.api)
+            response.delay = delay(faults.withLock { $0.rule(for: group.api, method: request.method, path: request.path) })
         case let .preflight(group, allowed):
             response = group.api == AdminAPI.name ? AdminAPI.preflightRefused : Self.preflight(allowed)
             response.api = group.api
@@ -70,23 +70,30 @@ public final class MockApp: HTTPResponder {
         return response
     }
 
-    /// A course API's answer: maybe an injected error instead, maybe held back, always persisted.
+    /// A course API's answer: maybe an injected error or a connection fault instead, maybe held
+    /// back, always persisted. A reset or a close stops the request before the API sees it, so
+    /// nothing changes; a truncated or slow answer is the API's own, changes made.
     private func serve(_ request: Request, by api: any MockAPI, handler: Handler) -> Response {
-        let active = faults.withLock { $0 }
+        let rule = faults.withLock { $0.rule(for: api.name, method: request.method, path: request.path) }
+        let draw = rule?.draw() ?? FaultRule.Draw()
         var response: Response
-        if active.applies(to: api.name), let status = active.drawError() {
+        if let status = draw.errorStatus {
             response = api.injectedFault(status: status)
+        } else if draw.connectionFault == .reset || draw.connectionFault == .close {
+            response = Response(status: 0)
         } else {
             response = handler(request)
             settings.stateFile?.persist(api)
         }
-        response.delay = delay(for: api.name, faults: active)
+        response.connectionFault = draw.connectionFault
+        response.note = draw.note
+        response.delay = delay(rule)
         return response
     }
 
-    private func delay(for api: String, faults active: Faults? = nil) -> Double {
-        let active = active ?? faults.withLock { $0 }
-        if let latency = active.latency, active.applies(to: api) { return Faults.delay(in: latency) }
+    /// The rule's latency where it sets one, else `--latency`.
+    private func delay(_ rule: FaultRule?) -> Double {
+        if let latency = rule?.latency { return Faults.delay(in: latency) }
         return settings.latency.map(Faults.delay) ?? 0
     }
 

@@ -128,6 +128,10 @@ public struct Response: Sendable {
     public var delay: Double = 0
     /// The API that produced the answer, for the request log; nil for the common 404.
     public var api: String?
+    /// Break the answer on the wire instead of sending it whole (injected network faults).
+    public var connectionFault: ConnectionFault?
+    /// Why this answer, for people reading the console and the journal; never sent.
+    public var note: String?
 
     public init(status: Int = 200, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status

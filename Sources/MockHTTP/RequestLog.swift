@@ -32,12 +32,12 @@ public final class RequestLog: Sendable {
         switch format {
         case .text:
             let time = Self.timeOfDay(request.receivedAt)
-            output("\(time) \(request.peer.host) \(request.method) \(request.target) \(response.status) "
-                + "\(exchange.responseBytes)B \(milliseconds)ms \(response.api ?? "-")")
+            output("\(time) \(request.peer.host) \(request.method) \(request.target) \(exchange.sentStatus.map(String.init) ?? "-") "
+                + "\(exchange.responseBytes)B \(milliseconds)ms \(response.api ?? "-")" + (response.note.map { " (\($0))" } ?? ""))
         case .json:
             let line = LogLine(at: ISO8601.format(request.receivedAt), client: request.peer.description,
-                               method: request.method, path: request.target, status: response.status,
-                               bytes: exchange.responseBytes, ms: milliseconds, api: response.api)
+                               method: request.method, path: request.target, status: exchange.sentStatus,
+                               bytes: exchange.responseBytes, ms: milliseconds, api: response.api, note: response.note)
             output(String(decoding: OrderedJSON.encode(line, escapeSlash: false), as: UTF8.self))
         }
     }
@@ -47,10 +47,11 @@ public final class RequestLog: Sendable {
         var client: String
         var method: String
         var path: String
-        var status: Int
+        var status: Int?
         var bytes: Int
         var ms: Double
         var api: String?
+        var note: String?
     }
 
     /// `HH:MM:SS.mmm` in the machine's local time, what a person at the console reads.

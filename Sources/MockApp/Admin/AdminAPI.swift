@@ -14,7 +14,7 @@ import MockKit
 /// | POST              | /_mock/reset/{api}      | one API back to its seed                        |
 /// | GET, PUT          | /_mock/state/{api}      | export or replace an API's state (seed format)  |
 /// | GET, DELETE       | /_mock/requests         | the request journal, newest first / clear it    |
-/// | GET, PUT, DELETE  | /_mock/faults           | injected latency and errors                     |
+/// | GET, PUT, DELETE  | /_mock/faults           | injected latency, errors, broken connections    |
 /// | GET               | /_mock/openapi/{file}   | an API's OpenAPI document (`{api}.json`)        |
 final class AdminAPI: Sendable {
     static let name = "admin"
@@ -151,14 +151,13 @@ final class AdminAPI: Sendable {
     // MARK: Faults
 
     private func showFaults(_ request: Request) -> Response {
-        let current = faults.withLock { $0 }
-        return .json(200, current.latency == nil && current.errorRate == nil ? Array("{}".utf8) : current.json)
+        .json(200, faults.withLock { $0 }.json)
     }
 
     private func setFaults(_ request: Request) -> Response {
         do throws(Faults.Invalid) {
             guard let document = try? JSONParser.parse(request.body) else {
-                throw Faults.Invalid(detail: "the body must be a JSON object")
+                throw Faults.Invalid(detail: "the body must be a JSON object or an array of them")
             }
             let parsed = try Faults(document: document, served: apis.map(\.name))
             faults.withLock { $0 = parsed }

@@ -12,12 +12,15 @@ final class Journal: @unchecked Sendable {
         var method: String
         var path: String
         var query: String
-        var status: Int
+        /// nil when no answer was sent (a connection reset or closed by an injected fault).
+        var status: Int?
         var durationMilliseconds: Double
         var requestBytes: Int
         var responseBytes: Int
         var headers: HTTPHeaders
         var bodyPrefix: ArraySlice<UInt8>
+        /// The injected fault that shaped the answer, and why.
+        var fault: String?
     }
 
     static let bodyPrefixLimit = 4096
@@ -36,10 +39,10 @@ final class Journal: @unchecked Sendable {
         guard capacity > 0 else { return }
         let request = exchange.request
         let entry = Entry(at: request.receivedAt, api: exchange.response.api, method: request.method, path: request.path,
-                          query: request.query ?? "", status: exchange.response.status,
+                          query: request.query ?? "", status: exchange.sentStatus,
                           durationMilliseconds: exchange.durationMilliseconds, requestBytes: request.body.count,
                           responseBytes: exchange.responseBytes, headers: request.headers,
-                          bodyPrefix: request.body.prefix(Self.bodyPrefixLimit))
+                          bodyPrefix: request.body.prefix(Self.bodyPrefixLimit), fault: exchange.response.note)
         lock.lock()
         defer { lock.unlock() }
         if ring.count < capacity {
@@ -81,7 +84,7 @@ final class Journal: @unchecked Sendable {
             writer.key("method"); writer.string(entry.method)
             writer.key("path"); writer.string(entry.path)
             writer.key("query"); writer.string(entry.query)
-            writer.key("status"); writer.int(entry.status)
+            writer.key("status"); if let status = entry.status { writer.int(status) } else { writer.null() }
             writer.key("duration_ms"); writer.double((entry.durationMilliseconds * 1000).rounded() / 1000)
             writer.key("request_bytes"); writer.int(entry.requestBytes)
             writer.key("response_bytes"); writer.int(entry.responseBytes)
@@ -101,6 +104,7 @@ final class Journal: @unchecked Sendable {
                 writer.string(Data(entry.bodyPrefix).base64EncodedString())
                 writer.key("request_body_base64"); writer.bool(true)
             }
+            if let fault = entry.fault { writer.key("fault"); writer.string(fault) }
             writer.endObject()
         }
         writer.endArray()
