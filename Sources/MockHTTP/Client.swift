@@ -122,6 +122,13 @@ public final class BlockingClient {
         }
     }
 
+    /// The bytes of one read, or none at end of stream, on error or on timeout.
+    public func receiveOnce() -> [UInt8] {
+        if buffer.isEmpty { _ = receive() }
+        defer { buffer.removeAll() }
+        return buffer
+    }
+
     /// True when the server has closed its side: a read returns end of stream (or a reset).
     public func isClosedByServer() -> Bool {
         while !closed {

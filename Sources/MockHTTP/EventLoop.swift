@@ -325,13 +325,13 @@ final class EventLoop: @unchecked Sendable {
         }
         head.append(13)
         head.append(10)
+        if !keepAlive { connection.closeWhenFlushed = true }
         if let fault = response.connectionFault {
             return writeBroken(head: head, body: sendsBody ? response.body : [], fault, to: connection)
         }
         if packsBody { head.append(contentsOf: response.body) }
         connection.output.append(head)
         if sendsBody && !packsBody { connection.output.append(response.body) }
-        if !keepAlive { connection.closeWhenFlushed = true }
         return head.count + (sendsBody && !packsBody ? response.body.count : 0)
     }
 
