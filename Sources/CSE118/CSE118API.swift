@@ -23,8 +23,9 @@ import MockKit
 /// | 14 | DELETE | /workspace/{id}/member?mid=…        | owner                     |              |
 /// | 15 | PUT    | /reset                              | any user (own fixtures)   |              |
 /// |    | GET    | /api-docs                           | anyone (HTML page)        |              |
-public final class CSE118API: MockAPI {
-    public let name = "cse118"
+public final class CSE118API: CourseAPI {
+    public typealias Failure = CSE118Error
+    public static let name = "cse118"
     static let basePaths = ["/api/v2", "/api/v1"]
 
     public var routes: RouteGroup {
@@ -46,17 +47,17 @@ public final class CSE118API: MockAPI {
             (.put, "/reset", endpoint(resetCaller)),
             ([.get, .head], "/api-docs", { request in .html(CSE118OpenAPI.html(base: Self.base(of: request.path))) }),
         ]
-        return RouteGroup(api: name, matching: PathMatching(toleratesTrailingSlash: true),
-                          routes: Self.basePaths.flatMap { base in endpoints.map { Route($0.0, base + $0.1, $0.2) } },
-                          methodNotAllowed: { _ in CSE118Error.methodNotAllowed.response })
+        return routeGroup(matching: PathMatching(toleratesTrailingSlash: true),
+                          Self.basePaths.flatMap { base in endpoints.map { Route($0.0, base + $0.1, $0.2) } })
     }
 
     public var openAPIDocument: [UInt8]? { CSE118OpenAPI.document }
 
-    private let state: SeededStore<CSE118State, CSE118State>
+    public let state: SeededStore<CSE118State, CSE118State>
     private let clock: @Sendable () -> Date
 
-    public init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
         let initial = try CSE118State(seed: document)
         // A reset drops every token, those of a loaded state document included (contract §7).
         state = SeededStore(seed: initial) { seed in
@@ -67,23 +68,17 @@ public final class CSE118API: MockAPI {
         clock = options.clock
     }
 
-    public func reset() {
-        state.reset()
+    public func seed(from document: JSONValue) throws(SeedError) -> CSE118State {
+        try CSE118State(seed: document)
     }
 
-    public func exportState() -> [UInt8] {
-        let file = state.read { state, _ in CSE118SeedFile(state) }
-        return OrderedJSON.encode(file, escapeSlash: false)
+    public func stateDocument(of state: CSE118State) -> any Encodable {
+        CSE118SeedFile(state)
     }
 
-    public func loadState(_ document: JSONValue) throws(SeedError) {
-        let loaded = try CSE118State(seed: document)
-        // The loaded document's tokens work until the next reset.
-        state.replaceSeed(loaded) { $0 = loaded }
-    }
-
-    public func injectedFault(status: Int) -> Response {
-        CSE118Error.serviceUnavailable.response(status: status)
+    /// The loaded document's tokens work until the next reset.
+    public func loadingSeed(_ seed: CSE118State) -> ((inout CSE118State) -> Void)? {
+        { $0 = seed }
     }
 
     public var summary: APISummary {
@@ -264,15 +259,6 @@ public final class CSE118API: MockAPI {
 
     private static func newID() -> String { UUID().uuidString.lowercased() }
 
-    /// Compact JSON as Express writes it: `/` not escaped.
-    static func json(_ value: some Encodable, status: Int = 200) -> Response {
-        .json(status, OrderedJSON.encode(value, escapeSlash: false))
-    }
-
-    /// Turns a throwing endpoint into a handler: thrown errors become this API's error bodies.
-    private func endpoint(_ body: @escaping @Sendable (Request) throws(CSE118Error) -> Response) -> Handler {
-        { request in
-            do throws(CSE118Error) { return try body(request) } catch { return error.response }
-        }
-    }
+    /// `/` not escaped, as Express writes it.
+    public static let escapesSlash = false
 }

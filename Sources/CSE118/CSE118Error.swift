@@ -4,7 +4,7 @@ import MockKit
 /// Every error the cse118 API answers (contract §2 and §5), in one place.
 /// The body is `{"message":"…","status":N}`, except validation failures, which carry the
 /// express-openapi-validator envelope `{"message":"…","errors":[…],"status":400}`.
-enum CSE118Error: Error, Equatable {
+public enum CSE118Error: HTTPStatusError, Equatable {
     case invalidJSON
     case validation([ValidationProblem])
     case invalidCredentials
@@ -22,7 +22,7 @@ enum CSE118Error: Error, Equatable {
     case memberAlreadyInWorkspace
     case serviceUnavailable
 
-    var status: Int {
+    public var status: Int {
         switch self {
         case .invalidJSON, .validation: return 400
         case .invalidCredentials, .authorizationRequired: return 401
@@ -55,10 +55,11 @@ enum CSE118Error: Error, Equatable {
         }
     }
 
-    var response: Response { response(status: status) }
+    public static func methodNotAllowed(_ request: Request) -> Response {
+        methodNotAllowed.response
+    }
 
-    /// The error body with another status (injected faults answer whatever status was asked).
-    func response(status: Int) -> Response {
+    public func response(status: Int) -> Response {
         if case let .validation(problems) = self {
             return CSE118API.json(ValidationBody(message: message, errors: problems, status: status), status: status)
         }
@@ -78,7 +79,7 @@ enum CSE118Error: Error, Equatable {
 }
 
 /// One entry of the validation envelope: `{"path":"/body/name","message":"…","errorCode":"…"}`.
-struct ValidationProblem: Encodable, Equatable {
+public struct ValidationProblem: Encodable, Equatable {
     enum Kind: String {
         case format, required, type, minLength, maxLength, additionalProperties
     }

@@ -4,7 +4,7 @@ import MockKit
 
 /// The cse118 API's data: accounts, workspaces (each holding its channels and their messages)
 /// and the live tokens. Workspaces, channels and messages are kept in creation order.
-struct CSE118State {
+public struct CSE118State {
     struct Member {
         var id: String
         var name: String

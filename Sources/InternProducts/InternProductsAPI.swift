@@ -10,47 +10,40 @@ import MockKit
 /// | GET, HEAD | /login    | username, password           | the user's lifelong `loginToken`        |
 /// | GET, HEAD | /register | username, password           | a new user and its `loginToken`         |
 /// | GET, HEAD | /products | loginToken                   | every product, newest first, base64 art |
-public final class InternProductsAPI: MockAPI {
-    public let name = "internproducts"
+public final class InternProductsAPI: CourseAPI {
+    public typealias Failure = InternProductsError
+    public static let name = "internproducts"
 
     public var routes: RouteGroup {
-        RouteGroup(api: name, matching: PathMatching(caseInsensitive: true), routes: [
+        routeGroup(matching: PathMatching(caseInsensitive: true), [
             // HEAD runs the GET handler, side effects included, as GCDWebServer did.
             Route([.get, .head], "/login", endpoint(login)),
             Route([.get, .head], "/register", endpoint(register)),
             Route([.get, .head], "/products", endpoint(products)),
-        ], methodNotAllowed: { request in InternProductsError.methodNotAllowed(request.method).response })
+        ])
     }
 
     public var openAPIDocument: [UInt8]? { InternProductsOpenAPI.document }
 
-    private let state: SeededStore<InternProductsState, InternProductsState>
+    public let state: SeededStore<InternProductsState, InternProductsState>
     private let clock: @Sendable () -> Date
 
-    /// `seedFolder` is the `Seed/` directory; product images may be files under `Seed/internproducts/`.
-    public init(seed document: JSONValue, seedFolder: URL, options: APIOptions) throws(SeedError) {
-        let images = InternProductsImages.base64OrFile(in: seedFolder.appendingPathComponent(name))
+    /// Product images may be files under `Seed/internproducts/`.
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
+        let images = InternProductsImages.base64OrFile(in: seed.url.appendingPathComponent(Self.name))
         let initial = try InternProductsState(seed: document, images: images, now: options.clock())
         state = SeededStore(initial)
         clock = options.clock
     }
 
-    public func reset() {
-        state.reset()
+    /// A state document carries its pictures inline (base64), never as files.
+    public func seed(from document: JSONValue) throws(SeedError) -> InternProductsState {
+        try InternProductsState(seed: document, images: .base64, now: clock())
     }
 
-    public func exportState() -> [UInt8] {
-        let file = state.read { state, _ in InternProductsSeedFile(state) }
-        return OrderedJSON.encode(file, escapeSlash: false)
-    }
-
-    public func loadState(_ document: JSONValue) throws(SeedError) {
-        let loaded = try InternProductsState(seed: document, images: .base64, now: clock())
-        state.replaceSeed(loaded)
-    }
-
-    public func injectedFault(status: Int) -> Response {
-        InternProductsError.serviceUnavailable.response(status: status)
+    public func stateDocument(of state: InternProductsState) -> any Encodable {
+        InternProductsSeedFile(state)
     }
 
     public var summary: APISummary {
@@ -94,26 +87,17 @@ public final class InternProductsAPI: MockAPI {
             guard state.isLive(token: token) else { throw .invalidToken }
             return state.productsBody
         }
-        return Self.answer(body)
+        return Self.json(body)
     }
 
     // MARK: Helpers
 
-    /// Compact JSON with `/` escaped, as Apple's serializer wrote it.
-    static func json(_ value: some Encodable, status: Int = 200) -> Response {
-        answer(OrderedJSON.encode(value, escapeSlash: true), status: status)
-    }
+    /// `/` written `\/`, as Apple's serializer wrote it.
+    public static let escapesSlash = true
 
     /// GCDWebServer's JSON headers: the bare media type, and no caching.
-    static func answer(_ body: [UInt8], status: Int = 200) -> Response {
+    public static func json(_ encoded: [UInt8], status: Int = 200) -> Response {
         Response(status: status, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-cache")]),
-                 body: body)
-    }
-
-    /// Turns a throwing endpoint into a handler: thrown errors become FAILED bodies.
-    private func endpoint(_ body: @escaping @Sendable (Request) throws(InternProductsError) -> Response) -> Handler {
-        { request in
-            do throws(InternProductsError) { return try body(request) } catch { return error.response }
-        }
+                 body: encoded)
     }
 }

@@ -4,7 +4,7 @@ import MockKit
 /// Every FAILED answer of the InternProducts API (contract §2–§4, admin.md Faults), in one place.
 /// The body is always `{"status":"FAILED","message":"…"}`; the status is 200 except for 405 and
 /// injected faults.
-enum InternProductsError: Error {
+public enum InternProductsError: HTTPStatusError {
     case missingParameter(String)
     case noSuchUser(String)
     case wrongPassword(String)
@@ -13,7 +13,7 @@ enum InternProductsError: Error {
     case methodNotAllowed(String)
     case serviceUnavailable
 
-    var status: Int {
+    public var status: Int {
         switch self {
         case .methodNotAllowed: return 405
         case .serviceUnavailable: return 503
@@ -33,10 +33,11 @@ enum InternProductsError: Error {
         }
     }
 
-    var response: Response { response(status: status) }
+    public static func methodNotAllowed(_ request: Request) -> Response {
+        methodNotAllowed(request.method).response
+    }
 
-    /// The FAILED body with another status (injected faults answer whatever status was asked).
-    func response(status: Int) -> Response {
+    public func response(status: Int) -> Response {
         InternProductsAPI.json(InternProductsAPI.Failed(message: message), status: status)
     }
 }

@@ -4,7 +4,7 @@ import MockKit
 
 /// The InternProducts data: users with their one lifelong token, and the read-only product list
 /// with its `/products` answer encoded once.
-struct InternProductsState {
+public struct InternProductsState {
     struct User {
         var username: String
         var password: String

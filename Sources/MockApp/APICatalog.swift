@@ -6,34 +6,78 @@ import WSUVTwitter
 import CSE118
 import OTP
 
-/// Every API the server knows, in the order of `/_mock/health`, with the seed file each loads.
+/// Every API the server knows, each registered once, in the order of `/_mock/health`: `--only`,
+/// the usage text, start-up and the tests that go through every API all read this list.
 public enum APICatalog {
-    public static let names = ["threads", "internproducts", "wsuv", "cse118", "otp"]
+    public static let entries: [APIEntry] = [
+        APIEntry(ThreadsAPI.self, title: "UNC Charlotte message threads", paths: "/api/login, /api/threads, …",
+                 sample: SampleRequest("GET", "/api/threads")),
+        APIEntry(InternProductsAPI.self, title: "Endava School of iOS", paths: "/login, /register, /products",
+                 sample: SampleRequest("GET", "/login?username=admin&password=1234")),
+        APIEntry(WSUVTwitterAPI.self, title: "WSU Vancouver CS 458 Twitter", paths: "/cgi-bin/get-tweets.cgi, …",
+                 sample: SampleRequest("GET", "/~cs458/cgi-bin/get-tweets.cgi")),
+        APIEntry(CSE118API.self, title: "UC Santa Cruz CSE 118", paths: "/api/v2/…",
+                 sample: SampleRequest("POST", "/api/v2/login", body: "{}")),
+        APIEntry(OTPAPI.self, title: "UC Davis ECS 189E one-time codes", paths: "/api/send_verification_code, …",
+                 sample: SampleRequest("POST", "/api/user", body: "{}")),
+    ]
+
+    public static var names: [String] { entries.map(\.name) }
+
+    public static func entry(_ name: String) -> APIEntry? {
+        entries.first { $0.name == name }
+    }
 
     /// The APIs to serve (all, or those of `--only`), each filled from its seed file.
     public static func load(_ only: [String]? = nil, seed: SeedDirectory, options: APIOptions) throws(SeedError) -> [any MockAPI] {
         var apis: [any MockAPI] = []
-        for name in names where only?.contains(name) ?? true {
-            if let api = try make(name, seed: seed, options: options) { apis.append(api) }
+        for entry in entries where only?.contains(entry.name) ?? true {
+            apis.append(try entry.load(seed: seed, options: options))
         }
         return apis
     }
+}
 
-    private static func make(_ name: String, seed: SeedDirectory, options: APIOptions) throws(SeedError) -> (any MockAPI)? {
-        let file = "\(name).json"
+/// One API of the catalog.
+public struct APIEntry: Sendable {
+    public let name: String
+    /// The course in a few words, for the usage text.
+    public let title: String
+    /// Its main paths in a few words, for the usage text.
+    public let paths: String
+    /// One ordinary request as the API's clients send it, for the tests that go through every API.
+    public let sample: SampleRequest
+    private let make: @Sendable (SeedDirectory, APIOptions) throws(SeedError) -> any MockAPI
+
+    public init<API: CourseAPI>(_ type: API.Type, title: String, paths: String, sample: SampleRequest) {
+        name = API.name
+        self.title = title
+        self.paths = paths
+        self.sample = sample
+        make = { seed, options throws(SeedError) in try API(seed: seed, options: options) }
+    }
+
+    /// The API filled from its seed; an error in the seed names the seed file.
+    public func load(seed: SeedDirectory, options: APIOptions) throws(SeedError) -> any MockAPI {
         do {
-            switch name {
-            case "threads": return try ThreadsAPI(seed: seed.document(file), options: options)
-            case "internproducts": return try InternProductsAPI(seed: seed.document(file), seedFolder: seed.url, options: options)
-            case "wsuv": return try WSUVTwitterAPI(seed: seed.document(file), options: options)
-            case "cse118": return try CSE118API(seed: seed.document(file), options: options)
-            case "otp": return try OTPAPI(seed: seed.document(file), options: options)
-            default: return nil
-            }
+            return try make(seed, options)
         } catch {
             var located = error
-            located.file = located.file ?? seed.url.appendingPathComponent(file).path
+            located.file = located.file ?? seed.url.appendingPathComponent("\(name).json").path
             throw located
         }
+    }
+}
+
+public struct SampleRequest: Sendable {
+    public var method: String
+    /// Path and query.
+    public var target: String
+    public var body: String
+
+    public init(_ method: String, _ target: String, body: String = "") {
+        self.method = method
+        self.target = target
+        self.body = body
     }
 }

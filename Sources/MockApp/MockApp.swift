@@ -56,13 +56,14 @@ public final class MockApp: HTTPResponder {
         case let .methodNotAllowed(group, allowed):
             response = group.methodNotAllowed(request)
             response.headers.set("Allow", allowed.headerValue)
+            response.explanation = "\(request.path) does not take \(request.method), only \(allowed.headerValue)"
             response.api = group.api
             response.delay = delay(faults.withLock { $0.rule(for: group.api, method: request.method, path: request.path) })
         case let .preflight(group, allowed):
             response = group.api == AdminAPI.name ? AdminAPI.preflightRefused : Self.preflight(allowed)
             response.api = group.api
         case .notFound:
-            response = Self.notFound(request.path)
+            response = Self.notFound(request.path, closest: router.closestRoute(method: request.method, path: request.path))
         }
         if response.api != AdminAPI.name {
             response.headers.add("Access-Control-Allow-Origin", "*")
@@ -86,7 +87,7 @@ public final class MockApp: HTTPResponder {
             settings.stateFile?.persist(api)
         }
         response.connectionFault = draw.connectionFault
-        response.note = draw.note
+        response.explanation = draw.note.map { "injected fault: \($0), set through /_mock/faults (DELETE /_mock/faults clears it)" }
         response.delay = delay(rule)
         return response
     }
@@ -98,22 +99,30 @@ public final class MockApp: HTTPResponder {
     }
 
     public func didRespond(_ exchange: Exchange) {
-        settings.log?.record(exchange)
         if exchange.response.api != AdminAPI.name && !exchange.request.path.hasPrefix("/_mock/") {
             journal.record(exchange)
         }
+        // Logged last, so whoever has seen the line finds the entry in the journal.
+        settings.log?.record(exchange)
     }
 
-    /// The 404 of every path no API serves: `{"error":"not_found","path":"/as/received"}`.
-    static func notFound(_ path: String) -> Response {
+    /// The 404 of every path no API serves: `{"error":"not_found","path":"/as/received"}`, with
+    /// `"hint":"GET /api/threads"` when a served route is close to the path.
+    static func notFound(_ path: String, closest: String?) -> Response {
         var writer = JSONWriter(escapeSlash: false)
         writer.beginObject()
         writer.key("error")
         writer.string("not_found")
         writer.key("path")
         writer.string(path)
+        if let closest {
+            writer.key("hint")
+            writer.string(closest)
+        }
         writer.endObject()
-        return .json(404, writer.bytes)
+        var response = Response.json(404, writer.bytes)
+        response.explanation = closest.map { "no API serves this path; did you mean `\($0)`?" } ?? "no API serves this path"
+        return response
     }
 
     static func preflight(_ allowed: Methods) -> Response {

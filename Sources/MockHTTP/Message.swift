@@ -130,8 +130,9 @@ public struct Response: Sendable {
     public var api: String?
     /// Break the answer on the wire instead of sending it whole (injected network faults).
     public var connectionFault: ConnectionFault?
-    /// Why this answer, for people reading the console and the journal; never sent.
-    public var note: String?
+    /// Why an error happened, in one line for the person at the console and in the journal;
+    /// never sent to the client (the body is the course API's own).
+    public var explanation: String?
 
     public init(status: Int = 200, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status

@@ -12,7 +12,8 @@ public final class Console: @unchecked Sendable {
     }
 }
 
-/// One console line per request: time, client, method, path, status, bytes, milliseconds, api.
+/// One console line per request: time, client, method, path, status, bytes, milliseconds, api,
+/// and for an error, in parentheses, why it happened.
 public final class RequestLog: Sendable {
     public enum Format: String, Sendable {
         case text, json
@@ -32,12 +33,14 @@ public final class RequestLog: Sendable {
         switch format {
         case .text:
             let time = Self.timeOfDay(request.receivedAt)
-            output("\(time) \(request.peer.host) \(request.method) \(request.target) \(exchange.sentStatus.map(String.init) ?? "-") "
-                + "\(exchange.responseBytes)B \(milliseconds)ms \(response.api ?? "-")" + (response.note.map { " (\($0))" } ?? ""))
+            let line = "\(time) \(request.peer.host) \(request.method) \(request.target) \(exchange.sentStatus.map(String.init) ?? "-") "
+                + "\(exchange.responseBytes)B \(milliseconds)ms \(response.api ?? "-")"
+            output(response.explanation.map { "\(line) (\($0))" } ?? line)
         case .json:
             let line = LogLine(at: ISO8601.format(request.receivedAt), client: request.peer.description,
                                method: request.method, path: request.target, status: exchange.sentStatus,
-                               bytes: exchange.responseBytes, ms: milliseconds, api: response.api, note: response.note)
+                               bytes: exchange.responseBytes, ms: milliseconds, api: response.api,
+                               reason: response.explanation)
             output(String(decoding: OrderedJSON.encode(line, escapeSlash: false), as: UTF8.self))
         }
     }
@@ -51,7 +54,7 @@ public final class RequestLog: Sendable {
         var bytes: Int
         var ms: Double
         var api: String?
-        var note: String?
+        var reason: String?
     }
 
     /// `HH:MM:SS.mmm` in the machine's local time, what a person at the console reads.

@@ -3,12 +3,13 @@ import Foundation
 /// Encoded answers kept until the state they came from changes (its `SeededStore` version), so
 /// a list that a whole class polls is encoded once per change instead of once per request.
 public final class AnswerCache<Kind: Hashable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [Kind: (version: Int, bytes: [UInt8])] = [:]
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var entries: [Kind: (version: Int, bytes: [UInt8])] = [:]
 
     public init() {}
 
     /// The bytes cached for `kind` at this version, or `encode()`'s, which are kept.
+    @inlinable
     public func answer(for version: Int, kind: Kind, encode: () -> [UInt8]) -> [UInt8] {
         lock.lock()
         defer { lock.unlock() }

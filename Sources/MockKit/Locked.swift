@@ -3,13 +3,14 @@ import Foundation
 /// A value guarded by a lock: every read and write of an API's state goes through `withLock`,
 /// so concurrent requests on different loop threads see whole changes only.
 public final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
 
     public init(_ value: Value) {
         self.value = value
     }
 
+    @inlinable
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }

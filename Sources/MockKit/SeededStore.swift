@@ -4,11 +4,11 @@ import Foundation
 /// state goes through `withLock`, so concurrent requests on different loop threads see whole
 /// changes only, and a reset or a state load never interleaves with a request.
 public final class SeededStore<Seed, State>: @unchecked Sendable {
-    private let lock = NSLock()
+    @usableFromInline let lock = NSLock()
     private var seedValue: Seed
-    private var state: State
+    @usableFromInline var state: State
     /// Counts changes: every `withLock`, reset and load; `read` leaves it alone.
-    private var version = 0
+    @usableFromInline var version = 0
     private let fresh: (Seed) -> State
 
     /// `fresh` makes the live state from the seed (at start, on reset and on load).
@@ -19,6 +19,7 @@ public final class SeededStore<Seed, State>: @unchecked Sendable {
     }
 
     /// Reads and may change the state.
+    @inlinable
     public func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }
@@ -28,6 +29,7 @@ public final class SeededStore<Seed, State>: @unchecked Sendable {
 
     /// Reads the state without changing it; `version` is the same until something may have changed
     /// it, so an answer encoded from this state can be cached under it.
+    @inlinable
     public func read<Result, Failure: Error>(_ body: (State, _ version: Int) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }

@@ -12,15 +12,16 @@ import MockKit
 /// | GET    | /_mock/otp/outbox?phone=P     | admin surface | the codes that would have been texted |
 ///
 /// Every answer of the three endpoints is HTTP 200; only the body's `status` tells success.
-public final class OTPAPI: MockAPI {
-    public let name = "otp"
+public final class OTPAPI: CourseAPI {
+    public typealias Failure = OTPError
+    public static let name = "otp"
 
     public var routes: RouteGroup {
-        RouteGroup(api: name, routes: [
+        routeGroup([
             Route(.post, "/api/send_verification_code", endpoint(sendVerificationCode)),
             Route(.post, "/api/verify_code", endpoint(verifyCode)),
             Route(.post, "/api/user", endpoint(user)),
-        ], methodNotAllowed: { _ in OTPError.methodNotAllowed.response })
+        ])
     }
 
     public var openAPIDocument: [UInt8]? { OTPOpenAPI.document }
@@ -29,34 +30,28 @@ public final class OTPAPI: MockAPI {
         [Route([.get, .head], "/_mock/otp/outbox", outbox)]
     }
 
-    private let state: SeededStore<OTPDirectory, OTPState>
+    public let state: SeededStore<OTPDirectory, OTPState>
     private let options: APIOptions
 
-    public init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
         let initial = try OTPDirectory(seed: document)
         state = SeededStore(seed: initial, fresh: OTPState.init(directory:))
         self.options = options
     }
 
-    /// Back to the seed users and tokens, with no pending codes and an empty outbox.
-    public func reset() {
-        state.reset()
+    public func seed(from document: JSONValue) throws(SeedError) -> OTPDirectory {
+        try OTPDirectory(seed: document)
     }
 
-    public func exportState() -> [UInt8] {
-        let file = state.read { state, _ in OTPSeedFile(state.directory) }
-        return OrderedJSON.encode(file, escapeSlash: false)
+    public func stateDocument(of state: OTPState) -> any Encodable {
+        OTPSeedFile(state.directory)
     }
 
-    /// Replaces users and tokens; pending codes and the outbox stay (contract §8).
-    public func loadState(_ document: JSONValue) throws(SeedError) {
-        let loaded = try OTPDirectory(seed: document)
-        state.replaceSeed(loaded) { $0.directory = loaded }
-    }
-
-    /// admin.md's Faults table: status 200 whatever was configured, like every answer of this API.
-    public func injectedFault(status: Int) -> Response {
-        OTPError.serverError.response
+    /// A load replaces users and tokens; pending codes and the outbox stay (contract §8). A reset
+    /// goes back to the seed users and tokens, with no pending codes and an empty outbox.
+    public func loadingSeed(_ seed: OTPDirectory) -> ((inout OTPState) -> Void)? {
+        { $0.directory = seed }
     }
 
     public var summary: APISummary {
@@ -151,14 +146,5 @@ public final class OTPAPI: MockAPI {
         Int((options.clock().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
-    static func json(_ value: some Encodable, status: Int = 200) -> Response {
-        .json(status, OrderedJSON.encode(value, escapeSlash: false))
-    }
-
-    /// Turns a throwing endpoint into a handler: thrown errors become this API's error bodies.
-    private func endpoint(_ body: @escaping @Sendable (Request) throws(OTPError) -> Response) -> Handler {
-        { request in
-            do throws(OTPError) { return try body(request) } catch { return error.response }
-        }
-    }
+    public static let escapesSlash = false
 }

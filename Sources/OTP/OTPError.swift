@@ -4,7 +4,7 @@ import MockKit
 /// Every error the OTP API answers (contract §5), in one place. The body is always the flat
 /// `{"error_code":"…","error_message":"…","status":"error"}`, and the status 200: the client reads
 /// only the body. The 405 is the one exception.
-enum OTPError: Error, Equatable {
+public enum OTPError: APIError, Equatable {
     case invalidRequest
     case notAString(field: String)
     case invalidPhoneNumber
@@ -45,8 +45,17 @@ enum OTPError: Error, Equatable {
         }
     }
 
-    var response: Response {
+    public var response: Response {
         OTPAPI.json(ErrorBody(errorCode: code, errorMessage: message), status: self == .methodNotAllowed ? 405 : 200)
+    }
+
+    /// Status 200 whatever was configured, like every answer of this API (docs/admin.md#faults-and-latency).
+    public static func injectedFault(status: Int) -> Response {
+        serverError.response
+    }
+
+    public static func methodNotAllowed(_ request: Request) -> Response {
+        methodNotAllowed.response
     }
 
     /// Keys sorted, as every object of this API.

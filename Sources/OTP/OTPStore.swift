@@ -49,7 +49,7 @@ struct OTPUser {
 }
 
 /// Users and their live tokens: what the seed and the state document hold.
-struct OTPDirectory {
+public struct OTPDirectory {
     private(set) var users: [OTPUser] = []
     private var indexByPhone: [String: Int] = [:]
     private var indexByToken: [String: Int] = [:]
@@ -92,7 +92,7 @@ struct OTPDirectory {
 }
 
 /// Everything the API holds: the users, each number's pending code, and the texts "sent".
-struct OTPState {
+public struct OTPState {
     struct PendingCode {
         var code: String
         var expiresAtMillis: Int

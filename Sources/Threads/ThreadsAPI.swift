@@ -15,11 +15,12 @@ import MockKit
 /// | GET, HEAD         | /api/messages/{thread_id}         | yes  |                                |
 /// | POST              | /api/message/add                  | yes  | thread_id, message             |
 /// | GET, POST, DELETE | /api/message/delete/{message_id}  | yes  |                                |
-public final class ThreadsAPI: MockAPI {
-    public let name = "threads"
+public final class ThreadsAPI: CourseAPI {
+    public typealias Failure = ThreadsError
+    public static let name = "threads"
 
     public var routes: RouteGroup {
-        RouteGroup(api: name, routes: [
+        routeGroup([
             Route(.post, "/api/login", endpoint(login)),
             Route(.post, "/api/signup", endpoint(signup)),
             Route([.get, .head], "/api/threads", endpoint(listThreads)),
@@ -30,39 +31,30 @@ public final class ThreadsAPI: MockAPI {
             Route([.get, .head], "/api/messages/{thread_id}", endpoint(listMessages)),
             Route(.post, "/api/message/add", endpoint(addMessage)),
             Route([.get, .post, .delete], "/api/message/delete/{message_id}", endpoint(deleteMessage)),
-        ], methodNotAllowed: { _ in ThreadsError.methodNotAllowed.response })
+        ])
     }
 
-    private let state: SeededStore<ThreadsState, ThreadsState>
+    public let state: SeededStore<ThreadsState, ThreadsState>
     /// The thread lists as last encoded: most requests read them, few change them.
     private let encodedLists = AnswerCache<ThreadListKind>()
     private let clock: @Sendable () -> Date
 
-    public init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
         let initial = try ThreadsState(seed: document)
         state = SeededStore(initial)
         clock = options.clock
     }
 
-    public func reset() {
-        state.reset()
+    public func seed(from document: JSONValue) throws(SeedError) -> ThreadsState {
+        try ThreadsState(seed: document)
     }
 
-    public func exportState() -> [UInt8] {
-        let file = state.read { state, _ in ThreadsSeedFile(state) }
-        return OrderedJSON.encode(file, escapeSlash: false)
-    }
-
-    public func loadState(_ document: JSONValue) throws(SeedError) {
-        let loaded = try ThreadsState(seed: document)
-        state.replaceSeed(loaded)
+    public func stateDocument(of state: ThreadsState) -> any Encodable {
+        ThreadsSeedFile(state)
     }
 
     public var openAPIDocument: [UInt8]? { ThreadsOpenAPI.document }
-
-    public func injectedFault(status: Int) -> Response {
-        ThreadsError.serviceUnavailable.response(status: status)
-    }
 
     public var summary: APISummary {
         let users = state.seed.users
@@ -240,19 +232,6 @@ public final class ThreadsAPI: MockAPI {
 
     private func stampNow() -> String { CivilTime(unixSeconds: unixNow()).sqlText }
 
-    /// Compact JSON with `/` escaped, as the PHP server wrote it.
-    static func json(_ value: some Encodable, status: Int = 200) -> Response {
-        .json(status, OrderedJSON.encode(value, escapeSlash: true))
-    }
-
-    static func json(_ encoded: [UInt8]) -> Response {
-        .json(200, encoded)
-    }
-
-    /// Turns a throwing endpoint into a handler: thrown errors become this API's error bodies.
-    private func endpoint(_ body: @escaping @Sendable (Request) throws(ThreadsError) -> Response) -> Handler {
-        { request in
-            do throws(ThreadsError) { return try body(request) } catch { return error.response }
-        }
-    }
+    /// `/` written `\/`, as the PHP server wrote it.
+    public static let escapesSlash = true
 }

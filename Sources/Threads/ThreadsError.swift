@@ -3,7 +3,7 @@ import MockKit
 
 /// Every error the threads API answers, with its status and text (contract §5), in one place.
 /// The body is always `{"status":"error","message":"…"}`.
-enum ThreadsError: Error {
+public enum ThreadsError: HTTPStatusError {
     case invalidJSON
     case missingField(String)
     case badCredentials
@@ -18,7 +18,7 @@ enum ThreadsError: Error {
     case emailExists
     case serviceUnavailable
 
-    var status: Int {
+    public var status: Int {
         switch self {
         case .invalidJSON, .missingField: return 400
         case .badCredentials, .tokenNotFound, .invalidToken, .expiredToken: return 401
@@ -48,10 +48,11 @@ enum ThreadsError: Error {
         }
     }
 
-    var response: Response { response(status: status) }
+    public static func methodNotAllowed(_ request: Request) -> Response {
+        methodNotAllowed.response
+    }
 
-    /// The error body with another status (injected faults answer 503 or whatever was asked).
-    func response(status: Int) -> Response {
+    public func response(status: Int) -> Response {
         ThreadsAPI.json(ErrorBody(message: message), status: status)
     }
 

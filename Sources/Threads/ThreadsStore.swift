@@ -7,7 +7,7 @@ import MockKit
 /// Rows are found by id in O(1) and one thread's messages without looking at the others, so a
 /// request costs the same with 10 threads or 100,000. Users, threads and messages change only
 /// through the methods below, which keep the lookups in step.
-struct ThreadsState {
+public struct ThreadsState {
     struct User: Identifiable {
         var id: Int
         var email: String

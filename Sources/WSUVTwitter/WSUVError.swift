@@ -3,7 +3,7 @@ import MockKit
 
 /// Every error the five scripts answer (contract §2, §4), in one place. An error is only a status
 /// line with the scripts' own reason phrase and an empty body, typed as JSON like the successes.
-enum WSUVError: Error {
+public enum WSUVError: APIError {
     /// A required parameter is absent or empty, or `action` is not `login`/`logout`.
     case badRequest
     /// Wrong password, or a session token that is not the user's live one.
@@ -27,11 +27,19 @@ enum WSUVError: Error {
         }
     }
 
-    var response: Response { Self.response(status: status) }
+    public var response: Response { Self.response(status: status) }
+
+    public static func injectedFault(status: Int) -> Response {
+        response(status: status)
+    }
+
+    public static func methodNotAllowed(_ request: Request) -> Response {
+        response(status: 405)
+    }
 
     /// Any status in this format, with the scripts' phrase where they had their own
     /// (`409 Conflict User Exists`, `503 Database Unavailable`): also the injected faults.
-    static func response(status: Int) -> Response {
+    private static func response(status: Int) -> Response {
         var response = Response.json(status, [])
         switch status {
         case 409: response.reason = "Conflict User Exists"

@@ -6,7 +6,7 @@ import MockKit
 /// Users are found by name (byte for byte) and tweets by id in O(1), and the tweets newer than a
 /// stamp in O(log n + k), so a request costs the same with 10 tweets or 100,000; users and tweets
 /// change only through the methods below, which keep the lookups in step.
-struct WSUVState {
+public struct WSUVState {
     struct User {
         var username: String
         var password: String

@@ -12,8 +12,9 @@ import MockKit
 /// | login.cgi       | username, password, [action]        | {"session_token":"…"} or "0" on logout   |
 /// | add-tweet.cgi   | username, session_token, tweet      | {"tweet":"…"}                            |
 /// | del-tweet.cgi   | username, session_token, tweet_id   | {"tweet_id":"…","isdeleted":1,"tweet":"[deleted]"} |
-public final class WSUVTwitterAPI: MockAPI {
-    public let name = "wsuv"
+public final class WSUVTwitterAPI: CourseAPI {
+    public typealias Failure = WSUVError
+    public static let name = "wsuv"
 
     /// `/login.cgi`, `/cgi-bin/login.cgi`, `/~cs458/cgi-bin/login.cgi` (test server), `/~wcochran/cgi-bin/login.cgi` (main).
     static let prefixes = ["", "/cgi-bin", "/~cs458/cgi-bin", "/~wcochran/cgi-bin"]
@@ -30,39 +31,29 @@ public final class WSUVTwitterAPI: MockAPI {
             scripts.map { file, handler in Route(.any, "\(prefix)/\(file)", handler) }
         }
         // Every route takes any method, so the 405 answer is never used; OPTIONS is the preflight.
-        return RouteGroup(api: name, matching: PathMatching(percentDecoded: true), routes: routes,
-                          methodNotAllowed: { _ in WSUVError.response(status: 405) })
+        return routeGroup(matching: PathMatching(percentDecoded: true), routes)
     }
 
     public var openAPIDocument: [UInt8]? { WSUVTwitterOpenAPI.document }
 
-    private let state: SeededStore<WSUVState, WSUVState>
+    public let state: SeededStore<WSUVState, WSUVState>
     private let clock: @Sendable () -> Date
     private let timeZone: TimeZone
 
-    public init(seed document: JSONValue, options: APIOptions) throws(SeedError) {
+    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let document = try Self.seedDocument(in: seed)
         let initial = try WSUVState(seed: document)
         state = SeededStore(initial)
         clock = options.clock
         timeZone = options.wsuvTimeZone
     }
 
-    public func reset() {
-        state.reset()
+    public func seed(from document: JSONValue) throws(SeedError) -> WSUVState {
+        try WSUVState(seed: document)
     }
 
-    public func exportState() -> [UInt8] {
-        let file = state.read { state, _ in WSUVSeedFile(state) }
-        return OrderedJSON.encode(file, escapeSlash: false)
-    }
-
-    public func loadState(_ document: JSONValue) throws(SeedError) {
-        let loaded = try WSUVState(seed: document)
-        state.replaceSeed(loaded)
-    }
-
-    public func injectedFault(status: Int) -> Response {
-        WSUVError.response(status: status)
+    public func stateDocument(of state: WSUVState) -> any Encodable {
+        WSUVSeedFile(state)
     }
 
     public var summary: APISummary {
@@ -158,15 +149,11 @@ public final class WSUVTwitterAPI: MockAPI {
 
     private func stampNow() -> String { WSUVState.stamp(clock(), in: timeZone) }
 
-    /// Compact JSON, `/` unescaped, non-ASCII raw, no trailing newline (JSON::PP's defaults).
-    private static func json(_ value: some Encodable) -> Response {
-        .json(200, OrderedJSON.encode(value, escapeSlash: false))
-    }
+    /// `/` unescaped, non-ASCII raw, no trailing newline (JSON::PP's defaults).
+    public static let escapesSlash = false
 
     /// Turns a script into a handler: parameters read as CGI.pm did, thrown errors become bare statuses.
     private func script(_ body: @escaping @Sendable (WSUVParameters) throws(WSUVError) -> Response) -> Handler {
-        { request in
-            do throws(WSUVError) { return try body(WSUVParameters(request)) } catch { return error.response }
-        }
+        endpoint { request throws(WSUVError) in try body(WSUVParameters(request)) }
     }
 }

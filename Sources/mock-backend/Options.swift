@@ -133,15 +133,17 @@ struct Options {
         }
     }
 
+    /// One line per API of the catalog.
+    private static let apiLines = APICatalog.entries.map { entry in
+        "  " + entry.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+            + entry.title.padding(toLength: 34, withPad: " ", startingAt: 0) + entry.paths
+    }.joined(separator: "\n")
+
     static let usage = """
     Usage: mock-backend [options]
 
-    Serves five course backends on one port (default 8080), from the seed in Seed/:
-      threads         UNC Charlotte message threads     /api/login, /api/threads, …
-      internproducts  Endava School of iOS              /login, /register, /products
-      wsuv            WSU Vancouver CS 458 Twitter      /cgi-bin/get-tweets.cgi, …
-      cse118          UC Santa Cruz CSE 118             /api/v2/…
-      otp             UC Davis ECS 189E one-time codes  /api/send_verification_code, …
+    Serves these course backends on one port (default 8080), from the seed in Seed/:
+    \(apiLines)
     Control surface: GET /, /_mock/health, POST /_mock/reset (loopback only by default).
 
     Options (environment variable in brackets; a flag beats its variable):

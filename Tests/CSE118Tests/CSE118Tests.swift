@@ -358,8 +358,8 @@ final class CSE118Tests: XCTestCase {
             XCTAssertEqual(response.headers["Allow"], allow, "\(method) \(path)")
         }
         let unknown = try client.call("GET", "/workspaces", token: token)
-        assertCSE118(unknown, 404, #"{"error":"not_found","path":"/api/v2/workspaces"}"#)
-        assertCSE118(try server.request("GET", "/api/v3/workspace?x=1"), 404, #"{"error":"not_found","path":"/api/v3/workspace"}"#)
+        assertCSE118(unknown, 404, #"{"error":"not_found","path":"/api/v2/workspaces","hint":"GET /api/v2/workspace"}"#)
+        assertCSE118(try server.request("GET", "/api/v3/workspace?x=1"), 404, #"{"error":"not_found","path":"/api/v3/workspace","hint":"GET /api/v2/workspace"}"#)
 
         let get = try client.call("GET", "/workspace", token: token)
         let head = try client.call("HEAD", "/workspace", token: token)

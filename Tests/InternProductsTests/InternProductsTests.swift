@@ -303,10 +303,11 @@ final class InternProductsTests: XCTestCase {
         XCTAssertNotNil(try loginToken(from: "/ReGiStEr?username=casey&password=p"))
         try assertFailed("/REGISTER?username=casey&password=p", "Username already used: casey")
         XCTAssertEqual(try get("/Products?loginToken=\(Self.adminToken)").body, try productsBody())
-        for path in ["/login/", "/products/1", "/product", "/register/x", "//login"] {
+        for (path, hint) in [("/login/", "/login"), ("/products/1", "/products"), ("/product", "/products"),
+                             ("/register/x", "/register"), ("//login", "/login")] {
             let response = try server.request("GET", path + "?username=admin&password=1234")
             XCTAssertEqual(response.status, 404, path)
-            XCTAssertEqual(response.text, #"{"error":"not_found","path":""# + path + #""}"#)
+            XCTAssertEqual(response.text, #"{"error":"not_found","path":""# + path + #"","hint":"GET "# + hint + #""}"#)
         }
     }
 

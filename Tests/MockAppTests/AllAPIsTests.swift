@@ -17,15 +17,10 @@ final class AllAPIsTests: XCTestCase {
         server = nil
     }
 
-    /// One ordinary request per API, as its clients send it.
+    /// One ordinary request per API, as its clients send it: the catalog's sample.
     private func sample(_ api: String) throws -> ClientResponse {
-        switch api {
-        case "threads": return try server.request("GET", "/api/threads")
-        case "internproducts": return try server.request("GET", "/login?username=admin&password=1234")
-        case "wsuv": return try server.request("GET", "/~cs458/cgi-bin/get-tweets.cgi")
-        case "cse118": return try server.request("POST", "/api/v2/login", body: "{}")
-        default: return try server.request("POST", "/api/user", body: "{}")
-        }
+        let sample = try XCTUnwrap(APICatalog.entry(api)?.sample, "\(api) is not in the catalog")
+        return try server.request(sample.method, sample.target, body: sample.body)
     }
 
     func testHealthAndResetListEveryAPIInOrder() throws {
@@ -104,7 +99,7 @@ final class AllAPIsTests: XCTestCase {
         let only = try TestServer(apis: ["otp"])
         let response = try only.request("GET", "/api/threads")
         XCTAssertEqual(response.status, 404)
-        XCTAssertEqual(response.text, #"{"error":"not_found","path":"/api/threads"}"#)
+        XCTAssertEqual(response.text, #"{"error":"not_found","path":"/api/threads"}"#, "no served route is close")
         XCTAssertEqual(try only.request("POST", "/_mock/reset/threads").text, #"{"error":"unknown_api","api":"threads"}"#)
     }
 }

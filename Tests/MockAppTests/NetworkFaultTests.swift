@@ -43,7 +43,7 @@ final class NetworkFaultTests: XCTestCase {
         XCTAssertEqual(reset.bytes, [])
         let entry = try lastJournalEntry()
         XCTAssertEqual(entry["status"], .null)
-        XCTAssertEqual(entry["fault"]?.stringValue, "connection reset before the answer (reset_rate 1) on POST /api/login")
+        XCTAssertEqual(entry["reason"]?.stringValue, "injected fault: connection reset before the answer (reset_rate 1) on POST /api/login, set through /_mock/faults (DELETE /_mock/faults clears it)")
         XCTAssertEqual(try server.request("GET", "/api/threads").status, 401, "other routes answer as usual")
         XCTAssertEqual(try server.request("POST", "/api/signup", body: "x=1").status, 400)
     }
@@ -53,7 +53,7 @@ final class NetworkFaultTests: XCTestCase {
         let closed = try exchange("GET", "/api/threads")
         XCTAssertEqual(closed.end, .endOfStream)
         XCTAssertEqual(closed.bytes, [])
-        XCTAssertEqual(try lastJournalEntry()["fault"]?.stringValue, "connection closed with no answer (close_rate 1)")
+        XCTAssertEqual(try lastJournalEntry()["reason"]?.stringValue, "injected fault: connection closed with no answer (close_rate 1), set through /_mock/faults (DELETE /_mock/faults clears it)")
         XCTAssertEqual(try server.request("GET", "/_mock/health").status, 200, "faults never touch the control surface")
     }
 
@@ -71,7 +71,7 @@ final class NetworkFaultTests: XCTestCase {
         XCTAssertTrue(parts[0].hasPrefix("HTTP/1.1 200 OK\r\n"), parts[0])
         XCTAssertTrue((parts[0] + "\r\n").contains("\r\nContent-Length: \(whole.body.count)\r\n"), parts[0].debugDescription)
         XCTAssertEqual(Array(parts[1].utf8), Array(whole.body.prefix(whole.body.count / 2)))
-        XCTAssertEqual(try lastJournalEntry()["fault"]?.stringValue, "answer cut short (truncate_rate 1) on * /api/threads")
+        XCTAssertEqual(try lastJournalEntry()["reason"]?.stringValue, "injected fault: answer cut short (truncate_rate 1) on * /api/threads, set through /_mock/faults (DELETE /_mock/faults clears it)")
     }
 
     func testSlowBodyArrivesWholeAtTheAskedPace() throws {
@@ -88,7 +88,7 @@ final class NetworkFaultTests: XCTestCase {
         XCTAssertEqual(text.components(separatedBy: "\r\n\r\n").last?.utf8.count, whole.body.count)
         XCTAssertGreaterThan(pieces.count, 3, "the body comes in pieces, not in one delayed write")
         XCTAssertGreaterThanOrEqual(elapsed, Double(whole.body.count) / 200)
-        XCTAssertEqual(try lastJournalEntry()["fault"]?.stringValue, "body sent at 200 bytes/s (slow_rate 1) on POST /api/login")
+        XCTAssertEqual(try lastJournalEntry()["reason"]?.stringValue, "injected fault: body sent at 200 bytes/s (slow_rate 1) on POST /api/login, set through /_mock/faults (DELETE /_mock/faults clears it)")
     }
 
     func testFirstRuleThatAppliesWins() throws {

@@ -333,10 +333,11 @@ final class OTPTests: OTPTestCase {
     }
 
     func testPathsAreExactAndTheQueryIsIgnored() throws {
-        for path in ["/api/user/", "/API/user", "/api/users", "/api/send_verification_code/"] {
+        for (path, hint) in [("/api/user/", "/api/user"), ("/API/user", "/api/user"), ("/api/users", "/api/user"),
+                             ("/api/send_verification_code/", "/api/send_verification_code")] {
             let response = try post(path, "{}", token: Self.alexToken)
             XCTAssertEqual(response.status, 404, path)
-            XCTAssertEqual(response.text, #"{"error":"not_found","path":"\#(path)"}"#)
+            XCTAssertEqual(response.text, #"{"error":"not_found","path":"\#(path)","hint":"POST \#(hint)"}"#)
         }
         XCTAssertEqual(try object(try post("/api/user?name=x", "{}", token: Self.alexToken)).user?[string: "name"], "Alex Rivera")
     }

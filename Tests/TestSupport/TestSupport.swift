@@ -60,3 +60,38 @@ public final class TestServer {
 public func rawRequest(_ lines: [String], body: String = "") -> String {
     lines.joined(separator: "\r\n") + "\r\n\r\n" + body
 }
+
+/// Console lines written by a server under test, read as they arrive: the server logs a request
+/// just after answering it, so a reader waits for the line instead of expecting it at once.
+public final class ConsoleLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    public init() {}
+
+    public func append(_ line: String) {
+        lock.lock()
+        lines.append(line)
+        lock.unlock()
+    }
+
+    public var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+
+    /// The last line containing `text`, waiting up to 10 s for it to be written.
+    public func waitForLine(containing text: String) throws -> String {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let line = all.last(where: { $0.contains(text) }) { return line }
+            usleep(2000)
+        }
+        throw ConsoleLinesError.noLine(text, seen: all)
+    }
+}
+
+public enum ConsoleLinesError: Error {
+    case noLine(String, seen: [String])
+}

@@ -323,7 +323,7 @@ final class ThreadsTests: XCTestCase, @unchecked Sendable {
         XCTAssertEqual(try server.request("GET", "/api/login").headers["Allow"], "POST, OPTIONS")
         let missing = try server.request("GET", "/api/threads/")
         XCTAssertEqual(missing.status, 404)
-        XCTAssertEqual(missing.text, #"{"error":"not_found","path":"/api/threads/"}"#)
+        XCTAssertEqual(missing.text, #"{"error":"not_found","path":"/api/threads/","hint":"GET /api/threads"}"#)
         XCTAssertEqual(try server.request("GET", "/api/messages").status, 404)
     }
 

@@ -154,11 +154,15 @@ final class WSUVTwitterTests: XCTestCase {
         assertJSON(try post("/%7Ecs458/cgi-bin/login.cgi", ["username": "bob", "password": "builder42"]),
                    "{\"session_token\":\"\(try login("bob", "builder42"))\"}")
         XCTAssertEqual(try get("/%7ewcochran/cgi-bin/get%2Dtweets.cgi").status, 200)
-        for path in ["/~cs458/cgi-bin/login.cgi/", "/cgi-bin/Login.cgi", "/CGI-BIN/login.cgi", "/~cs458/login.cgi",
-                     "/~cs458/cgi-bin/login.cgi/extra", "/~other/cgi-bin/login.cgi", "/cgi-bin/login", "/%ZZ/login.cgi"] {
+        for (path, hint) in [("/~cs458/cgi-bin/login.cgi/", "/~cs458/cgi-bin/login.cgi"), ("/cgi-bin/Login.cgi", "/cgi-bin/login.cgi"),
+                             ("/CGI-BIN/login.cgi", "/cgi-bin/login.cgi"), ("/~cs458/login.cgi", "/login.cgi"),
+                             ("/~cs458/cgi-bin/login.cgi/extra", "/~cs458/cgi-bin/login.cgi"),
+                             ("/~other/cgi-bin/login.cgi", "/cgi-bin/login.cgi"), ("/cgi-bin/login", nil),
+                             ("/%ZZ/login.cgi", "/login.cgi")] as [(String, String?)] {
             let response = try get(path)
             XCTAssertEqual(response.status, 404, path)
-            XCTAssertEqual(response.text, "{\"error\":\"not_found\",\"path\":\"\(path)\"}", path)
+            let hinted = hint.map { ",\"hint\":\"GET \($0)\"" } ?? ""
+            XCTAssertEqual(response.text, "{\"error\":\"not_found\",\"path\":\"\(path)\"\(hinted)}", path)
         }
     }
 

@@ -70,7 +70,7 @@ struct FaultRule: Equatable, Sendable {
     struct Draw {
         var errorStatus: Int?
         var connectionFault: ConnectionFault?
-        /// For the journal and the console: which fault, and the rule field that caused it.
+        /// For the journal and the console: which faults, and the rule fields that drew them.
         var note: String?
     }
 
@@ -84,7 +84,7 @@ struct FaultRule: Equatable, Sendable {
         func hits(_ rate: Double?) -> Bool { rate.map { Double.random(in: 0..<1) < $0 } ?? false }
         if hits(errorRate) {
             draw.errorStatus = errorStatus ?? 503
-            notes.append("injected error \(draw.errorStatus!) (error_rate \(Self.format(errorRate!)))")
+            notes.append("\(draw.errorStatus!) (error_rate \(Self.format(errorRate!)))")
         }
         if hits(resetRate) {
             draw.connectionFault = .reset

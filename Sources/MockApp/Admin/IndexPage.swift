@@ -211,7 +211,7 @@ struct IndexPage {
         let target = entry.query.isEmpty ? entry.path : entry.path + "?" + entry.query
         return "<tr><td>\(clockTime(entry.at))</td><td>\(escape(entry.method))</td>"
             + "<td class=\"path\"><code>\(escape(target))</code></td><td class=\"status s\((entry.status ?? 500) / 100)\">\(entry.status.map(String.init) ?? "none")</td>"
-            + "<td>\(escape(entry.api ?? "—"))\(entry.fault.map { " <small>(\(escape($0)))</small>" } ?? "")</td></tr>"
+            + "<td>\(escape(entry.api ?? "—"))</td></tr>"
     }
 
     private var footer: String {

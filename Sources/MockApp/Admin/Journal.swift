@@ -19,8 +19,8 @@ final class Journal: @unchecked Sendable {
         var responseBytes: Int
         var headers: HTTPHeaders
         var bodyPrefix: ArraySlice<UInt8>
-        /// The injected fault that shaped the answer, and why.
-        var fault: String?
+        var responseBodyPrefix: ArraySlice<UInt8>
+        var reason: String?
     }
 
     static let bodyPrefixLimit = 4096
@@ -42,7 +42,9 @@ final class Journal: @unchecked Sendable {
                           query: request.query ?? "", status: exchange.sentStatus,
                           durationMilliseconds: exchange.durationMilliseconds, requestBytes: request.body.count,
                           responseBytes: exchange.responseBytes, headers: request.headers,
-                          bodyPrefix: request.body.prefix(Self.bodyPrefixLimit), fault: exchange.response.note)
+                          bodyPrefix: request.body.prefix(Self.bodyPrefixLimit),
+                          responseBodyPrefix: request.method == "HEAD" ? [] : exchange.response.body.prefix(Self.bodyPrefixLimit),
+                          reason: exchange.response.explanation)
         lock.lock()
         defer { lock.unlock() }
         if ring.count < capacity {
@@ -97,17 +99,23 @@ final class Journal: @unchecked Sendable {
             }
             for name in order { writer.key(name); writer.string(seen[name]!) }
             writer.endObject()
-            writer.key("request_body")
-            if let text = String(validUTF8: entry.bodyPrefix) {
-                writer.string(text)
-            } else {
-                writer.string(Data(entry.bodyPrefix).base64EncodedString())
-                writer.key("request_body_base64"); writer.bool(true)
-            }
-            if let fault = entry.fault { writer.key("fault"); writer.string(fault) }
+            writeBody(entry.bodyPrefix, as: "request_body", to: &writer)
+            writeBody(entry.responseBodyPrefix, as: "response_body", to: &writer)
+            writer.key("reason"); if let reason = entry.reason { writer.string(reason) } else { writer.null() }
             writer.endObject()
         }
         writer.endArray()
         return writer.bytes
+    }
+
+    /// `"request_body":"text"`, or base64 with `"request_body_base64":true` when it is not UTF-8.
+    private static func writeBody(_ prefix: ArraySlice<UInt8>, as key: String, to writer: inout JSONWriter) {
+        writer.key(key)
+        if let text = String(validUTF8: prefix) {
+            writer.string(text)
+        } else {
+            writer.string(Data(prefix).base64EncodedString())
+            writer.key(key + "_base64"); writer.bool(true)
+        }
     }
 }

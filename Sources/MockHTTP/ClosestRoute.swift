@@ -1,0 +1,90 @@
+/// The served route a mistyped path most likely meant, for the hint of a 404.
+extension Router {
+    /// `GET /api/threads` for `GET /api/thread/` and the like; nil when nothing served is close.
+    /// `{name}` segments are filled from the path when the two have as many segments.
+    public func closestRoute(method: String, path: String) -> String? {
+        let wanted = Methods(named: method)
+        let pieces = RouteDistance.segments(of: path)
+        var best: (cost: Int, route: Route)?
+        for group in groups {
+            for route in group.routes where route.pattern != "/" {
+                let takesMethod = route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty
+                // A route the method does not reach is a worse guess than one it does.
+                let cost = RouteDistance.between(pieces, RouteDistance.segments(of: route.pattern)) + (takesMethod ? 0 : 1)
+                if cost < best?.cost ?? Int.max { best = (cost, route) }
+            }
+        }
+        guard let (cost, route) = best, cost <= RouteDistance.tolerance(forPath: path) else { return nil }
+        let shownMethod = route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty
+            ? method : Methods.canonicalNames(in: route.methods).first ?? method
+        return "\(shownMethod) \(RouteDistance.filled(route.pattern, from: pieces))"
+    }
+}
+
+extension Methods {
+    /// The names of the methods in the set, in canonical order.
+    static func canonicalNames(in set: Methods) -> [String] {
+        set.headerValue.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+}
+
+/// An edit distance between a request path and a route pattern, counted segment by segment:
+/// a `{name}` segment takes any non-empty segment for free, an extra segment costs 2, a missing
+/// one 2 or half its length (a base URL with or without `/api` is the usual mistake, a missing
+/// word is not), and two segments compare by their letters, ignoring case.
+enum RouteDistance {
+    static let extraSegment = 2
+
+    static func segments(of path: String) -> [Substring] {
+        Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+    }
+
+    /// Paths get a hint up to a quarter of their length in edits, and at least 3.
+    static func tolerance(forPath path: String) -> Int {
+        max(3, path.count / 4)
+    }
+
+    static func between(_ path: [Substring], _ pattern: [Substring]) -> Int {
+        let missing = pattern.map { isParameter($0) ? extraSegment : max(extraSegment, $0.count / 2) }
+        var previous = [0]
+        for cost in missing { previous.append(previous.last! + cost) }
+        for (row, piece) in path.enumerated() {
+            var current = [(row + 1) * extraSegment]
+            for (column, expected) in pattern.enumerated() {
+                let replace = previous[column] + substitution(piece, expected)
+                current.append(min(replace, previous[column + 1] + extraSegment, current[column] + missing[column]))
+            }
+            previous = current
+        }
+        return previous[pattern.count]
+    }
+
+    private static func substitution(_ piece: Substring, _ expected: Substring) -> Int {
+        if isParameter(expected) { return piece.isEmpty ? 1 : 0 }
+        return letters(Array(piece.lowercased().utf8), Array(expected.lowercased().utf8))
+    }
+
+    private static func isParameter(_ segment: Substring) -> Bool {
+        segment.hasPrefix("{") && segment.hasSuffix("}")
+    }
+
+    /// Levenshtein distance over bytes.
+    private static func letters(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        var previous = Array(0...b.count)
+        for (row, x) in a.enumerated() {
+            var current = [row + 1]
+            for (column, y) in b.enumerated() {
+                current.append(min(previous[column] + (x == y ? 0 : 1), previous[column + 1] + 1, current[column] + 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
+    /// The pattern with its `{name}` segments taken from the path, when they line up.
+    static func filled(_ pattern: String, from path: [Substring]) -> String {
+        let expected = segments(of: pattern)
+        guard expected.count == path.count else { return pattern }
+        return "/" + zip(expected, path).map { isParameter($0) && !$1.isEmpty ? $1 : $0 }.joined(separator: "/")
+    }
+}

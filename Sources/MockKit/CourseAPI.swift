@@ -1,0 +1,72 @@
+import MockHTTP
+
+/// A course API built with the kit: a typed error, a JSON style, and state in a `SeededStore`.
+/// Reset, state export and load, injected faults and the 405 come from here; an API says only
+/// where it differs (`loadingSeed` for state a load keeps).
+public protocol CourseAPI: MockAPI {
+    associatedtype Failure: APIError
+    associatedtype Seed
+    associatedtype State
+
+    /// The short name used by `--only`, `/_mock/reset/{api}` and the journal; the seed is `Seed/<name>.json`.
+    static var name: String { get }
+    /// The API filled from its seed in the seed folder.
+    init(seed: SeedDirectory, options: APIOptions) throws(SeedError)
+
+    /// Whether JSON answers write `/` as `\/`, as the course's server did.
+    static var escapesSlash: Bool { get }
+    /// An answer with an encoded JSON body; by default `application/json; charset=utf-8`.
+    static func json(_ encoded: [UInt8], status: Int) -> Response
+
+    /// The live state and the seed it returns to.
+    var state: SeededStore<Seed, State> { get }
+    /// A seed-format document (`PUT /_mock/state/{name}`, `--state`) read as the new seed.
+    func seed(from document: JSONValue) throws(SeedError) -> Seed
+    /// The live state in the seed file's format (`GET /_mock/state/{name}`).
+    func stateDocument(of state: State) -> any Encodable
+    /// How a loaded seed changes the live state; nil, the default, makes a fresh state from it.
+    func loadingSeed(_ seed: Seed) -> ((inout State) -> Void)?
+}
+
+extension CourseAPI {
+    public var name: String { Self.name }
+
+    /// `Seed/<name>.json`, parsed.
+    public static func seedDocument(in seed: SeedDirectory) throws(SeedError) -> JSONValue {
+        try seed.document("\(name).json")
+    }
+
+    public static func json(_ encoded: [UInt8], status: Int = 200) -> Response {
+        .json(status, encoded)
+    }
+
+    /// `value` as compact JSON in this API's style.
+    public static func json(_ value: some Encodable, status: Int = 200) -> Response {
+        json(OrderedJSON.encode(value, escapeSlash: escapesSlash), status: status)
+    }
+
+    public func loadingSeed(_ seed: Seed) -> ((inout State) -> Void)? { nil }
+
+    public func reset() {
+        state.reset()
+    }
+
+    public func exportState() -> [UInt8] {
+        let document = state.read { state, _ in stateDocument(of: state) }
+        return OrderedJSON.encode(document, escapeSlash: false)
+    }
+
+    public func loadState(_ document: JSONValue) throws(SeedError) {
+        let loaded = try seed(from: document)
+        state.replaceSeed(loaded, update: loadingSeed(loaded))
+    }
+
+    public func injectedFault(status: Int) -> Response {
+        Failure.injectedFault(status: status)
+    }
+
+    /// The route table with this API's 405.
+    public func routeGroup(matching: PathMatching = PathMatching(), _ routes: [Route]) -> RouteGroup {
+        RouteGroup(api: name, matching: matching, routes: routes, methodNotAllowed: Failure.methodNotAllowed)
+    }
+}
