@@ -143,27 +143,27 @@ struct FaultRule: Equatable, Sendable {
             }
             latency = bounds[0]...bounds[1]
         }
-        errorRate = try rate("error_rate")
-        if let value = object["error_status"] {
-            guard let status = value.intValue, (400...599).contains(status) else {
-                throw Faults.Invalid(detail: "error_status must be an HTTP error status (400-599)")
+        /// A setting that goes with a rate: given alone, it hits every request; the rate alone
+        /// takes the setting's default.
+        func setting(_ field: String, of rateField: String, in range: ClosedRange<Int>, default fallback: Int,
+                     _ detail: String) throws(Faults.Invalid) -> (rate: Double?, value: Int?) {
+            var drawn = try rate(rateField)
+            var value: Int?
+            if let given = object[field] {
+                guard let number = given.intValue, range.contains(number) else { throw Faults.Invalid(detail: "\(field) must be \(detail)") }
+                value = number
+                drawn = drawn ?? 1.0
             }
-            errorStatus = status
-            errorRate = errorRate ?? 1.0
+            return drawn == nil ? (nil, nil) : (drawn, value ?? fallback)
         }
-        if errorRate != nil { errorStatus = errorStatus ?? 503 }
+        (errorRate, errorStatus) = try setting("error_status", of: "error_rate", in: 400...599, default: 503,
+                                               "an HTTP error status (400-599)")
         resetRate = try rate("reset_rate")
         closeRate = try rate("close_rate")
         truncateRate = try rate("truncate_rate")
-        slowRate = try rate("slow_rate")
-        if let value = object["slow_bytes_per_s"] {
-            guard let speed = value.intValue, (1...1_000_000_000).contains(speed) else {
-                throw Faults.Invalid(detail: "slow_bytes_per_s must be a whole number of bytes per second, at least 1")
-            }
-            slowBytesPerSecond = speed
-            slowRate = slowRate ?? 1.0
-        }
-        if slowRate != nil { slowBytesPerSecond = slowBytesPerSecond ?? Self.defaultSlowBytesPerSecond }
+        (slowRate, slowBytesPerSecond) = try setting("slow_bytes_per_s", of: "slow_rate", in: 1...1_000_000_000,
+                                                     default: Self.defaultSlowBytesPerSecond,
+                                                     "a whole number of bytes per second, at least 1")
         if let value = object["apis"] {
             guard let items = value.arrayValue, let names = Optional(items.compactMap(\.stringValue)), names.count == items.count else {
                 throw Faults.Invalid(detail: "apis must be an array of API names")
