@@ -1,8 +1,8 @@
 #!/bin/sh
 # API fuzzing from the OpenAPI documents (issue 10): schemathesis generates requests from each
 # API's document (GET /_mock/openapi/<api>.json), valid ones and ones that break the schema, and
-# checks every answer: no 5xx, the status code and the Content-Type are documented for the
-# operation, and the body matches the documented schema.
+# checks every answer: no 5xx (except WSUV's documented 500s), the status code and the Content-Type
+# are documented for the operation, and the body matches the documented schema.
 #
 # Usage: scripts/schemathesis.sh [API…]        (default: all five)
 # Environment: SCHEMATHESIS_EXAMPLES (--max-examples: test cases per operation in the fuzzing
@@ -115,7 +115,7 @@ fuzz() {
     # From the work directory, where schemathesis keeps its cache.
     (cd "$work" && python3 -m schemathesis.cli --config-file "$api.toml" run "$api.json" \
         --url "$url" \
-        --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+        --checks "$checks" \
         --phases examples,coverage,fuzzing --mode all --max-examples "$examples" $seed_option \
         --workers 1 --request-timeout 10 --no-color --output-truncate true --generation-database none \
         --report junit,har --report-dir "report-$api") || run_status=$?
@@ -131,11 +131,13 @@ fuzz() {
 : >"$work/parameters"
 : >"$work/dictionaries"
 : >"$work/operations"
+all_checks=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance
 failed=""
 started=$(date +%s)
 for api in $apis; do
     curl -sf -X POST "$base/_mock/reset" >/dev/null
     status=0
+    checks=$all_checks
     case $api in
     threads)
         token=$(json_field '["token"]' -X POST "$base/api/login" -d 'email=a@a.com&password=test123')
@@ -166,6 +168,9 @@ for api in $apis; do
         bind passwords query.password body.password -- wonderland
         bind sessions query.session_token body.session_token -- "$session"
         bind tweets query.tweet_id body.tweet_id -- 3 4
+        # The real scripts answered 500 to some requests (docs/apis/wsuv-twitter.md): it is documented,
+        # so status_code_conformance still catches any other 500.
+        checks=${all_checks#not_a_server_error,}
         fuzz wsuv "$base" || status=$?
         ;;
     cse118)

@@ -86,7 +86,7 @@ public final class CSE118API: CourseAPI {
         return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: ["/api/v2", "/api/v1"],
                           endpoints: "POST /login, GET /workspace, GET /workspace/{id}/channel, … (docs at /api/v2/api-docs/)",
                           note: "each student has a private copy of the graded fixtures; PUT /api/v2/reset restores the caller's",
-                          accounts: members.map { .init(login: $0.email, password: $0.password, detail: $0.name) })
+                          accounts: members.rows.map { .init(login: $0.email, password: $0.password, detail: $0.name) })
     }
 
     // MARK: Endpoints
@@ -95,67 +95,67 @@ public final class CSE118API: CourseAPI {
         let input = try CSE118Input(request, body: .credentials)
         let issuedAt = Int(clock().timeIntervalSince1970)
         return try state.withLock { state throws(CSE118Error) in
-            guard let member = state.member(email: input[field: "email"]), member.password == input[field: "password"]
-            else { throw .invalidCredentials }
+            guard let member = state.member(email: input[field: "email"]),
+                  member.password.hasSameBytes(as: input[field: "password"]) else { throw .invalidCredentials }
             let token = CSE118Token.mint(for: member, issuedAt: issuedAt)
-            state.tokens[token] = member.id
+            state.tokens[ExactText(token)] = member.id
             return Self.json(CSE118Shape.Login(id: member.id, name: member.name, accessToken: token))
         }
     }
 
     private func listWorkspaces(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request) { state, caller, _ throws(CSE118Error) in
-            Self.json(state.workspaces.filter { $0.isVisible(to: caller) }.map(\.shape))
+            Self.json(state.workspaces(visibleTo: caller).map(\.shape))
         }
     }
 
     private func createWorkspace(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, body: .name) { state, caller, input throws(CSE118Error) in
-            let workspace = CSE118State.Workspace(id: Self.newID(), name: input[field: "name"], owner: caller,
-                                                  fixtureOf: nil, members: [], channels: [])
-            state.workspaces.append(workspace)
+            let workspace = state.createWorkspace(id: Self.newID(), name: input[field: "name"], owner: caller)
             return Self.json(workspace.shape, status: 201)
         }
     }
 
     private func deleteWorkspace(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
-            let index = try state.visibleWorkspace(input.id, to: caller)
-            guard state.workspaces[index].owner == caller else { throw .ownerOnly }
-            return Self.json(state.workspaces.remove(at: index).shape)
+            let workspace = try state.visibleWorkspace(input.id, to: caller)
+            guard workspace.owner == caller else { throw .ownerOnly }
+            state.removeWorkspace(workspace.id)
+            return Self.json(workspace.shape)
         }
     }
 
     private func listChannels(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
-            let index = try state.visibleWorkspace(input.id, to: caller)
-            return Self.json(state.workspaces[index].channels.map(\.shape))
+            let workspace = try state.visibleWorkspace(input.id, to: caller)
+            return Self.json(workspace.channels.rows.map(\.shape))
         }
     }
 
     private func createChannel(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, body: .name) { state, caller, input throws(CSE118Error) in
-            let index = try state.visibleWorkspace(input.id, to: caller)
-            guard state.workspaces[index].owner == caller else { throw .ownerOnly }
-            let channel = CSE118State.Channel(id: Self.newID(), name: input[field: "name"], messages: [])
-            state.workspaces[index].channels.append(channel)
+            let workspace = try state.visibleWorkspace(input.id, to: caller)
+            guard workspace.owner == caller else { throw .ownerOnly }
+            let channel = CSE118State.Channel(id: Self.newID(), name: input[field: "name"])
+            state.addChannel(channel, to: workspace.id)
             return Self.json(channel.shape, status: 201)
         }
     }
 
     private func deleteChannel(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
-            let (w, c) = try state.visibleChannel(input.id, to: caller)
-            guard state.workspaces[w].owner == caller else { throw .ownerOnly }
-            return Self.json(state.workspaces[w].channels.remove(at: c).shape)
+            let (workspace, channel) = try state.visibleChannel(input.id, to: caller)
+            guard workspace.owner == caller else { throw .ownerOnly }
+            state.removeChannel(channel.id)
+            return Self.json(channel.shape)
         }
     }
 
     private func listMessages(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
-            let (w, c) = try state.visibleChannel(input.id, to: caller)
+            let (_, channel) = try state.visibleChannel(input.id, to: caller)
             // By `posted`, ties in creation order.
-            let messages = state.workspaces[w].channels[c].messages.enumerated()
+            let messages = channel.messages.rows.enumerated()
                 .sorted { ($0.element.posted, $0.offset) < ($1.element.posted, $1.offset) }
             return Self.json(messages.map(\.element.shape))
         }
@@ -164,57 +164,55 @@ public final class CSE118API: CourseAPI {
     private func postMessage(_ request: Request) throws(CSE118Error) -> Response {
         let posted = ISO8601.format(clock())
         return try withCaller(request, pathID: true, body: .content) { state, caller, input throws(CSE118Error) in
-            let (w, c) = try state.visibleChannel(input.id, to: caller)
+            let (_, channel) = try state.visibleChannel(input.id, to: caller)
             let message = CSE118State.Message(id: Self.newID(), member: caller, posted: posted,
                                               content: input[field: "content"])
-            state.workspaces[w].channels[c].messages.append(message)
+            state.addMessage(message, to: channel.id)
             return Self.json(message.shape, status: 201)
         }
     }
 
     private func deleteMessage(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
-            let (w, c, m) = try state.visibleMessage(input.id, to: caller)
-            let poster = state.workspaces[w].channels[c].messages[m].member
-            guard caller == poster || caller == state.workspaces[w].owner else { throw .posterOrOwnerOnly }
-            return Self.json(state.workspaces[w].channels[c].messages.remove(at: m).shape)
+            let (workspace, _, message) = try state.visibleMessage(input.id, to: caller)
+            guard caller == message.member || caller == workspace.owner else { throw .posterOrOwnerOnly }
+            state.removeMessage(message.id)
+            return Self.json(message.shape)
         }
     }
 
     private func listMembers(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request) { state, _, _ throws(CSE118Error) in
-            Self.json(state.sortedByName(state.members.map(\.id)))
+            Self.json(state.sortedByName(state.members.rows.map(\.id)))
         }
     }
 
     private func listWorkspaceMembers(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
-            let index = try state.visibleWorkspace(input.id, to: caller)
-            return Self.json(state.sortedByName(state.workspaces[index].members))
+            let workspace = try state.visibleWorkspace(input.id, to: caller)
+            return Self.json(state.sortedByName(workspace.members))
         }
     }
 
     private func addMember(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, takesMid: true) { state, caller, input throws(CSE118Error) in
-            let index = try state.visibleWorkspace(input.id, to: caller)
-            let workspace = state.workspaces[index]
+            let workspace = try state.visibleWorkspace(input.id, to: caller)
             guard workspace.owner == caller else { throw .ownerOnly }
             guard let member = state.member(input.mid) else { throw .memberNotFound }
             guard member.id != workspace.owner else { throw .memberOwnsWorkspace }
             guard !workspace.members.contains(member.id) else { throw .memberAlreadyInWorkspace }
-            state.workspaces[index].members.append(member.id)
+            state.addMember(member.id, to: workspace.id)
             return Self.json(CSE118Shape.Member(id: member.id, name: member.name), status: 201)
         }
     }
 
     private func removeMember(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, takesMid: true) { state, caller, input throws(CSE118Error) in
-            let index = try state.visibleWorkspace(input.id, to: caller)
-            guard state.workspaces[index].owner == caller else { throw .ownerOnly }
+            let workspace = try state.visibleWorkspace(input.id, to: caller)
+            guard workspace.owner == caller else { throw .ownerOnly }
             guard let member = state.member(input.mid) else { throw .memberNotFound }
-            guard state.workspaces[index].members.contains(member.id) else { throw .memberNotInWorkspace }
-            // Their messages stay in the workspace (contract §4).
-            state.workspaces[index].members.removeAll { $0 == member.id }
+            guard workspace.members.contains(member.id) else { throw .memberNotInWorkspace }
+            state.removeMember(member.id, from: workspace.id)
             return Self.json(CSE118Shape.Member(id: member.id, name: member.name))
         }
     }
@@ -248,7 +246,7 @@ public final class CSE118API: CourseAPI {
         guard let value = request.headers["Authorization"], !value.isEmpty else { throw .authorizationRequired }
         let scheme = value.prefix(6), rest = value.dropFirst(6)
         guard scheme.lowercased() == "bearer", rest.first == " " else { throw .invalidToken }
-        guard let caller = state.tokens[String(rest.drop { $0 == " " })] else { throw .invalidToken }
+        guard let caller = state.tokens[ExactText(String(rest.drop { $0 == " " }))] else { throw .invalidToken }
         return caller
     }
 

@@ -3,16 +3,21 @@ import MockHTTP
 import MockKit
 
 /// The cse118 API's data: accounts, workspaces (each holding its channels and their messages)
-/// and the live tokens. Workspaces, channels and messages are kept in creation order.
+/// and the live tokens.
+///
+/// Members, workspaces, channels and messages are found by id in O(1), and each member's
+/// workspaces without looking at anyone else's, so a request about one row costs the same with 10
+/// students or 100,000. Workspaces change only through the methods below, which keep the lookups
+/// in step.
 public struct CSE118State {
-    struct Member {
+    struct Member: Identifiable {
         var id: String
         var name: String
         var email: String
         var password: String
     }
 
-    struct Message {
+    struct Message: Identifiable {
         var id: String
         var member: String
         /// ISO-8601 with milliseconds; fixed width, so text order is time order.
@@ -20,13 +25,14 @@ public struct CSE118State {
         var content: String
     }
 
-    struct Channel {
+    struct Channel: Identifiable {
         var id: String
         var name: String
-        var messages: [Message]
+        /// In the order they were posted.
+        var messages = IDTable<Message>()
     }
 
-    struct Workspace {
+    struct Workspace: Identifiable {
         var id: String
         var name: String
         var owner: String
@@ -34,76 +40,149 @@ public struct CSE118State {
         var fixtureOf: String?
         /// Member ids, the owner not included.
         var members: [String]
-        var channels: [Channel]
-
-        func isVisible(to caller: String) -> Bool { owner == caller || members.contains(caller) }
+        /// In the order they were created.
+        var channels = IDTable<Channel>()
+        /// Its place in every list: its position in the loaded document, or after all of those in
+        /// creation order, so a restored fixture returns to its old place.
+        var position: Int
     }
 
-    var members: [Member] = []
-    var workspaces: [Workspace] = []
+    private(set) var members = IDTable<Member>()
+    /// Lowercased email to member id: emails are unique whatever their letter case, and otherwise
+    /// compared byte for byte.
+    private var memberIDByEmail: [ExactText: String] = [:]
+    private var workspaces: [String: Workspace] = [:]
+    private var workspaceOfChannel: [String: String] = [:]
+    private var channelOfMessage: [String: String] = [:]
+    /// Member id → the workspaces they own or belong to.
+    private var visibleTo: [String: Set<String>] = [:]
     /// Token → member id.
-    var tokens: [String: String] = [:]
-    /// The workspaces of the document this state was loaded from, which `PUT /reset` restores.
-    private(set) var seededWorkspaces: [Workspace] = []
+    var tokens: [ExactText: String] = [:]
+    /// The workspaces of the document this state was loaded from, in its order, which `PUT /reset`
+    /// restores, and where each student's fixture copies are among them.
+    private var seededWorkspaces: [Workspace] = []
+    private var seededFixtures: [String: [Int]] = [:]
+    private var nextPosition = 0
 
-    func member(_ id: String) -> Member? { members.first { $0.id == id } }
+    func member(_ id: String) -> Member? { members[id] }
 
     func member(email: String) -> Member? {
-        let wanted = email.lowercased()
-        return members.first { $0.email.lowercased() == wanted }
+        memberIDByEmail[ExactText(email.lowercased())].flatMap { members[$0] }
     }
 
-    func workspaceIndex(_ id: String) -> Int? { workspaces.firstIndex { $0.id == id } }
+    /// Every workspace in list order.
+    var allWorkspaces: [Workspace] { workspaces.values.sorted { $0.position < $1.position } }
 
-    func channelIndex(_ id: String) -> (workspace: Int, channel: Int)? {
-        for (w, workspace) in workspaces.enumerated() {
-            if let c = workspace.channels.firstIndex(where: { $0.id == id }) { return (w, c) }
-        }
-        return nil
+    /// The workspaces the caller owns or belongs to, in list order.
+    func workspaces(visibleTo caller: String) -> [Workspace] {
+        (visibleTo[caller] ?? []).compactMap { workspaces[$0] }.sorted { $0.position < $1.position }
     }
 
-    func messageIndex(_ id: String) -> (workspace: Int, channel: Int, message: Int)? {
-        for (w, workspace) in workspaces.enumerated() {
-            for (c, channel) in workspace.channels.enumerated() {
-                if let m = channel.messages.firstIndex(where: { $0.id == id }) { return (w, c, m) }
-            }
-        }
-        return nil
+    private func isVisible(_ workspaceID: String, to caller: String) -> Bool {
+        visibleTo[caller]?.contains(workspaceID) == true
     }
 
     /// The workspace if the caller owns it or is a member; otherwise it does not exist for them.
-    func visibleWorkspace(_ id: String, to caller: String) throws(CSE118Error) -> Int {
-        guard let index = workspaceIndex(id), workspaces[index].isVisible(to: caller) else { throw .workspaceNotFound }
-        return index
+    func visibleWorkspace(_ id: String, to caller: String) throws(CSE118Error) -> Workspace {
+        guard isVisible(id, to: caller), let workspace = workspaces[id] else { throw .workspaceNotFound }
+        return workspace
     }
 
-    func visibleChannel(_ id: String, to caller: String) throws(CSE118Error) -> (workspace: Int, channel: Int) {
-        guard let found = channelIndex(id), workspaces[found.workspace].isVisible(to: caller) else { throw .channelNotFound }
-        return found
+    func visibleChannel(_ id: String, to caller: String) throws(CSE118Error) -> (workspace: Workspace, channel: Channel) {
+        guard let workspaceID = workspaceOfChannel[id], isVisible(workspaceID, to: caller),
+              let workspace = workspaces[workspaceID], let channel = workspace.channels[id] else { throw .channelNotFound }
+        return (workspace, channel)
     }
 
-    func visibleMessage(_ id: String, to caller: String) throws(CSE118Error) -> (workspace: Int, channel: Int, message: Int) {
-        guard let found = messageIndex(id), workspaces[found.workspace].isVisible(to: caller) else { throw .messageNotFound }
-        return found
+    func visibleMessage(_ id: String, to caller: String) throws(CSE118Error)
+        -> (workspace: Workspace, channel: Channel, message: Message) {
+        guard let channelID = channelOfMessage[id], let workspaceID = workspaceOfChannel[channelID],
+              isVisible(workspaceID, to: caller), let workspace = workspaces[workspaceID],
+              let channel = workspace.channels[channelID], let message = channel.messages[id] else { throw .messageNotFound }
+        return (workspace, channel, message)
     }
 
     /// Ascending by lower-cased name, ties by id (contract §4).
-    func sortedByName(_ ids: [String]) -> [CSE118Shape.Member] {
+    func sortedByName(_ ids: some Sequence<String>) -> [CSE118Shape.Member] {
         ids.compactMap { member($0) }.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
             .map { CSE118Shape.Member(id: $0.id, name: $0.name) }
+    }
+
+    // MARK: Changes
+
+    /// A new workspace, listed after every other.
+    mutating func createWorkspace(id: String, name: String, owner: String) -> Workspace {
+        let workspace = Workspace(id: id, name: name, owner: owner, fixtureOf: nil, members: [], position: nextPosition)
+        insert(workspace)
+        return workspace
+    }
+
+    /// Removes a workspace with its channels and messages.
+    @discardableResult
+    mutating func removeWorkspace(_ id: String) -> Workspace? {
+        guard let workspace = workspaces.removeValue(forKey: id) else { return nil }
+        for member in [workspace.owner] + workspace.members { visibleTo[member]?.remove(id) }
+        for channel in workspace.channels.rows { unindex(channel) }
+        return workspace
+    }
+
+    mutating func addChannel(_ channel: Channel, to workspaceID: String) {
+        workspaces[workspaceID]?.channels.append(channel)
+        workspaceOfChannel[channel.id] = workspaceID
+    }
+
+    @discardableResult
+    mutating func removeChannel(_ id: String) -> Channel? {
+        guard let workspaceID = workspaceOfChannel[id], let channel = workspaces[workspaceID]?.channels.remove(id) else { return nil }
+        unindex(channel)
+        return channel
+    }
+
+    mutating func addMessage(_ message: Message, to channelID: String) {
+        guard let workspaceID = workspaceOfChannel[channelID] else { return }
+        workspaces[workspaceID]?.channels.update(channelID) { $0.messages.append(message) }
+        channelOfMessage[message.id] = channelID
+    }
+
+    @discardableResult
+    mutating func removeMessage(_ id: String) -> Message? {
+        guard let channelID = channelOfMessage.removeValue(forKey: id), let workspaceID = workspaceOfChannel[channelID] else { return nil }
+        return workspaces[workspaceID]?.channels.update(channelID) { $0.messages.remove(id) } ?? nil
+    }
+
+    mutating func addMember(_ memberID: String, to workspaceID: String) {
+        workspaces[workspaceID]?.members.append(memberID)
+        visibleTo[memberID, default: []].insert(workspaceID)
+    }
+
+    /// Their messages stay in the workspace (contract §4).
+    mutating func removeMember(_ memberID: String, from workspaceID: String) {
+        workspaces[workspaceID]?.members.removeAll { $0 == memberID }
+        visibleTo[memberID]?.remove(workspaceID)
     }
 
     /// `PUT /reset` for one caller (contract §7): the workspaces they created go, their fixture
     /// workspaces come back exactly as seeded, at their seed positions. Nothing else changes.
     mutating func restoreFixtures(of caller: String) {
-        workspaces.removeAll { ($0.owner == caller && $0.fixtureOf == nil) || $0.fixtureOf == caller }
-        workspaces += seededWorkspaces.filter { $0.fixtureOf == caller }
-        var seedPosition: [String: Int] = [:]
-        for (index, workspace) in seededWorkspaces.enumerated() { seedPosition[workspace.id] = index }
-        // Seeded workspaces in seed order, then the ones created later in their own order.
-        workspaces = workspaces.enumerated()
-            .sorted { (seedPosition[$0.element.id] ?? Int.max, $0.offset) < (seedPosition[$1.element.id] ?? Int.max, $1.offset) }
-            .map(\.element)
+        let fixtures = (seededFixtures[caller] ?? []).map { seededWorkspaces[$0] }
+        let created = (visibleTo[caller] ?? []).filter { workspaces[$0]?.owner == caller && workspaces[$0]?.fixtureOf == nil }
+        for id in created + fixtures.map(\.id) { removeWorkspace(id) }
+        for fixture in fixtures { insert(fixture) }
+    }
+
+    private mutating func insert(_ workspace: Workspace) {
+        workspaces[workspace.id] = workspace
+        nextPosition = max(nextPosition, workspace.position + 1)
+        for member in [workspace.owner] + workspace.members { visibleTo[member, default: []].insert(workspace.id) }
+        for channel in workspace.channels.rows {
+            workspaceOfChannel[channel.id] = workspace.id
+            for message in channel.messages.rows { channelOfMessage[message.id] = channel.id }
+        }
+    }
+
+    private mutating func unindex(_ channel: Channel) {
+        workspaceOfChannel[channel.id] = nil
+        for message in channel.messages.rows { channelOfMessage[message.id] = nil }
     }
 }
 
@@ -134,7 +213,7 @@ extension CSE118State {
         }
         func memberID(_ node: SeedNode) throws(SeedError) -> String {
             let id = try node.string()
-            guard member(id) != nil else { throw node.fail("\(id) is not the id of a member") }
+            guard members[id] != nil else { throw node.fail("\(id) is not the id of a member") }
             return id
         }
 
@@ -144,22 +223,24 @@ extension CSE118State {
                                  password: try item.text("password"))
             if member(email: account.email) != nil { throw node.fail("duplicate email \(account.email)") }
             members.append(account)
+            memberIDByEmail[ExactText(account.email.lowercased())] = account.id
         }
-        for node in try root.array("workspaces") {
+        for (position, node) in try root.array("workspaces").enumerated() {
             let item = try node.object()
             var workspace = Workspace(id: try uniqueID(item), name: try item.text("name"),
                                       owner: try memberID(item.node("owner")),
                                       fixtureOf: try item.optionalNode("fixtureOf").map(memberID),
-                                      members: [], channels: [])
+                                      members: [], position: position)
+            var listed: Set<String> = []
             for memberNode in try item.array("members") {
                 let id = try memberID(memberNode)
                 if id == workspace.owner { throw memberNode.fail("the owner is not listed among the members") }
-                if workspace.members.contains(id) { throw memberNode.fail("duplicate member \(id)") }
+                if !listed.insert(id).inserted { throw memberNode.fail("duplicate member \(id)") }
                 workspace.members.append(id)
             }
             for channelNode in try item.array("channels") {
                 let channelItem = try channelNode.object()
-                var channel = Channel(id: try uniqueID(channelItem), name: try channelItem.text("name"), messages: [])
+                var channel = Channel(id: try uniqueID(channelItem), name: try channelItem.text("name"))
                 for messageNode in try channelItem.array("messages") {
                     let messageItem = try messageNode.object()
                     let postedNode = try messageItem.node("posted")
@@ -171,13 +252,14 @@ extension CSE118State {
                 }
                 workspace.channels.append(channel)
             }
-            workspaces.append(workspace)
+            if let student = workspace.fixtureOf { seededFixtures[student, default: []].append(seededWorkspaces.count) }
+            seededWorkspaces.append(workspace)
+            insert(workspace)
         }
         for node in try root.optionalNode("tokens")?.array() ?? [] {
             let item = try node.object()
-            tokens[try item.text("token")] = try memberID(item.node("member"))
+            tokens[ExactText(try item.text("token"))] = try memberID(item.node("member"))
         }
-        seededWorkspaces = workspaces
     }
 
     /// A lowercase UUID, as every id of the API is.
@@ -224,17 +306,18 @@ struct CSE118SeedFile: Encodable {
     var tokens: [Token]
 
     init(_ state: CSE118State) {
-        members = state.members.map { Member(id: $0.id, name: $0.name, email: $0.email, password: $0.password) }
-        workspaces = state.workspaces.map { workspace in
+        members = state.members.rows.map { Member(id: $0.id, name: $0.name, email: $0.email, password: $0.password) }
+        workspaces = state.allWorkspaces.map { workspace in
             Workspace(id: workspace.id, name: workspace.name, owner: workspace.owner,
                       fixtureOf: workspace.fixtureOf.map(JSONValue.string) ?? .null, members: workspace.members,
-                      channels: workspace.channels.map { channel in
-                          Channel(id: channel.id, name: channel.name, messages: channel.messages.map {
+                      channels: workspace.channels.rows.map { channel in
+                          Channel(id: channel.id, name: channel.name, messages: channel.messages.rows.map {
                               Message(id: $0.id, member: $0.member, posted: $0.posted, content: $0.content)
                           })
                       })
         }
-        tokens = state.tokens.sorted { $0.key < $1.key }.map { Token(token: $0.key, member: $0.value) }
+        tokens = state.tokens.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }
+            .map { Token(token: $0.key.string, member: $0.value) }
     }
 }
 

@@ -61,7 +61,7 @@ public final class InternProductsAPI: CourseAPI {
         let password = try query.required("password")
         let token = try state.withLock { state throws(InternProductsError) in
             guard let user = state.user(named: username) else { throw .noSuchUser(username) }
-            guard user.password == password else { throw .wrongPassword(username) }
+            guard user.password.hasSameBytes(as: password) else { throw .wrongPassword(username) }
             return user.loginToken
         }
         return Self.json(TokenAnswer(loginToken: token))

@@ -22,8 +22,9 @@ public struct InternProductsState {
 
     /// Users in registration order (seeded ones first).
     private(set) var users: [User] = []
-    private var userIndex: [String: Int] = [:]
-    private var tokens: Set<String> = []
+    /// Names and tokens compare byte for byte, as the real server's strings did.
+    private var userIndex: [ExactText: Int] = [:]
+    private var tokens: Set<ExactText> = []
     /// Newest first.
     private(set) var products: [Product] = []
     /// The whole SUCCESS body of `/products`. Base64 images make it a few hundred kilobytes, so
@@ -31,22 +32,22 @@ public struct InternProductsState {
     private(set) var productsBody: [UInt8] = []
 
     func user(named username: String) -> User? {
-        userIndex[username].map { users[$0] }
+        userIndex[ExactText(username)].map { users[$0] }
     }
 
-    func isLive(token: String) -> Bool { tokens.contains(token) }
+    func isLive(token: String) -> Bool { tokens.contains(ExactText(token)) }
 
     /// Creates the user with a fresh token (contract §5); nil when the name is taken.
     mutating func register(username: String, password: String, at now: Date) -> String? {
-        guard userIndex[username] == nil else { return nil }
-        let token = InternProductsToken.mint(at: now) { tokens.contains($0) }
+        guard userIndex[ExactText(username)] == nil else { return nil }
+        let token = InternProductsToken.mint(at: now) { tokens.contains(ExactText($0)) }
         add(User(username: username, password: password, loginToken: token))
         return token
     }
 
     private mutating func add(_ user: User) {
-        userIndex[user.username] = users.count
-        tokens.insert(user.loginToken)
+        userIndex[ExactText(user.username)] = users.count
+        tokens.insert(ExactText(user.loginToken))
         users.append(user)
     }
 }
@@ -71,15 +72,17 @@ extension InternProductsState {
     init(seed document: JSONValue, images: InternProductsImages, now: Date) throws(SeedError) {
         let root = try SeedNode(document).object()
         var unminted: [(username: String, password: String)] = []
+        var unmintedNames: Set<ExactText> = []
         for node in try root.array("users") {
             let item = try node.object()
             let username = try item.text("username")
             let password = try item.text("password")
-            if user(named: username) != nil || unminted.contains(where: { $0.username == username }) {
+            if user(named: username) != nil || unmintedNames.contains(ExactText(username)) {
                 throw try item.node("username").fail("duplicate username \(username)")
             }
             guard let tokenNode = item.optionalNode("loginToken") else {
                 unminted.append((username, password))
+                unmintedNames.insert(ExactText(username))
                 continue
             }
             let token = try tokenNode.string()

@@ -35,8 +35,15 @@ final class Connection {
 /// An event loop: a thread that polls its connections and the shared listening socket.
 final class EventLoop: @unchecked Sendable {
     private unowned let server: HTTPServer
-    private let listener: Int32
-    private let poller = Poller()
+    let index: Int
+    /// The listening sockets this loop watches: all of them, or none when the first loop hands
+    /// connections out (pollers that would wake every loop for each one).
+    private let listeners: [Int32]
+    private let poller: any Poller
+    /// Connections another loop accepted for this one, taken on the next wake.
+    private let handedLock = NSLock()
+    private var handed: [(fd: Int32, peer: PeerAddress)] = []
+    private var nextLoop = 0
     private let wakePipe = Sys.makeWakePipe()
     private var connections: [Int32: Connection] = [:]
     private var readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -44,7 +51,7 @@ final class EventLoop: @unchecked Sendable {
 
     private var timers: [(at: Double, connection: Connection, action: () -> Void)] = []
     private var acceptResumesAt: Double?
-    private var listening = true
+    private var listening: Bool
     private var lastSweep = 0.0
 
     private let stopLock = NSLock()
@@ -53,10 +60,13 @@ final class EventLoop: @unchecked Sendable {
     /// Stop reading once this much output waits for a slow reader.
     private let outputHighWater = 1 << 20
 
-    init(server: HTTPServer, listener: Int32, index: Int) {
+    init(server: HTTPServer, listeners: [Int32], index: Int, poller: any Poller) {
         self.server = server
-        self.listener = listener
-        poller.addListener(listener)
+        self.index = index
+        self.poller = poller
+        self.listeners = index == 0 || poller.wakesOneLoopPerConnection ? listeners : []
+        listening = !self.listeners.isEmpty
+        for listener in self.listeners { poller.addListener(listener) }
         poller.add(wakePipe.read, readable: true, writable: false)
     }
 
@@ -84,17 +94,18 @@ final class EventLoop: @unchecked Sendable {
             let now = monotonicNow()
             if let deadline = deadlineForStop {
                 if listening {
-                    poller.remove(listener)
+                    for listener in listeners { poller.remove(listener) }
                     listening = false
                 }
                 for connection in Array(connections.values) where connection.isIdle { close(connection) }
                 if connections.isEmpty || now >= deadline { break }
             }
             poller.wait(timeoutMilliseconds: pollTimeout(now: now)) { event in
-                if event.fd == listener {
-                    acceptConnections()
+                if listeners.contains(event.fd) {
+                    acceptConnections(on: event.fd)
                 } else if event.fd == wakePipe.read {
                     Sys.drainWakePipe(wakePipe.read)
+                    adoptHandedConnections()
                 } else if let connection = connections[event.fd] {
                     if event.writable { writable(connection) }
                     if event.readable, connections[event.fd] === connection { readable(connection) }
@@ -104,7 +115,7 @@ final class EventLoop: @unchecked Sendable {
             runDueTimers(now: after)
             if let resume = acceptResumesAt, after >= resume, deadlineForStop == nil {
                 acceptResumesAt = nil
-                poller.addListener(listener)
+                for listener in listeners { poller.addListener(listener) }
                 listening = true
             }
             if after - lastSweep >= 1 {
@@ -125,7 +136,7 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Accepting
 
-    private func acceptConnections() {
+    private func acceptConnections(on listener: Int32) {
         guard deadlineForStop == nil else { return }
         while true {
             guard server.reserveConnection() else {
@@ -134,9 +145,14 @@ final class EventLoop: @unchecked Sendable {
             }
             switch Sys.accept(listener) {
             case let .accepted(fd, peer):
-                let connection = Connection(fd: fd, peer: peer, limits: server.configuration.limits, now: monotonicNow())
-                connections[fd] = connection
-                poller.add(fd, readable: true, writable: false)
+                if poller.wakesOneLoopPerConnection {
+                    serve(fd, peer)
+                } else {
+                    // Round robin over every loop, this one included.
+                    let loops = server.loops
+                    nextLoop = (nextLoop + 1) % loops.count
+                    loops[nextLoop] === self ? serve(fd, peer) : loops[nextLoop].hand(fd, peer)
+                }
             case .wouldBlock, .failed:
                 server.releaseConnection()
                 return
@@ -148,10 +164,31 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    private func serve(_ fd: Int32, _ peer: PeerAddress) {
+        connections[fd] = Connection(fd: fd, peer: peer, limits: server.configuration.limits, now: monotonicNow())
+        poller.add(fd, readable: true, writable: false)
+    }
+
+    /// Called on the accepting loop's thread: queue the connection and wake this loop.
+    private func hand(_ fd: Int32, _ peer: PeerAddress) {
+        handedLock.lock()
+        handed.append((fd, peer))
+        handedLock.unlock()
+        Sys.signalWakePipe(wakePipe.write)
+    }
+
+    private func adoptHandedConnections() {
+        handedLock.lock()
+        let taken = handed
+        handed.removeAll()
+        handedLock.unlock()
+        for connection in taken { serve(connection.fd, connection.peer) }
+    }
+
     /// Out of descriptors or at the cap: stop polling the listener briefly instead of spinning on it.
     private func pauseAccepting() {
         guard listening else { return }
-        poller.remove(listener)
+        for listener in listeners { poller.remove(listener) }
         listening = false
         acceptResumesAt = monotonicNow() + 0.1
     }

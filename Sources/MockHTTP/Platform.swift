@@ -1,12 +1,14 @@
-// Every call that differs between Linux and macOS lives in this file: sockets, polling, limits.
-// A macOS build only needs this file to compile; the rest of MockHTTP is portable.
-#if canImport(Glibc)
-import CPlatform
-import Glibc
-#elseif canImport(Darwin)
+// The POSIX calls the server makes, written once for both systems. What differs between Linux and
+// macOS is in PlatformLinux.swift and PlatformDarwin.swift (`OS`), one file per system.
+// No Foundation here (on Linux it re-exports Glibc): scripts/check-darwin.sh compiles this file,
+// Poller.swift, Signals.swift and PlatformDarwin.swift against a stand-in Darwin module.
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#else
+#error("mock-backend builds on macOS (Darwin) and Linux (Glibc) only")
 #endif
-import Foundation
 
 public enum SocketError: Error, CustomStringConvertible, Equatable {
     case addressInUse(host: String, port: Int)
@@ -27,12 +29,6 @@ public enum SocketError: Error, CustomStringConvertible, Equatable {
 
 /// Thin wrappers over the POSIX socket calls the server uses.
 enum Sys {
-    #if canImport(Glibc)
-    static let streamType = Int32(SOCK_STREAM.rawValue)
-    #else
-    static let streamType = SOCK_STREAM
-    #endif
-
     enum AcceptResult {
         case accepted(Int32, PeerAddress)
         case wouldBlock
@@ -46,94 +42,164 @@ enum Sys {
 
     /// Raises the soft open-files limit to the hard one; returns the soft limit in force.
     static func raiseOpenFilesLimit() -> Int {
-        var limit = rlimit()
-        #if canImport(Glibc)
-        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-        #else
-        let resource = RLIMIT_NOFILE
-        #endif
-        guard getrlimit(resource, &limit) == 0 else { return 1024 }
-        var wanted = limit.rlim_max
-        #if canImport(Darwin)
-        wanted = min(wanted, rlim_t(OPEN_MAX))
-        #endif
+        guard var limit = OS.openFilesLimit() else { return 1024 }
+        let wanted = min(limit.rlim_max, OS.openFilesCeiling)
         if limit.rlim_cur < wanted {
             var raised = limit
             raised.rlim_cur = wanted
-            if setrlimit(resource, &raised) == 0 { limit = raised }
+            if OS.setOpenFilesLimit(raised) { limit = raised }
         }
         return limit.rlim_cur > rlim_t(Int32.max) ? Int(Int32.max) : Int(limit.rlim_cur)
     }
 
-    /// A listening socket for `host` (nil: every interface, IPv6 and IPv4 when the system has IPv6).
-    static func makeListener(host: String?, port: Int) throws(SocketError) -> (fd: Int32, port: Int, family: Int32) {
-        var candidates: [(family: Int32, address: [UInt8])] = []
-        if let host, host != "::", host != "*" {
-            candidates = try resolve(host: host, port: port)
-        } else {
+    /// 127.0.0.1 and ::1, both with port 0.
+    private static var loopbackAddresses: [SocketAddress] {
+        var loopback4 = sockaddr_in()
+        loopback4.sin_family = sa_family_t(AF_INET)
+        loopback4.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        var loopback6 = sockaddr_in6()
+        loopback6.sin6_family = sa_family_t(AF_INET6)
+        loopback6.sin6_addr = in6addr_loopback
+        return [SocketAddress(family: AF_INET, bytes: bytes(of: loopback4)), SocketAddress(family: AF_INET6, bytes: bytes(of: loopback6))]
+    }
+
+    /// A socket address as bytes, ready for bind or connect.
+    struct SocketAddress: Equatable {
+        var family: Int32
+        var bytes: [UInt8]
+
+        /// The port sits at the same offset (2) in `sockaddr_in` and `sockaddr_in6` on Linux and macOS.
+        func with(port: Int) -> SocketAddress {
+            var copy = self
+            copy.bytes[2] = UInt8(port >> 8)
+            copy.bytes[3] = UInt8(port & 0xFF)
+            return copy
+        }
+
+        var host: String {
+            var storage = sockaddr_storage()
+            withUnsafeMutableBytes(of: &storage) { $0.copyBytes(from: bytes.prefix($0.count)) }
+            return Sys.address(of: storage).host
+        }
+    }
+
+    /// Listening sockets for `host`, all on one port. nil, `::` and `*` mean every interface: one
+    /// dual-stack IPv6 socket, or IPv4 only when the system has no IPv6. A name is bound on every
+    /// address it resolves to, and `localhost` is both 127.0.0.1 and ::1 whatever the hosts file says
+    /// (macOS resolves it to ::1 first; the simulator, browsers and the Android emulator's 10.0.2.2
+    /// forwarding connect to 127.0.0.1).
+    static func makeListeners(host: String?, port: Int) throws(SocketError) -> (fds: [Int32], port: Int, family: Int32) {
+        let everywhere = host == nil || host == "::" || host == "*"
+        var wanted: [SocketAddress] = []
+        if everywhere {
             var any6 = sockaddr_in6()
             any6.sin6_family = sa_family_t(AF_INET6)
-            any6.sin6_port = in_port_t(UInt16(port).bigEndian)
             any6.sin6_addr = in6addr_any
-            candidates.append((AF_INET6, bytes(of: any6)))
-            candidates.append((AF_INET, bytes(of: ipv4Any(port: port))))
+            var any4 = sockaddr_in()
+            any4.sin_family = sa_family_t(AF_INET)
+            any4.sin_addr = in_addr(s_addr: INADDR_ANY)
+            wanted = [SocketAddress(family: AF_INET6, bytes: bytes(of: any6)), SocketAddress(family: AF_INET, bytes: bytes(of: any4))]
+        } else if host == "localhost" {
+            wanted = loopbackAddresses
+        } else if let host {
+            for address in try resolve(host: host, port: 0) where !wanted.contains(address) { wanted.append(address) }
         }
-        var lastError = SocketError.cannotResolve(host: host ?? "*")
-        for candidate in candidates {
-            let fd = socket(candidate.family, streamType, 0)
-            guard fd >= 0 else {
-                lastError = .system(call: "socket", errno: errno)
-                continue
+        if port != 0 { try refuseIfAnswered(port: port, for: wanted, everywhere: everywhere) }
+        // With port 0 the first socket picks the port and the others must get the same one; if it is
+        // taken on another address, start over.
+        var attempts = port == 0 ? 5 : 1
+        while true {
+            attempts -= 1
+            do throws(SocketError) {
+                return try bindAll(wanted, port: port, host: host ?? "*", firstSuffices: everywhere)
+            } catch let error {
+                if case .addressInUse = error, attempts > 0 { continue }
+                throw error
             }
-            var on: Int32 = 1, off: Int32 = 0
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-            if candidate.family == AF_INET6 {
-                setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size))
-            }
-            let bound = candidate.address.withUnsafeBytes { raw in
-                bind(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
-            }
-            if bound != 0 {
-                let code = errno
-                close(fd)
-                if code == EADDRINUSE { throw .addressInUse(host: host ?? "*", port: port) }
-                lastError = .system(call: "bind", errno: code)
-                continue
-            }
-            guard listen(fd, 4096) == 0 else {
-                lastError = .system(call: "listen", errno: errno)
-                close(fd)
-                continue
-            }
-            setNonBlocking(fd)
-            return (fd, boundPort(fd), candidate.family)
         }
-        throw lastError
     }
 
-    private static func ipv4Any(port: Int) -> sockaddr_in {
-        var any4 = sockaddr_in()
-        any4.sin_family = sa_family_t(AF_INET)
-        any4.sin_port = in_port_t(UInt16(port).bigEndian)
-        any4.sin_addr = in_addr(s_addr: INADDR_ANY)
-        return any4
+    private static func bindAll(_ addresses: [SocketAddress], port: Int, host: String,
+                                firstSuffices: Bool) throws(SocketError) -> (fds: [Int32], port: Int, family: Int32) {
+        var fds: [Int32] = []
+        var chosenPort = port, family = AF_UNSPEC
+        var lastError = SocketError.cannotResolve(host: host)
+        for address in addresses {
+            switch bindListener(address.with(port: chosenPort)) {
+            case let .success(fd):
+                fds.append(fd)
+                if chosenPort == 0 { chosenPort = boundPort(fd) }
+                if family == AF_UNSPEC { family = address.family }
+            case let .failure(error):
+                // An address this machine lacks (no IPv6, say) is skipped; a busy one is not.
+                if case .addressInUse = error {
+                    for fd in fds { close(fd) }
+                    throw port == 0 ? error : .addressInUse(host: firstSuffices ? host : address.host, port: port)
+                }
+                lastError = error
+            }
+            if firstSuffices && !fds.isEmpty { break }
+        }
+        guard !fds.isEmpty else { throw lastError }
+        return (fds, chosenPort, family)
     }
 
-    private static func resolve(host: String, port: Int) throws(SocketError) -> [(family: Int32, address: [UInt8])] {
+    private static func bindListener(_ address: SocketAddress) -> Result<Int32, SocketError> {
+        let fd = socket(address.family, OS.streamType, 0)
+        guard fd >= 0 else { return .failure(.system(call: "socket", errno: errno)) }
+        var on: Int32 = 1, off: Int32 = 0
+        // Restarts must not wait for old connections in TIME_WAIT. On BSD this option also lets a
+        // wildcard socket share a port with another program's specific one: see refuseIfAnswered.
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        if address.family == AF_INET6 {
+            // Dual stack for `::`; for ::1 it makes no difference.
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let bound = address.bytes.withUnsafeBytes { raw in
+            bind(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+        }
+        if bound != 0 {
+            let code = errno
+            close(fd)
+            return .failure(code == EADDRINUSE ? .addressInUse(host: address.host, port: 0) : .system(call: "bind", errno: code))
+        }
+        guard listen(fd, OS.listenBacklog) == 0 else {
+            let code = errno
+            close(fd)
+            return .failure(.system(call: "listen", errno: code))
+        }
+        setNonBlocking(fd)
+        return .success(fd)
+    }
+
+    /// Throws when another program already answers on the port where clients of these addresses
+    /// would connect (the loopback addresses, for a wildcard). Linux refuses such a bind itself; macOS
+    /// binds a wildcard socket beside another program's 127.0.0.1 socket, and IPv4 clients would then
+    /// silently reach that program.
+    private static func refuseIfAnswered(port: Int, for addresses: [SocketAddress], everywhere: Bool) throws(SocketError) {
+        for probe in everywhere ? loopbackAddresses : addresses {
+            if let fd = try? dialAddress(probe.with(port: port), timeout: 1) {
+                close(fd)
+                throw .addressInUse(host: probe.host, port: port)
+            }
+        }
+    }
+
+    private static func resolve(host: String, port: Int) throws(SocketError) -> [SocketAddress] {
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE
-        hints.ai_socktype = streamType
+        hints.ai_socktype = OS.streamType
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
             throw .cannotResolve(host: host)
         }
         defer { freeaddrinfo(list) }
-        var found: [(Int32, [UInt8])] = []
+        var found: [SocketAddress] = []
         var node: UnsafeMutablePointer<addrinfo>? = first
         while let entry = node {
             if let address = entry.pointee.ai_addr {
                 let raw = UnsafeRawBufferPointer(start: address, count: Int(entry.pointee.ai_addrlen))
-                found.append((entry.pointee.ai_family, Array(raw)))
+                found.append(SocketAddress(family: entry.pointee.ai_family, bytes: Array(raw)))
             }
             node = entry.pointee.ai_next
         }
@@ -162,13 +228,7 @@ enum Sys {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let fd = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                #if canImport(Glibc)
-                return mock_accept_nonblocking(listener, pointer, &length)
-                #else
-                return Darwin.accept(listener, pointer, &length)
-                #endif
-            }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { OS.acceptNonBlocking(listener, $0, &length) }
         }
         guard fd >= 0 else {
             switch errno {
@@ -178,10 +238,6 @@ enum Sys {
             }
         }
         var on: Int32 = 1
-        #if canImport(Darwin)
-        setNonBlocking(fd)
-        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
-        #endif
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         return .accepted(fd, address(of: storage))
     }
@@ -226,13 +282,8 @@ enum Sys {
 
     /// Writes without raising SIGPIPE; returns the count, -1 when it would block, -2 on error.
     static func transmit(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
-        #if canImport(Glibc)
-        let flags = Int32(MSG_NOSIGNAL)
-        #else
-        let flags: Int32 = 0
-        #endif
         while true {
-            let n = send(fd, buffer.baseAddress, buffer.count, flags)
+            let n = send(fd, buffer.baseAddress, buffer.count, OS.sendFlags)
             if n >= 0 { return n }
             if errno == EINTR { continue }
             return (errno == EAGAIN || errno == EWOULDBLOCK) ? -1 : -2
@@ -240,43 +291,42 @@ enum Sys {
     }
 
     static func shutdownWrite(_ fd: Int32) {
-        #if canImport(Glibc)
-        shutdown(fd, Int32(SHUT_WR))
-        #else
-        shutdown(fd, SHUT_WR)
-        #endif
+        shutdown(fd, OS.shutWrite)
     }
 
     static func close(_ fd: Int32) {
-        #if canImport(Glibc)
-        _ = Glibc.close(fd)
-        #else
-        _ = Darwin.close(fd)
-        #endif
+        OS.close(fd)
     }
 
     /// A blocking client socket connected to `host:port`, with send and receive timeouts.
     static func dial(host: String, port: Int, timeout: Double) throws(SocketError) -> Int32 {
-        let addresses = try resolve(host: host, port: port)
         var lastError = SocketError.cannotResolve(host: host)
-        for candidate in addresses {
-            let fd = socket(candidate.family, streamType, 0)
-            guard fd >= 0 else { continue }
-            var limit = timeval(tv_sec: Int(timeout), tv_usec: suseconds_t((timeout - timeout.rounded(.down)) * 1e6))
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            #if canImport(Darwin)
-            var on: Int32 = 1
-            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
-            #endif
-            let result = candidate.address.withUnsafeBytes { raw in
-                connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+        for address in try resolve(host: host, port: port) {
+            do throws(SocketError) {
+                return try dialAddress(address, timeout: timeout)
+            } catch let error {
+                lastError = error
             }
-            if result == 0 { return fd }
-            lastError = .system(call: "connect", errno: errno)
-            close(fd)
         }
         throw lastError
+    }
+
+    private static func dialAddress(_ address: SocketAddress, timeout: Double) throws(SocketError) -> Int32 {
+        let fd = socket(address.family, OS.streamType, 0)
+        guard fd >= 0 else { throw .system(call: "socket", errno: errno) }
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: suseconds_t((timeout - timeout.rounded(.down)) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        OS.preventSIGPIPE(fd)
+        let result = address.bytes.withUnsafeBytes { raw in
+            connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+        }
+        guard result == 0 else {
+            let code = errno
+            close(fd)
+            throw .system(call: "connect", errno: code)
+        }
+        return fd
     }
 
     /// IPv4 addresses of the machine's non-loopback interfaces, for the banner's LAN line.
@@ -321,137 +371,20 @@ enum Sys {
     }
 }
 
+/// Getting written bytes onto the disk itself, for state that must survive a power cut.
+public enum Durability {
+    /// Flushes what was written to `fd` to stable storage; false on failure (errno says why).
+    /// On macOS `fsync` only reaches the drive's cache and `F_FULLFSYNC` is needed; Linux's `fsync`
+    /// already flushes the cache.
+    public static func sync(_ fd: Int32) -> Bool {
+        OS.fullSync(fd)
+    }
 
-
-
-
-/// Runs `handler` once on SIGINT or SIGTERM (on the main queue), instead of the default exit.
-/// Call it before starting any thread: the signals are blocked here and in every thread started
-/// later, so one that comes before Dispatch has armed its source waits for it instead of being
-/// dropped as ignored (a stop right after the first answer used to hang now and then).
-public enum TerminationSignals {
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
-
-    public static func handle(_ handler: @escaping @Sendable (Int32) -> Void) {
-        var blocked = sigset_t()
-        sigemptyset(&blocked)
-        sigaddset(&blocked, SIGINT)
-        sigaddset(&blocked, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &blocked, nil)
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-            source.setEventHandler { handler(number) }
-            source.resume()
-            sources.append(source)
-        }
+    /// Makes a rename or a new file in `directory` durable by syncing the directory itself.
+    public static func syncDirectory(_ directory: String) -> Bool {
+        let fd = open(directory, O_RDONLY)
+        guard fd >= 0 else { return false }
+        defer { OS.close(fd) }
+        return OS.fullSync(fd)
     }
 }
-
-/// Readiness of one descriptor.
-struct PollEvent {
-    var fd: Int32
-    var readable: Bool
-    var writable: Bool
-    var hangup: Bool
-}
-
-#if canImport(Glibc)
-/// Level-triggered epoll.
-final class Poller {
-    private let epfd: Int32
-    private var events = [epoll_event](repeating: epoll_event(), count: 512)
-
-    init() {
-        epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
-    }
-
-    deinit { Sys.close(epfd) }
-
-    private func mask(readable: Bool, writable: Bool) -> UInt32 {
-        (readable ? EPOLLIN.rawValue | EPOLLRDHUP.rawValue : 0) | (writable ? EPOLLOUT.rawValue : 0)
-    }
-
-    /// Listening sockets are shared by every loop; only one loop is woken per connection.
-    func addListener(_ fd: Int32) {
-        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue, data: epoll_data_t(fd: fd))
-        _ = epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event)
-    }
-
-    func add(_ fd: Int32, readable: Bool, writable: Bool) {
-        var event = epoll_event(events: mask(readable: readable, writable: writable), data: epoll_data_t(fd: fd))
-        _ = epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event)
-    }
-
-    func modify(_ fd: Int32, readable: Bool, writable: Bool) {
-        var event = epoll_event(events: mask(readable: readable, writable: writable), data: epoll_data_t(fd: fd))
-        _ = epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event)
-    }
-
-    func remove(_ fd: Int32) {
-        var event = epoll_event()
-        _ = epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &event)
-    }
-
-    func wait(timeoutMilliseconds: Int32, _ body: (PollEvent) -> Void) {
-        let count = events.withUnsafeMutableBufferPointer {
-            epoll_wait(epfd, $0.baseAddress, Int32($0.count), timeoutMilliseconds)
-        }
-        guard count > 0 else { return }
-        for index in 0..<Int(count) {
-            let event = events[index]
-            let bits = event.events
-            body(PollEvent(fd: event.data.fd,
-                           readable: bits & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
-                           writable: bits & EPOLLOUT.rawValue != 0,
-                           hangup: bits & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0))
-        }
-    }
-}
-#else
-/// kqueue, with read and write filters kept in step with what the loop wants.
-final class Poller {
-    private let kq: Int32
-    private var events = Array(repeating: kevent(), count: 512)
-
-    init() {
-        kq = kqueue()
-    }
-
-    deinit { Sys.close(kq) }
-
-    private func change(_ fd: Int32, filter: Int16, enable: Bool) {
-        var event = kevent(ident: UInt(fd), filter: filter, flags: UInt16(enable ? EV_ADD | EV_ENABLE : EV_DELETE),
-                           fflags: 0, data: 0, udata: nil)
-        _ = kevent(kq, &event, 1, nil, 0, nil)
-    }
-
-    func addListener(_ fd: Int32) { change(fd, filter: Int16(EVFILT_READ), enable: true) }
-
-    func add(_ fd: Int32, readable: Bool, writable: Bool) { modify(fd, readable: readable, writable: writable) }
-
-    func modify(_ fd: Int32, readable: Bool, writable: Bool) {
-        change(fd, filter: Int16(EVFILT_READ), enable: readable)
-        change(fd, filter: Int16(EVFILT_WRITE), enable: writable)
-    }
-
-    func remove(_ fd: Int32) {
-        change(fd, filter: Int16(EVFILT_READ), enable: false)
-        change(fd, filter: Int16(EVFILT_WRITE), enable: false)
-    }
-
-    func wait(timeoutMilliseconds: Int32, _ body: (PollEvent) -> Void) {
-        var timeout = timespec(tv_sec: Int(timeoutMilliseconds / 1000), tv_nsec: Int(timeoutMilliseconds % 1000) * 1_000_000)
-        let count = events.withUnsafeMutableBufferPointer {
-            kevent(kq, nil, 0, $0.baseAddress, Int32($0.count), &timeout)
-        }
-        guard count > 0 else { return }
-        for index in 0..<Int(count) {
-            let event = events[index]
-            let isRead = event.filter == Int16(EVFILT_READ)
-            body(PollEvent(fd: Int32(event.ident), readable: isRead, writable: !isRead,
-                           hangup: event.flags & UInt16(EV_EOF) != 0 && !isRead))
-        }
-    }
-}
-#endif

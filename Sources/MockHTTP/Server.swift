@@ -14,17 +14,20 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout = 60.0
     public var maxConnections = 20_000
     public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    public var poller = PollerKind.standard
 
     public init() {}
 }
 
-/// A hand-written HTTP/1.1 server: one listening socket shared by a few event loops, each with its
-/// own poller and connections. Handlers run on the loop threads; nothing parks a thread per client.
+/// A hand-written HTTP/1.1 server: listening sockets (one per address) shared by a few event loops,
+/// each with its own poller and connections. Handlers run on the loop threads; nothing parks a
+/// thread per client.
 public final class HTTPServer: @unchecked Sendable {
     public let configuration: ServerConfiguration
     let responder: any HTTPResponder
-    private var loops: [EventLoop] = []
-    private var listener: Int32 = -1
+    /// Set before any loop runs, read-only afterwards.
+    private(set) var loops: [EventLoop] = []
+    private var listeners: [Int32] = []
     public private(set) var port = 0
     /// True when the socket accepts IPv4 and IPv6 alike.
     public private(set) var isDualStack = false
@@ -47,19 +50,23 @@ public final class HTTPServer: @unchecked Sendable {
         let fileLimit = Sys.raiseOpenFilesLimit()
         // Keep a reserve of descriptors for seed files, state writes and the loops themselves.
         connectionCap = max(16, min(configuration.maxConnections, fileLimit - 64))
-        let bound = try Sys.makeListener(host: configuration.host, port: configuration.port)
-        listener = bound.fd
+        let bound = try Sys.makeListeners(host: configuration.host, port: configuration.port)
+        listeners = bound.fds
         port = bound.port
         isDualStack = bound.family == AF_INET6 && (configuration.host == nil || configuration.host == "::")
-        for index in 0..<configuration.threads {
-            let loop = EventLoop(server: self, listener: listener, index: index)
-            loops.append(loop)
+        loops = (0..<configuration.threads).map {
+            EventLoop(server: self, listeners: listeners, index: $0, poller: configuration.poller.make())
+        }
+        for loop in loops {
             stopped.enter()
             let thread = Thread { [stopped] in
                 loop.run()
                 stopped.leave()
             }
-            thread.name = "http-loop-\(index)"
+            thread.name = "http-loop-\(loop.index)"
+            // Foundation's default is 8 MiB on Linux but 512 KiB on macOS; nested JSON and
+            // multipart recursion are sized for the former.
+            thread.stackSize = 8 << 20
             thread.start()
         }
     }
@@ -75,8 +82,8 @@ public final class HTTPServer: @unchecked Sendable {
             for loop in loops { loop.requestStop(grace: grace) }
         }
         stopped.wait()
-        if first && listener >= 0 {
-            Sys.close(listener)
+        if first {
+            for listener in listeners { Sys.close(listener) }
         }
     }
 

@@ -1,33 +1,25 @@
-/// Rows kept in ascending id order, found, added and removed by id in O(1) amortised time, so
-/// requests about one row cost the same with 10 rows or 100,000; reading them all costs O(rows).
+/// Rows kept in the order they were added, found, added and removed by id in O(1) amortised time,
+/// so requests about one row cost the same with 10 rows or 100,000; reading them all costs O(rows).
+/// The threads and WSUV stores add rows in ascending id, so their tables are in id order.
 ///
-/// Rows sit in an array of slots in id order with a dictionary from id to slot. New rows take
-/// ids above every earlier one (ids are never reused), so adding is an append; removing leaves
-/// an empty slot, and the slots are packed again once more than half are empty.
+/// Rows sit in an array of slots with a dictionary from id to slot. Adding is an append; removing
+/// leaves an empty slot, and the slots are packed again once more than half are empty.
 /// Inlinable, like the other kit types used on every request, so each API module specializes it.
-public struct IDTable<Row: Identifiable> where Row.ID: Comparable {
+public struct IDTable<Row: Identifiable> {
     @usableFromInline var slots: [Row?] = []
     @usableFromInline var slotOfID: [Row.ID: Int] = [:]
-    /// The highest id ever appended, removed or not: new ids must be above it.
-    @usableFromInline var highestID: Row.ID?
 
     @inlinable
     public init() {}
 
-    /// A table of `rows` in any order; their ids must differ (the seed loaders check that first).
-    @inlinable
-    public init(_ rows: some Sequence<Row>) {
-        for row in rows.sorted(by: { $0.id < $1.id }) { append(row) }
-    }
-
     @inlinable
     public var count: Int { slotOfID.count }
 
-    /// All rows, ascending id.
+    /// All rows, in the order they were added.
     @inlinable
     public var rows: some Sequence<Row> { slots.lazy.compactMap { $0 } }
 
-    /// The row with the highest id.
+    /// The row added last.
     @inlinable
     public var last: Row? { slots.last { $0 != nil } ?? nil }
 
@@ -37,13 +29,19 @@ public struct IDTable<Row: Identifiable> where Row.ID: Comparable {
         return slots[slot]
     }
 
-    /// Adds a row whose id is above every id in the table.
+    /// Adds a row whose id is not in the table, after every other.
     @inlinable
     public mutating func append(_ row: Row) {
-        if let highestID { precondition(row.id > highestID, "IDTable ids must ascend") }
-        highestID = row.id
+        precondition(slotOfID[row.id] == nil, "IDTable.append of an id already there")
         slotOfID[row.id] = slots.count
         slots.append(row)
+    }
+
+    /// Changes the row with this id in place (no copy of the row's own arrays); nil when there is none.
+    @inlinable
+    public mutating func update<Result>(_ id: Row.ID, _ change: (inout Row) throws -> Result) rethrows -> Result? {
+        guard let slot = slotOfID[id] else { return nil }
+        return try change(&slots[slot]!)
     }
 
     /// Puts a changed row in place of the one with its id, which must be in the table.
@@ -66,5 +64,13 @@ public struct IDTable<Row: Identifiable> where Row.ID: Comparable {
         slots = slots.filter { $0 != nil }
         slotOfID.removeAll(keepingCapacity: true)
         for (slot, row) in slots.enumerated() { slotOfID[row!.id] = slot }
+    }
+}
+
+extension IDTable where Row.ID: Comparable {
+    /// A table of `rows` in any order, kept in id order; their ids must differ (the seed loaders check that first).
+    @inlinable
+    public init(_ rows: some Sequence<Row>) {
+        for row in rows.sorted(by: { $0.id < $1.id }) { append(row) }
     }
 }

@@ -51,20 +51,22 @@ struct OTPUser {
 /// Users and their live tokens: what the seed and the state document hold.
 public struct OTPDirectory {
     private(set) var users: [OTPUser] = []
-    private var indexByPhone: [String: Int] = [:]
-    private var indexByToken: [String: Int] = [:]
+    /// Numbers, tokens and user ids compare byte for byte, as the real server's strings did.
+    private var indexByPhone: [ExactText: Int] = [:]
+    private var indexByToken: [ExactText: Int] = [:]
+    private var userIDs: Set<ExactText> = []
 
-    func index(phone: String) -> Int? { indexByPhone[phone] }
+    func index(phone: String) -> Int? { indexByPhone[ExactText(phone)] }
 
-    func index(token: String) -> Int? { indexByToken[token] }
+    func index(token: String) -> Int? { indexByToken[ExactText(token)] }
 
     subscript(index: Int) -> OTPUser { users[index] }
 
     /// The user with that number, created (no name, no accounts) when there is none yet.
     mutating func findOrCreate(phone: String) -> (index: Int, created: Bool) {
-        if let index = indexByPhone[phone] { return (index, false) }
+        if let index = index(phone: phone) { return (index, false) }
         var userID = OTPSecret.make(length: OTPSecret.userIDLength)
-        while users.contains(where: { $0.userID == userID }) { userID = OTPSecret.make(length: OTPSecret.userIDLength) }
+        while userIDs.contains(ExactText(userID)) { userID = OTPSecret.make(length: OTPSecret.userIDLength) }
         add(OTPUser(userID: userID, phone: phone, name: "", keyfilePassword: OTPSecret.make(length: OTPSecret.length),
                     authTokens: [], accounts: nil))
         return (users.count - 1, true)
@@ -73,9 +75,9 @@ public struct OTPDirectory {
     /// A new token for the user; the user's earlier tokens stay valid.
     mutating func issueToken(to index: Int) -> String {
         var token = OTPSecret.make(length: OTPSecret.length)
-        while indexByToken[token] != nil { token = OTPSecret.make(length: OTPSecret.length) }
+        while self.index(token: token) != nil { token = OTPSecret.make(length: OTPSecret.length) }
         users[index].authTokens.append(token)
-        indexByToken[token] = index
+        indexByToken[ExactText(token)] = index
         return token
     }
 
@@ -85,8 +87,9 @@ public struct OTPDirectory {
     }
 
     private mutating func add(_ user: OTPUser) {
-        indexByPhone[user.phone] = users.count
-        for token in user.authTokens { indexByToken[token] = users.count }
+        indexByPhone[ExactText(user.phone)] = users.count
+        for token in user.authTokens { indexByToken[ExactText(token)] = users.count }
+        userIDs.insert(ExactText(user.userID))
         users.append(user)
     }
 }
@@ -181,11 +184,11 @@ extension OTPDirectory {
             if index(phone: phone) != nil { throw phoneNode.fail("duplicate number \(phone)") }
             let userIDNode = try item.node("user_id")
             let userID = try Self.secret(userIDNode, length: OTPSecret.userIDLength)
-            if users.contains(where: { $0.userID == userID }) { throw userIDNode.fail("duplicate user_id \(userID)") }
+            if userIDs.contains(ExactText(userID)) { throw userIDNode.fail("duplicate user_id \(userID)") }
             var tokens: [String] = []
             for tokenNode in try item.optionalNode("auth_tokens")?.array() ?? [] {
                 let token = try Self.secret(tokenNode, length: OTPSecret.length)
-                if index(token: token) != nil || tokens.contains(token) { throw tokenNode.fail("duplicate token \(token)") }
+                if index(token: token) != nil || tokens.contains(where: { $0.hasSameBytes(as: token) }) { throw tokenNode.fail("duplicate token \(token)") }
                 tokens.append(token)
             }
             var accounts: [OTPAccount]?

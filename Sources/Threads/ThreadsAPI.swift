@@ -71,7 +71,7 @@ public final class ThreadsAPI: CourseAPI {
         let password = try fields.required("password", else: "Password is required.")
         let now = unixNow()
         return try state.withLock { state throws(ThreadsError) in
-            guard let user = state.user(email: email), user.password == password else { throw .badCredentials }
+            guard let user = state.user(email: email), user.password.hasSameBytes(as: password) else { throw .badCredentials }
             return Self.json(issueToken(for: user, in: &state, now: now))
         }
     }
@@ -199,7 +199,7 @@ public final class ThreadsAPI: CourseAPI {
         guard let separator = afterScheme.first, separator == 32 || separator == 9 else { throw .tokenNotFound }
         let token = Substring(afterScheme.drop { $0 == 32 || $0 == 9 })
         guard !token.isEmpty else { throw .tokenNotFound }
-        guard let record = state.tokens[String(token)] else { throw .invalidToken }
+        guard let record = state.tokens[ExactText(String(token))] else { throw .invalidToken }
         guard record.expires > unixNow() else { throw .expiredToken }
         return Caller(token: String(token), userID: record.userID, isLegacy: record.isLegacy)
     }
@@ -217,7 +217,7 @@ public final class ThreadsAPI: CourseAPI {
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
         let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
-        state.tokens[token] = ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime)
+        state.tokens[ExactText(token)] = ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime)
         return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
                           userLname: user.lname, userRole: user.role)
     }

@@ -43,18 +43,19 @@ public struct ThreadsState {
     private(set) var users = IDTable<User>()
     private(set) var threads = IDTable<Thread>()
     private(set) var messages = IDTable<Message>()
-    /// Lowercased email to user id: emails are unique whatever their letter case.
-    private var userIDByEmail: [String: Int] = [:]
+    /// Lowercased email to user id: emails are unique whatever their letter case, and otherwise
+    /// compared byte for byte.
+    private var userIDByEmail: [ExactText: Int] = [:]
     /// Each thread's message ids, ascending.
     private var messageIDsByThread: [Int: [Int]] = [:]
-    var tokens: [String: Token] = [:]
+    var tokens: [ExactText: Token] = [:]
     var nextUserID = 1
     var nextThreadID = 1
     var nextMessageID = 1
 
     func user(_ id: Int) -> User? { users[id] }
 
-    func user(email: String) -> User? { userIDByEmail[email.lowercased()].flatMap { users[$0] } }
+    func user(email: String) -> User? { userIDByEmail[ExactText(email.lowercased())].flatMap { users[$0] } }
 
     func thread(_ id: Int) -> Thread? { threads[id] }
 
@@ -68,7 +69,7 @@ public struct ThreadsState {
     /// Adds a user whose id is above every earlier one.
     mutating func add(_ user: User) {
         users.append(user)
-        userIDByEmail[user.email.lowercased()] = user.id
+        userIDByEmail[ExactText(user.email.lowercased())] = user.id
     }
 
     /// Adds a thread whose id is above every earlier one.
@@ -90,7 +91,7 @@ public struct ThreadsState {
 
     /// From now on the token's answers use the flat 2017–2018 shape (a forgotten token: nothing to do).
     mutating func markLegacy(token: String) {
-        tokens[token]?.isLegacy = true
+        tokens[ExactText(token)]?.isLegacy = true
     }
 
     mutating func removeMessage(_ id: Int) {
@@ -130,14 +131,14 @@ extension ThreadsState {
         let root = try SeedNode(document).object()
         // Checked in document order (so an error names the first bad row), then added by id.
         var seededUsers: [Int: User] = [:]
-        var seededEmails: Set<String> = []
+        var seededEmails: Set<ExactText> = []
         for node in try root.array("users") {
             let item = try node.object()
             let user = User(id: try item.int("user_id"), email: try item.text("email"), password: try item.text("password"),
                             fname: try item.text("fname"), lname: try item.text("lname"),
                             role: try item.optionalNode("role")?.string() ?? "USER")
             if seededUsers[user.id] != nil { throw node.fail("duplicate user_id \(user.id)") }
-            if !seededEmails.insert(user.email.lowercased()).inserted { throw node.fail("duplicate email \(user.email)") }
+            if !seededEmails.insert(ExactText(user.email.lowercased())).inserted { throw node.fail("duplicate email \(user.email)") }
             seededUsers[user.id] = user
         }
         var seededThreads: [Int: Thread] = [:]
@@ -164,7 +165,7 @@ extension ThreadsState {
             let item = try node.object()
             let userID = try item.int("user_id")
             if seededUsers[userID] == nil { throw node.fail("user_id \(userID) is not a user") }
-            tokens[try item.text("token")] = Token(userID: userID, expires: try item.int("exp"),
+            tokens[ExactText(try item.text("token"))] = Token(userID: userID, expires: try item.int("exp"),
                                                    isLegacy: try item.optionalNode("legacy")?.bool() ?? false)
         }
         for user in seededUsers.values.sorted(by: { $0.id < $1.id }) { add(user) }
@@ -222,7 +223,7 @@ struct ThreadsSeedFile: Encodable {
         threads = state.threads.rows.map { Thread(thread_id: $0.id, user_id: $0.userID, title: $0.title, created_at: $0.createdAt) }
         messages = state.messages.rows.map { Message(message_id: $0.id, thread_id: $0.threadID, user_id: $0.userID,
                                                 message: $0.text, created_at: $0.createdAt) }
-        tokens = state.tokens.sorted { $0.key < $1.key }.map { Token(token: $0.key, user_id: $0.value.userID, exp: $0.value.expires,
+        tokens = state.tokens.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }.map { Token(token: $0.key.string, user_id: $0.value.userID, exp: $0.value.expires,
                                                                      legacy: $0.value.isLegacy ? true : nil) }
         next_ids = NextIDs(user: state.nextUserID, thread: state.nextThreadID, message: state.nextMessageID)
     }

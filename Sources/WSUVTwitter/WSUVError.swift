@@ -15,6 +15,8 @@ public enum WSUVError: APIError {
     case userExists
     /// The SQL statement failed: a `date` with a NUL byte.
     case queryFailed
+    /// The script died before answering: CGI.pm could not read a multipart body.
+    case scriptDied
 
     var status: Int {
         switch self {
@@ -23,7 +25,7 @@ public enum WSUVError: APIError {
         case .notYourTweet: return 403
         case .noSuchUser, .noSuchTweet: return 404
         case .userExists: return 409
-        case .queryFailed: return 500
+        case .queryFailed, .scriptDied: return 500
         }
     }
 

@@ -1,48 +1,56 @@
 import MockHTTP
-import MockKit
 
-/// The parameters of one request as CGI.pm handed them to the scripts (contract §1): `POST`, `PUT`
-/// and `PATCH` read the body only, every other method the query only; the other source is ignored.
+/// The parameters of one request as CGI.pm 4.55 handed them to the scripts (docs/apis/wsuv-twitter.md#how-parameters-are-read):
+/// `GET`, `HEAD` and `DELETE` read the query; `POST`, `PUT` and `PATCH` the body, by a
+/// `Content-Type` matched case-sensitively and by prefix; any other method reads nothing.
 struct WSUVParameters {
     private var values: [String: String] = [:]
 
-    init(_ request: Request) {
+    /// Throws the 500 of a multipart body CGI.pm died on.
+    init(_ request: Request) throws(WSUVError) {
         switch request.method {
-        case "POST", "PUT", "PATCH":
-            readBody(of: request)
-        default:
+        case "GET", "HEAD", "DELETE":
             addForm(Array((request.query ?? "").utf8))
-        }
-    }
-
-    /// A form (or a body without a type), or the text parts of a multipart body. Any other type,
-    /// JSON included, gives no parameters, as CGI.pm filed it under `POSTDATA`.
-    private mutating func readBody(of request: Request) {
-        switch request.mediaType ?? "" {
-        case "", "application/x-www-form-urlencoded":
-            addForm(request.body)
-        case "multipart/form-data":
-            // An unparseable multipart body gives no parameters; the missing-parameter 400 follows.
-            guard let contentType = request.headers["Content-Type"],
-                  let boundary = Multipart.boundary(fromContentType: contentType),
-                  let parts = Multipart.parse(request.body, boundary: boundary) else { return }
-            for part in parts where part.filename == nil {
-                add(part.name, String(decoding: part.body, as: UTF8.self))
-            }
+        case "POST", "PUT", "PATCH":
+            try readBody(of: request)
         default:
             break
         }
     }
 
-    private mutating func addForm(_ bytes: [UInt8]) {
-        for pair in FormDecoding.pairs(bytes, malformed: .keepLiteral) {
-            add(pair.name, pair.value)
+    private mutating func readBody(of request: Request) throws(WSUVError) {
+        let contentType = request.headers["Content-Type"]
+        let isPost = request.method == "POST"
+        if isPost, let contentType, contentType.utf8.starts(with: "multipart/form-data".utf8) {
+            guard let boundary = CGIMultipart.boundary(in: contentType),
+                  let parts = CGIMultipart.parameters(request.body, boundary: boundary) else { throw .scriptDied }
+            for part in parts { add(part.name, part.value) }
+        } else if isPost, contentType == "application/xml" {
+            // CGI.pm took this for an XForms submission, whose parameters come from the query.
+            addForm(Array((request.query ?? "").utf8))
+        } else if Self.isForm(contentType), request.headers["Content-Length"] != nil {
+            // CGI.pm read a body only as long as CONTENT_LENGTH, which a chunked body has not.
+            addForm(request.body)
         }
+        // Any other type became the single parameter POSTDATA (PUTDATA, PATCHDATA), never read.
     }
 
-    /// A repeated name keeps its first value, even an empty one (CGI.pm's scalar `param`).
-    private mutating func add(_ name: String, _ value: String) {
-        if values[name] == nil { values[name] = value }
+    /// No `Content-Type` at all, or one starting with the form type; for `PUT` and `PATCH` also the
+    /// multipart type, whose body CGI.pm then split like a form.
+    private static func isForm(_ contentType: String?) -> Bool {
+        guard let type = contentType?.utf8 else { return true }
+        return type.starts(with: "application/x-www-form-urlencoded".utf8) || type.starts(with: "multipart/form-data".utf8)
+    }
+
+    private mutating func addForm(_ bytes: [UInt8]) {
+        for pair in CGIForm.pairs(bytes) { add(pair.name, pair.value) }
+    }
+
+    /// A repeated name keeps its first value, even an empty one (CGI.pm's scalar `param`). Bytes
+    /// that are not UTF-8 become U+FFFD.
+    private mutating func add(_ name: [UInt8], _ value: [UInt8]) {
+        let key = String(decoding: name, as: UTF8.self)
+        if values[key] == nil { values[key] = String(decoding: value, as: UTF8.self) }
     }
 
     /// The value, or nil when the parameter is absent or empty (whitespace and `0` are present).

@@ -125,7 +125,8 @@ public final class WSUVTwitterAPI: CourseAPI {
         let stamp = stampNow()
         return try state.withLock { state throws(WSUVError) in
             try Self.authorize(username, token, in: state)
-            guard idText.utf8.allSatisfy({ (48...57).contains($0) }), let id = Int(idText),
+            // The id is compared as SQLite compares a text with an integer column: as a number.
+            guard let id = SQLiteNumber.integerValue(Array(idText.utf8)),
                   var tweet = state.tweets[id] else { throw .noSuchTweet }
             guard tweet.username == username else { throw .notYourTweet }
             // A soft delete: the new stamp makes clients that fetch after their newest stamp see it.
@@ -154,6 +155,6 @@ public final class WSUVTwitterAPI: CourseAPI {
 
     /// Turns a script into a handler: parameters read as CGI.pm did, thrown errors become bare statuses.
     private func script(_ body: @escaping @Sendable (WSUVParameters) throws(WSUVError) -> Response) -> Handler {
-        endpoint { request throws(WSUVError) in try body(WSUVParameters(request)) }
+        endpoint { request throws(WSUVError) in try body(try WSUVParameters(request)) }
     }
 }

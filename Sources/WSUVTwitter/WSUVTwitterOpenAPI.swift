@@ -57,12 +57,16 @@ enum WSUVTwitterOpenAPI {
                 + "and ignores the body. An empty parameter counts as missing; a repeated one keeps its first value. "
                 + "Successes are compact JSON (`/` not escaped); errors are the status alone with an empty body.",
             security: nil)
+        // Where the real script died and Apache answered 500: a multipart POST body CGI.pm could not
+        // read, and a `date` with a NUL byte in get-tweets.cgi.
+        let died = errors((500, "Internal Server Error: the script died (a multipart body without a boundary or whose parts "
+                               + "never end, or a date with a NUL byte)"))
         builder.operations = WSUVTwitterAPI.prefixes.flatMap { prefix in
             scripts.flatMap { script in
                 [Operation(methods: ["GET"], path: "\(prefix)/\(script.file)", summary: script.summary,
-                           query: script.parameters, responses: script.responses),
+                           query: script.parameters, responses: script.responses + (script.file == "get-tweets.cgi" ? died : [])),
                  Operation(methods: ["POST"], path: "\(prefix)/\(script.file)", summary: script.summary,
-                           body: form(script.parameters), responses: script.responses)]
+                           body: form(script.parameters), responses: script.responses + died)]
             }
         }
         let stamp = #"{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$","description":"Local time of the server's zone"}"#

@@ -20,6 +20,7 @@ struct Options {
     var journal = 1000
     var quiet = false
     var logFormat = RequestLog.Format.text
+    var poller = PollerKind.available[0]
     var healthcheck: String??
     var showVersion = false
     var showHelp = false
@@ -34,6 +35,7 @@ struct Options {
         ("--state", "MOCK_STATE"), ("--latency", "MOCK_LATENCY"), ("--otp-code", "MOCK_OTP_CODE"),
         ("--otp-ttl", "MOCK_OTP_TTL"), ("--wsuv-tz", "MOCK_WSUV_TZ"), ("--max-body", "MOCK_MAX_BODY"),
         ("--admin-token", "MOCK_ADMIN_TOKEN"), ("--journal", "MOCK_JOURNAL"), ("--log-format", "MOCK_LOG_FORMAT"),
+        ("--poller", "MOCK_POLLER"),
     ]
 
     init(arguments: [String], environment: [String: String]) throws(UsageError) {
@@ -131,6 +133,13 @@ struct Options {
             }
             logFormat = parsed
         }
+        if let name = values["--poller"] {
+            let offered = PollerKind.available.map(\.rawValue).joined(separator: " or ")
+            guard let kind = PollerKind(rawValue: name), PollerKind.available.contains(kind) else {
+                throw UsageError(message: "--poller must be \(offered) on this system, not \(name)")
+            }
+            poller = kind
+        }
     }
 
     /// One line per API of the catalog.
@@ -147,7 +156,8 @@ struct Options {
     Control surface: GET /, /_mock/health, POST /_mock/reset (loopback only by default).
 
     Options (environment variable in brackets; a flag beats its variable):
-      --host HOST           listen on this address only [MOCK_HOST] (default: all, IPv4 and IPv6)
+      --host HOST           listen on this address only, or every address of a name like
+                            localhost [MOCK_HOST] (default: all, IPv4 and IPv6)
       --port N              port to listen on [PORT] (default 8080; 0 picks a free one)
       --seed DIR            seed folder [MOCK_SEED_DIR] (default: the shipped Seed/)
       --only API,API        serve only these APIs [MOCK_ONLY]
@@ -161,6 +171,7 @@ struct Options {
       --journal N           requests kept for /_mock/requests, 0 = off [MOCK_JOURNAL] (default 1000)
       --quiet               no line per request [MOCK_QUIET=1]
       --log-format F        text or json [MOCK_LOG_FORMAT] (default text)
+      --poller P            epoll (Linux's default) or poll (macOS's only one) [MOCK_POLLER]
       --healthcheck [URL]   ask a running server's /_mock/health; exit 0 if healthy, 1 if not
       --version             print the version
       --help                print this help

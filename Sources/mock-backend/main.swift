@@ -75,6 +75,7 @@ var configuration = ServerConfiguration()
 configuration.host = options.host
 configuration.port = options.port
 configuration.limits.maxBody = options.maxBody
+configuration.poller = options.poller
 let server = HTTPServer(configuration: configuration, responder: app)
 // Before the first answer: whoever waits for it (a script, docker stop) may signal at once, and a
 // signal that came between the start and this line was lost. The handler runs on the main queue,

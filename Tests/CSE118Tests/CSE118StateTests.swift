@@ -162,6 +162,21 @@ final class CSE118StateTests: XCTestCase {
         XCTAssertEqual(try client.call("GET", "/workspace", token: token).status, 200)
     }
 
+    func testEmailsPasswordsAndTokensCompareByteForByte() throws {
+        // é composed (\u00e9) and decomposed (e + \u0301): canonically equivalent, other bytes; the
+        // Kelvin sign (\u212a) likewise against K.
+        let composed = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa", decomposed = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
+        let state = #"{"members":[{"id":"\#(composed)","name":"A","email":"jos\u00e9@x.com","password":"caf\u00e9"},"#
+            + #"{"id":"\#(decomposed)","name":"B","email":"jose\u0301@x.com","password":"cafe\u0301"}],"#
+            + #""workspaces":[],"tokens":[{"token":"KKKK","member":"\#(composed)"}]}"#
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: state).status, 200)
+        let login = try client.call("POST", "/login", body: #"{"email":"JOSE\u0301@x.com","password":"cafe\u0301"}"#)
+        XCTAssertEqual(try client.json(login)["id"] as? String, decomposed)
+        XCTAssertEqual(try client.call("POST", "/login", body: #"{"email":"jos\u00e9@x.com","password":"cafe\u0301"}"#).status, 401)
+        assertCSE118(try client.call("GET", "/workspace", token: "KKKK"), 200, "[]")
+        XCTAssertEqual(try client.call("GET", "/workspace", token: "\u{212A}KKK").status, 403)
+    }
+
     func testAdminResetRestoresEverythingAndDropsTokens() throws {
         let sammy = try client.login(CSE118Account.sammy)
         XCTAssertEqual(try client.call("POST", "/workspace", token: sammy, body: #"{"name":"Gone soon"}"#).status, 201)

@@ -70,6 +70,70 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(first.waitForExit(), 0)
     }
 
+    /// Another program holds the port on one address family only (a Vapor app on 127.0.0.1, say).
+    /// macOS would let the wildcard socket bind beside it, so the server asks before binding; Linux
+    /// would refuse the bind, but name no address ("*").
+    func testBusyPortOnOneAddressFamilyNamesThatAddress() throws {
+        var holders = [("127.0.0.1", try TestServer(responder: MockApp(apis: [])))]
+        if let onIPv6 = try? TestServer(responder: MockApp(apis: []), configure: { $0.host = "::1" }) {
+            holders.append(("::1", onIPv6))
+        } else {
+            print("no ::1 on this machine: only the IPv4 case runs")
+        }
+        for (address, holder) in holders {
+            let (status, child) = try run(["--port", String(holder.port), "--only", "otp"])
+            XCTAssertEqual(status, 1, address)
+            XCTAssertEqual(child.standardError,
+                           "mock-backend: port \(holder.port) is already in use on \(address); stop the other server or choose another port with --port\n")
+        }
+    }
+
+    /// `--host localhost` listens on 127.0.0.1 and on ::1, whichever of them the hosts file lists.
+    func testLocalhostServesIPv4AndIPv6Loopback() throws {
+        let child = try ChildProcess(["--host", "localhost", "--port", "0", "--only", "otp"], directory: repository)
+        XCTAssertTrue(child.waitForOutput("Ctrl-C stops."), child.standardOutput + child.standardError)
+        let marker = try XCTUnwrap(child.standardOutput.range(of: "listening on localhost:"))
+        let port = try XCTUnwrap(Int(child.standardOutput[marker.upperBound...].prefix { $0.isNumber }))
+        var addresses = ["127.0.0.1"]
+        if (try? TestServer(responder: MockApp(apis: []), configure: { $0.host = "::1" })) != nil {
+            addresses.append("::1")
+        } else {
+            print("no ::1 on this machine: only 127.0.0.1 is checked")
+        }
+        for address in addresses {
+            let client = try BlockingClient(host: address, port: port)
+            client.send("GET /_mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            XCTAssertEqual(try client.readResponse().status, 200, address)
+        }
+        child.process.terminate()
+        XCTAssertEqual(child.waitForExit(), 0)
+    }
+
+    /// A stop at once after the start (a script that only waits for the banner) is never lost.
+    func testSIGTERMRightAfterTheBannerStopsCleanly() throws {
+        for round in 0..<5 {
+            let (child, _) = try startServer(["--only", "otp", "--quiet"])
+            child.process.terminate()
+            XCTAssertEqual(child.waitForExit(), 0, "round \(round)")
+        }
+    }
+
+    func testPollerFlag() throws {
+        let (status, child) = try run(["--poller", "kqueue"])
+        XCTAssertEqual(status, 2)
+        let offered = PollerKind.available.map(\.rawValue).joined(separator: " or ")
+        XCTAssertTrue(child.standardError.hasPrefix("mock-backend: --poller must be \(offered) on this system, not kqueue"),
+                      child.standardError)
+        for kind in PollerKind.available {
+            let (server, port) = try startServer(["--poller", kind.rawValue, "--only", "otp"])
+            let client = try BlockingClient(port: port)
+            client.send("GET /_mock/health HTTP/1.1\r\n\r\n")
+            XCTAssertEqual(try client.readResponse().status, 200, kind.rawValue)
+            server.process.terminate()
+            XCTAssertEqual(server.waitForExit(), 0)
+        }
+    }
+
     func testBadSeedNamesTheFileAndThePlace() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -156,6 +156,16 @@ final class InternProductsTests: XCTestCase {
         try assertFailed("/register?username=a%2Fb%5C%22&password=x", #"Username already used: a\/b\\\""#)
     }
 
+    func testNamesAndPasswordsCompareByteForByte() throws {
+        // ü composed (C3 BC) and decomposed (75 CC 88): canonically equivalent, other bytes.
+        let composed = try XCTUnwrap(try loginToken(from: "/register?username=J%C3%BCrgen&password=m%C3%BC"))
+        let decomposed = try XCTUnwrap(try loginToken(from: "/register?username=Ju%CC%88rgen&password=mu%CC%88"))
+        XCTAssertNotEqual(composed, decomposed)
+        try assertToken("/login?username=Ju%CC%88rgen&password=mu%CC%88", decomposed)
+        try assertFailed("/login?username=J%C3%BCrgen&password=mu%CC%88", "Wrong password for username: Jürgen")
+        try assertFailed("/login?username=%E2%84%AAate&password=x", "No such user with username: \u{212A}ate")
+    }
+
     func testTokensAreMintedInMicrosecondsWithoutATrailingZero() throws {
         var tokens: [String] = []
         for index in 0..<12 {

@@ -104,4 +104,189 @@ final class LargeSeedTests: XCTestCase {
         XCTAssertEqual(try form("POST", "/register.cgi", "username=user+\(n)&password=y").status, 409)
         XCTAssertEqual(try login(n - 1).count, 40)
     }
+
+    // MARK: cse118
+
+    /// A lowercase UUID of a kind (1 member, 2 workspace, 3 channel, 4 message) and a number.
+    private static func uuid(_ kind: Int, _ number: Int) -> String {
+        "0000000\(kind)-0000-4000-8000-" + String(String(number, radix: 16).reversed()).padding(toLength: 12, withPad: "0", startingAt: 0)
+    }
+
+    func testCSE118IdsAndEachStudentsWorkspaces() throws {
+        let n = Self.rows
+        // Each student owns a fixture copy with one channel of two messages.
+        let members = (0..<n).map {
+            #"{"id":"\#(Self.uuid(1, $0))","name":"Student \#($0)","email":"s\#($0)@ucsc.edu","password":"pw\#($0)"}"#
+        }
+        let workspaces = (0..<n).map { k in
+            let messages = (0..<2).map {
+                #"{"id":"\#(Self.uuid(4, 2 * k + $0))","member":"\#(Self.uuid(1, k))","posted":"2015-01-01T00:00:0\#($0).000Z","content":"m\#($0)"}"#
+            }
+            return #"{"id":"\#(Self.uuid(2, k))","name":"W\#(k)","owner":"\#(Self.uuid(1, k))","fixtureOf":"\#(Self.uuid(1, k))","#
+                + #""members":[],"channels":[{"id":"\#(Self.uuid(3, k))","name":"C\#(k)","messages":[\#(messages.joined(separator: ","))]}]}"#
+        }
+        try serve("cse118", #"{"members":[\#(members.joined(separator: ","))],"workspaces":[\#(workspaces.joined(separator: ","))]}"#)
+        let client = CSE118Client(server: server)
+        let k = n / 2, j = n - 1
+        func workspaceNames(_ token: String) throws -> [String] {
+            try client.jsonArray(client.call("GET", "/workspace", token: token)).compactMap { $0["name"] as? String }
+        }
+        func messageContents(_ token: String, channel: Int) throws -> [String] {
+            let answer = try client.call("GET", "/channel/\(Self.uuid(3, channel))/message", token: token)
+            return try client.jsonArray(answer).compactMap { $0["content"] as? String }
+        }
+
+        let token = try client.login(("s\(k)@ucsc.edu", "pw\(k)"))
+        let other = try client.login(("s\(j)@ucsc.edu", "pw\(j)"))
+        XCTAssertEqual(try workspaceNames(token), ["W\(k)"])
+        XCTAssertEqual(try messageContents(token, channel: k), ["m0", "m1"])
+        XCTAssertEqual(try client.call("GET", "/channel/\(Self.uuid(3, j))/message", token: token).status, 404)
+        XCTAssertEqual(try client.call("DELETE", "/message/\(Self.uuid(4, 2 * j))", token: token).status, 404)
+        XCTAssertEqual(try client.call("DELETE", "/message/\(Self.uuid(4, 2 * k))", token: token).status, 200)
+        XCTAssertEqual(try client.call("POST", "/channel/\(Self.uuid(3, k))/message", token: token, body: #"{"content":"new"}"#).status, 201)
+        XCTAssertEqual(try messageContents(token, channel: k), ["m1", "new"])
+        let created = try client.json(client.call("POST", "/workspace", token: token, body: #"{"name":"Mine"}"#))
+        let createdID = try XCTUnwrap(created["id"] as? String)
+        XCTAssertEqual(try client.call("POST", "/workspace/\(createdID)/member?mid=\(Self.uuid(1, j))", token: token).status, 201)
+        XCTAssertEqual(try workspaceNames(other), ["W\(j)", "Mine"])
+        XCTAssertEqual(try client.call("DELETE", "/channel/\(Self.uuid(3, k))", token: token).status, 200)
+        XCTAssertEqual(try client.call("GET", "/channel/\(Self.uuid(3, k))/message", token: token).status, 404)
+
+        // The student's own reset: the created workspace goes (for its member too), the fixture comes back.
+        XCTAssertEqual(try client.call("PUT", "/reset", token: token).status, 200)
+        XCTAssertEqual(try workspaceNames(token), ["W\(k)"])
+        XCTAssertEqual(try workspaceNames(other), ["W\(j)"])
+        XCTAssertEqual(try messageContents(token, channel: k), ["m0", "m1"])
+        XCTAssertEqual(try client.call("POST", "/workspace", token: token, body: #"{"name":"Kept"}"#).status, 201)
+        XCTAssertEqual(try client.call("DELETE", "/message/\(Self.uuid(4, 2 * k + 1))", token: token).status, 200)
+
+        try reloadExportedState()
+        XCTAssertEqual(try workspaceNames(token), ["W\(k)", "Kept"])
+        XCTAssertEqual(try messageContents(token, channel: k), ["m0"])
+        XCTAssertEqual(try messageContents(other, channel: j), ["m0", "m1"])
+        XCTAssertEqual(try client.call("DELETE", "/message/\(Self.uuid(4, 2 * k))", token: token).status, 200)
+
+        api.reset()
+        XCTAssertEqual(try client.call("GET", "/workspace", token: token).status, 403)
+        let again = try client.login(("s\(k)@ucsc.edu", "pw\(k)"))
+        XCTAssertEqual(try workspaceNames(again), ["W\(k)", "Kept"])
+        XCTAssertEqual(try messageContents(again, channel: k), ["m0"])
+    }
+
+    // MARK: threads
+
+    func testThreadsIdsAndEmails() throws {
+        let n = Self.rows
+        let users = (1...n).map { #"{"user_id":\#($0),"email":"u\#($0)@x.com","password":"pw\#($0)","fname":"F","lname":"L"}"# }
+        let threads = (1...n).map { #"{"thread_id":\#($0),"user_id":\#($0),"title":"T\#($0)","created_at":"2015-11-20 14:05:12"}"# }
+        let seededMessages = (1...n).map { #"{"message_id":\#($0),"thread_id":\#($0),"user_id":\#($0),"message":"M\#($0)","created_at":"2015-11-20 14:05:12"}"# }
+        try serve("threads", #"{"users":[\#(users.joined(separator: ","))],"threads":[\#(threads.joined(separator: ","))],"#
+                  + #""messages":[\#(seededMessages.joined(separator: ","))],"tokens":[]}"#)
+        let k = n / 2
+        func login(_ user: Int) throws -> String {
+            try XCTUnwrap(json(form("POST", "/api/login", "email=U\(user)%40X.com&password=pw\(user)")).objectValue?["token"]?.stringValue)
+        }
+        func messages(_ thread: Int, _ token: String) throws -> [String] {
+            let answer = try server.request("GET", "/api/messages/\(thread)", headers: [("Authorization", "Bearer \(token)")])
+            guard answer.status == 200 else { return ["status \(answer.status)"] }
+            return try XCTUnwrap(JSONParser.parse(answer.body).objectValue?["messages"]?.arrayValue)
+                .compactMap { $0.objectValue?["message"]?.stringValue }
+        }
+        func post(_ path: String, _ body: String, _ token: String) throws -> ClientResponse {
+            try server.request("POST", path, headers: [("Content-Type", "application/x-www-form-urlencoded"),
+                                                       ("Authorization", "Bearer \(token)")], body: body)
+        }
+
+        let token = try login(k)
+        XCTAssertEqual(try messages(k, token), ["M\(k)"])
+        XCTAssertEqual(try post("/api/message/add", "thread_id=\(k)&message=new", token).status, 200)
+        XCTAssertEqual(try messages(k, token), ["new", "M\(k)"])
+        XCTAssertEqual(try server.request("GET", "/api/thread/delete/\(k)", headers: [("Authorization", "Bearer \(token)")]).status, 200)
+        XCTAssertEqual(try messages(k, token), ["status 404"])
+        XCTAssertEqual(try form("POST", "/api/signup", "email=u\(k)%40x.com&password=p&fname=F&lname=L").status, 409)
+
+        try reloadExportedState()
+        XCTAssertEqual(try messages(k, token), ["status 404"])
+        XCTAssertEqual(try messages(k + 1, token), ["M\(k + 1)"])
+        XCTAssertEqual(try login(n).isEmpty, false)
+
+        api.reset()
+        XCTAssertEqual(try messages(k, token), ["status 404"])
+        XCTAssertEqual(try post("/api/message/add", "thread_id=\(k + 1)&message=again", token).status, 200)
+        XCTAssertEqual(try messages(k + 1, token), ["again", "M\(k + 1)"])
+    }
+
+    // MARK: InternProducts
+
+    func testInternProductsNamesAndTokens() throws {
+        let n = Self.rows
+        let users = (0..<n).map { #"{"username":"user\#($0)","password":"pw\#($0)","loginToken":"\#(600_000_000 + $0).000001"}"# }
+        try serve("internproducts", #"{"users":[\#(users.joined(separator: ","))],"products":[]}"#)
+        let k = n / 2
+        func get(_ target: String) throws -> String { try json(server.request("GET", target)).objectValue?["status"]?.stringValue ?? "" }
+
+        XCTAssertEqual(try server.request("GET", "/login?username=user\(k)&password=pw\(k)").text,
+                       #"{"status":"SUCCESS","loginToken":"\#(600_000_000 + k).000001"}"#)
+        XCTAssertEqual(try get("/products?loginToken=\(600_000_000 + k).000001"), "SUCCESS")
+        XCTAssertEqual(try get("/register?username=user\(k)&password=x"), "FAILED")
+        let registered = try XCTUnwrap(json(server.request("GET", "/register?username=new&password=x")).objectValue?["loginToken"]?.stringValue)
+        XCTAssertEqual(try get("/products?loginToken=\(registered)"), "SUCCESS")
+
+        try reloadExportedState()
+        XCTAssertEqual(try get("/products?loginToken=\(registered)"), "SUCCESS")
+        XCTAssertEqual(try get("/login?username=new&password=x"), "SUCCESS")
+        XCTAssertEqual(try get("/login?username=user\(n - 1)&password=pw\(n - 1)"), "SUCCESS")
+
+        api.reset()
+        XCTAssertEqual(try get("/login?username=new&password=x"), "SUCCESS")
+        XCTAssertEqual(try get("/register?username=newer&password=x"), "SUCCESS")
+        XCTAssertEqual(try get("/login?username=user0&password=pw0"), "SUCCESS")
+    }
+
+    // MARK: OTP
+
+    func testOTPPhonesAndTokens() throws {
+        let n = Self.rows
+        func padded(_ prefix: String, _ number: Int, _ length: Int) -> String {
+            prefix + String(repeating: "0", count: length - prefix.count - String(number).count) + String(number)
+        }
+        let users = (0..<n).map {
+            #"{"user_id":"\#(padded("u", $0, 24))","e164_phone_number":"+1530\#(2_000_000 + $0)","name":"N\#($0)","#
+                + #""keyfile_password":"\#(padded("k", $0, 32))","auth_tokens":["\#(padded("t", $0, 32))"]}"#
+        }
+        try Data(#"{"users":[\#(users.joined(separator: ","))]}"#.utf8).write(to: folder.appendingPathComponent("otp.json"))
+        var options = APIOptions()
+        options.otpCode = "123456"
+        options.console = { _ in }
+        let apis = try APICatalog.load(["otp"], seed: SeedDirectory(url: folder), options: options)
+        api = apis[0]
+        server = try TestServer(responder: MockApp(apis: apis))
+        let k = n / 2
+        func call(_ path: String, _ body: String, token: String? = nil) throws -> JSONObject {
+            let headers = token.map { [("x-authtoken", $0)] } ?? []
+            return try XCTUnwrap(json(server.request("POST", path, headers: headers, body: body)).objectValue)
+        }
+        func verify(_ phone: String) throws -> JSONObject {
+            XCTAssertEqual(try call("/api/send_verification_code", #"{"phone_number":"\#(phone)"}"#)["status"]?.stringValue, "ok")
+            return try call("/api/verify_code", #"{"e164_phone_number":"\#(phone)","code":"123456"}"#)
+        }
+        func name(_ token: String) throws -> String? {
+            try call("/api/user", "{}", token: token)["user"]?.objectValue?["name"]?.stringValue
+        }
+
+        XCTAssertEqual(try name(padded("t", k, 32)), "N\(k)")
+        let known = try verify("+1530\(2_000_000 + k)")
+        XCTAssertEqual(known["is_new_user"]?.intValue, 0)
+        let newToken = try XCTUnwrap(known["auth_token"]?.stringValue)
+        XCTAssertEqual(try name(newToken), "N\(k)")
+        XCTAssertEqual(try verify("+15309999999")["is_new_user"]?.intValue, 1)
+
+        try reloadExportedState()
+        XCTAssertEqual(try name(newToken), "N\(k)")
+        XCTAssertEqual(try verify("+15309999999")["is_new_user"]?.intValue, 0)
+
+        api.reset()
+        XCTAssertEqual(try name(newToken), "N\(k)")
+        XCTAssertEqual(try name(padded("t", n - 1, 32)), "N\(n - 1)")
+    }
 }

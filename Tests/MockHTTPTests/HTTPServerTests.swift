@@ -29,6 +29,38 @@ final class HTTPServerTests: XCTestCase {
         server = nil
     }
 
+    /// MOCK_POLLER picks the backend of every server in this process (CI runs the suite with poll).
+    func testPollerFollowsTheEnvironment() {
+        let requested = ProcessInfo.processInfo.environment["MOCK_POLLER"].flatMap(PollerKind.init(rawValue:))
+        XCTAssertEqual(ServerConfiguration().poller, requested ?? PollerKind.available[0])
+        #if canImport(Darwin)
+        XCTAssertEqual(PollerKind.available, [.poll])
+        #else
+        XCTAssertEqual(PollerKind.available, [.epoll, .poll])
+        #endif
+    }
+
+    /// Each backend, whatever MOCK_POLLER says, with connections spread over four loops and kept
+    /// open together, then closed by the clients.
+    func testEveryPollerServesManyConnectionsAtOnce() throws {
+        for kind in PollerKind.available {
+            let server = try TestServer(responder: EchoResponder()) {
+                $0.poller = kind
+                $0.threads = 4
+            }
+            let clients = try (0..<40).map { _ in try server.connect() }
+            for round in 0..<3 {
+                for (index, client) in clients.enumerated() {
+                    client.send("GET /c\(index)/r\(round) HTTP/1.1\r\nHost: x\r\n\r\n")
+                }
+                for (index, client) in clients.enumerated() {
+                    XCTAssertEqual(try client.readResponse().text, "GET /c\(index)/r\(round)|0|", kind.rawValue)
+                }
+            }
+            XCTAssertEqual(server.server.connectionCount, 40, kind.rawValue)
+        }
+    }
+
     private func get(_ target: String, extra: String = "") -> String {
         "GET \(target) HTTP/1.1\r\nHost: test\r\n\(extra)\r\n"
     }

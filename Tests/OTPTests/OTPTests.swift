@@ -278,6 +278,17 @@ final class OTPTests: OTPTestCase {
         XCTAssertEqual(try readUser(Self.alexToken).text, before)
     }
 
+    func testAuthTokensCompareByteForByte() throws {
+        // The Kelvin sign (E2 84 AA) is canonically equivalent to K, but other bytes.
+        let token = "KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK"
+        let state = #"{"users":[{"user_id":"kkkkkkkkkkkkkkkkkkkkkkkk","e164_phone_number":"+15305550199","name":"K","#
+            + #""keyfile_password":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk","auth_tokens":["\#(token)"]}]}"#
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: state).status, 200)
+        XCTAssertEqual(try object(post("/api/user", "{}", token: token)).user?[string: "name"], "K")
+        let kelvin = "\u{212A}" + token.dropFirst()
+        assertError(try post("/api/user", "{}", token: kelvin), "invalid_auth_token", "Your auth token is invalid")
+    }
+
     func testAuthToken() throws {
         let invalid = [nil, "", "   ", "seed_token_alex_rivera_00000000", "SEED_TOKEN_ALEX_RIVERA_000000001",
                        "seed_token_alex_rivera_000000001x"]

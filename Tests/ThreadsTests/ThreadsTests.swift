@@ -121,6 +121,21 @@ final class ThreadsTests: XCTestCase, @unchecked Sendable {
                                        body: #"{"email":null,"password":true}"#), 400, "Email is required.")
     }
 
+    func testEmailsPasswordsAndTokensCompareByteForByte() throws {
+        // é composed (C3 A9) and decomposed (65 CC 81): canonically equivalent, other bytes.
+        XCTAssertEqual(try post("/api/signup", form: "email=jos%C3%A9@x.com&password=caf%C3%A9&fname=J&lname=C").status, 200)
+        XCTAssertEqual(try post("/api/signup", form: "email=jose%CC%81@x.com&password=cafe%CC%81&fname=J&lname=D").status, 200)
+        assertError(try post("/api/signup", form: "email=JOS%C3%89@X.COM&password=p&fname=J&lname=E"), 409, "Email already exists.")
+        assertError(try post("/api/login", form: "email=jos%C3%A9@x.com&password=cafe%CC%81"), 401, "Invalid email or password.")
+        XCTAssertEqual(try json(post("/api/login", form: "email=jose%CC%81@x.com&password=cafe%CC%81"))["user_lname"] as? String, "D")
+        // Every token's header part holds a K; the Kelvin sign (E2 84 AA) in its place is another token.
+        let token = try login()
+        let kelvin = token.replacingOccurrences(of: "K", with: "\u{212A}")
+        XCTAssertNotEqual(Array(kelvin.utf8), Array(token.utf8))
+        assertError(try get("/api/threads", token: kelvin), 401, "Invalid token.")
+        XCTAssertEqual(try get("/api/threads", token: token).status, 200)
+    }
+
     func testQueryIsNeverReadForFields() throws {
         assertError(try post("/api/login?email=a@a.com&password=test123", form: ""), 400, "Email is required.")
     }

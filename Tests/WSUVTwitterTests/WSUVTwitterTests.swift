@@ -409,7 +409,7 @@ final class WSUVTwitterTests: XCTestCase {
         assertUnauthorized(try post(path, ["username": "alice", "session_token": "bad", "tweet_id": "99999"]))
         assertUnauthorized(try post(path, ["username": "alice", "session_token": bob, "tweet_id": "3"]))
         assertUnauthorized(try post(path, ["username": "carol", "session_token": "0", "tweet_id": "5"]))
-        for id in ["abc", "-3", "5.0", "+5", " 5", "0", "99999", "99999999999999999999999", "٣"] {
+        for id in ["abc", "-3", "5.5", "0x5", "5e", "5 5", "0", "-0", "99999", "99999999999999999999999", "1e400", "٣"] {
             assertNotFound(try post(path, ["username": "alice", "session_token": alice, "tweet_id": id]))
         }
         assertError(try post(path, ["username": "alice", "session_token": alice, "tweet_id": "4"]), 403, "Forbidden")
@@ -418,6 +418,18 @@ final class WSUVTwitterTests: XCTestCase {
         XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi?date=2016-04-21%2017%3A05%3A43")), [])
         assertJSON(try post(path, ["username": "alice", "session_token": alice, "tweet_id": "16"]),
                    "{\"tweet_id\":\"16\",\"isdeleted\":1,\"tweet\":\"[deleted]\"}")
+    }
+
+    func testTweetIDIsComparedAsANumberAndEchoedAsSent() throws {
+        let alice = try login("alice", "wonderland")
+        // Alice's tweets are 3, 8, 12, 16 and 21.
+        for (sent, escaped) in [("3.0", "3.0"), (" 8", "%208"), ("12 ", "12%20"), ("+16", "%2B16"), ("21e0", "21e0"),
+                                ("\t.3e1\n", "%09.3e1%0A"), ("0008.", "0008.")] {
+            let response = try post("/del-tweet.cgi", "username=alice&session_token=\(alice)&tweet_id=\(escaped)")
+            assertJSON(response, #"{"tweet_id":"\#(sent.replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\n", with: "\\n"))","isdeleted":1,"tweet":"[deleted]"}"#)
+        }
+        XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi?date=2016-04-22")), [3, 8, 12, 16, 21])
+        assertError(try post("/del-tweet.cgi", "username=alice&session_token=\(alice)&tweet_id=5.0"), 403, "Forbidden")
     }
 
     // MARK: Methods and parameter sources
@@ -431,9 +443,8 @@ final class WSUVTwitterTests: XCTestCase {
         assertJSON(try server.request("DELETE", "/~cs458/cgi-bin/del-tweet.cgi?username=getter&session_token=\(token)&tweet_id=23"),
                    "{\"tweet_id\":\"23\",\"isdeleted\":1,\"tweet\":\"[deleted]\"}")
         assertJSON(try get("/~cs458/cgi-bin/login.cgi?username=getter&password=p%20w&action=logout"), "{\"session_token\":\"0\"}")
-        // A method nobody uses still runs the script.
-        assertJSON(try server.request("BREW", "/login.cgi?username=getter&password=p%20w"),
-                   "{\"session_token\":\"\(try XCTUnwrap(Self.token(get("/login.cgi?username=getter&password=p%20w"))))\"}")
+        // A method CGI.pm did not know still runs the script, with no parameters.
+        assertBadRequest(try server.request("BREW", "/login.cgi?username=getter&password=p%20w"))
     }
 
     func testBodyMethodsIgnoreTheQueryAndQueryMethodsIgnoreTheBody() throws {
@@ -480,21 +491,20 @@ final class WSUVTwitterTests: XCTestCase {
         assertBadRequest(try post("/login.cgi", json, type: "application/json; charset=utf-8"))
         assertBadRequest(try post("/login.cgi", "username=alice&password=wonderland", type: "text/plain"))
         XCTAssertEqual(try Self.tweetIDs(post("/get-tweets.cgi", "{\"date\":\"2016-04-21\"}", type: "application/json")), Array(1...22))
-        // No type at all is a form; the type is matched case-insensitively.
+        // No type at all is a form.
         XCTAssertEqual(try post("/login.cgi", "username=alice&password=wonderland", type: nil).status, 200)
-        XCTAssertEqual(try post("/login.cgi", "username=alice&password=wonderland",
-                                type: "Application/X-WWW-Form-URLEncoded;charset=UTF-8").status, 200)
 
         let boundary = "Boundary-7MA4YWxkTrZu0gW"
         let multipart = [
             "--\(boundary)", "Content-Disposition: form-data; name=\"username\"", "", "night owl",
-            "--\(boundary)", "Content-Disposition: form-data; name=\"password\"; filename=\"p.txt\"", "", "ignored",
             "--\(boundary)", "Content-Disposition: form-data; name=\"password\"", "", "hoot hoot",
+            "--\(boundary)", "Content-Disposition: form-data; name=\"password\"; filename=\"p.txt\"", "", "ignored",
             "--\(boundary)--", "",
         ].joined(separator: "\r\n")
         let response = try post("/login.cgi", multipart, type: "multipart/form-data; boundary=\(boundary)")
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(Self.token(response), try login("night owl", "hoot hoot"))
+        // A part without its blank line ends the reading (CGI.pm's malformed-multipart 400).
         assertBadRequest(try post("/login.cgi", "--x\r\nbroken", type: "multipart/form-data; boundary=x"))
     }
 
@@ -502,13 +512,97 @@ final class WSUVTwitterTests: XCTestCase {
         // The first of repeated names wins, even an empty one.
         XCTAssertEqual(try post("/login.cgi", "username=alice&password=wonderland&password=wrong").status, 200)
         assertBadRequest(try post("/login.cgi", "username=&username=alice&password=wonderland"))
-        assertBadRequest(try post("/login.cgi", "username=alice;password=wonderland"))
+        XCTAssertEqual(try post("/login.cgi", "username=alice;password=wonderland").status, 200)
         XCTAssertEqual(try post("/login.cgi", "us%65rname=alice&password&password=wonderland").status, 400)
         // A broken escape stays literal; invalid UTF-8 becomes U+FFFD.
         let odd = try XCTUnwrap(Self.token(post("/register.cgi", "username=100%zz%&password=%FF")))
         XCTAssertEqual(try XCTUnwrap(Self.token(post("/login.cgi", "username=100%25zz%25&password=%EF%BF%BD"))), odd)
         assertJSON(try post("/add-tweet.cgi", "username=100%25zz%25&session_token=\(odd)&tweet=caf%E9%20%C3%A9"),
                    "{\"tweet\":\"caf\u{FFFD} é\"}")
+    }
+
+    // MARK: Reading parameters as CGI.pm 4.55 did
+
+    /// One request exactly as written, on its own connection.
+    private func raw(_ request: String) throws -> ClientResponse {
+        let client = try server.connect()
+        client.send(request)
+        return try client.readResponse()
+    }
+
+    private func multipart(_ boundary: String, _ parts: [(disposition: String, content: String)], closed: Bool = true) -> String {
+        parts.map { "--\(boundary)\r\nContent-Disposition: form-data; \($0.disposition)\r\n\r\n\($0.content)\r\n" }.joined()
+            + (closed ? "--\(boundary)--\r\n" : "")
+    }
+
+    func testSemicolonsSeparateParametersLikeAmpersands() throws {
+        let token = try login("alice", "wonderland")
+        assertJSON(try post("/login.cgi", "username=alice;password=wonderland"), #"{"session_token":"\#(token)"}"#)
+        assertJSON(try get("/login.cgi?username=alice;password=wonderland"), #"{"session_token":"\#(token)"}"#)
+        assertJSON(try post("/add-tweet.cgi", "username=alice&session_token=\(token)&tweet=a;b"), #"{"tweet":"a"}"#)
+        XCTAssertEqual(try get("/get-tweets.cgi?date=2016-04-22").text,
+                       #"{"tweets":[{"tweet_id":23,"username":"alice","time_stamp":"2016-04-22 10:00:00","tweet":"a","isdeleted":0}]}"#)
+    }
+
+    func testPercentUEscapesAndSurrogatePairsAreDecoded() throws {
+        let token = try login("bob", "builder42")
+        // %u escapes in either case of hex, a surrogate pair, a lone surrogate (not UTF-8: U+FFFD for each
+        // of its three bytes), %U and a short %u kept literally, + as space, %2B as +.
+        let tweet = "%u0041%u00e9%u2615%uD83D%uDE00|%uD83D|%U0041|%u12|a+b%2Bc|%u003B"
+        assertJSON(try post("/add-tweet.cgi", "username=bob&session_token=\(token)&tweet=\(tweet)"),
+                   "{\"tweet\":\"Aé☕😀|\u{FFFD}\u{FFFD}\u{FFFD}|%U0041|%u12|a b+c|;\"}")
+        // Names are unescaped the same way.
+        assertJSON(try post("/login.cgi", "%u0075sername=bob&password=builder42"), #"{"session_token":"\#(token)"}"#)
+    }
+
+    func testContentTypesAreMatchedCaseSensitivelyAndByPrefix() throws {
+        let form = "username=alice&password=wonderland"
+        assertBadRequest(try post("/login.cgi", form, type: "Application/X-WWW-Form-Urlencoded"))
+        assertBadRequest(try post("/login.cgi", form, type: ""))
+        let token = try XCTUnwrap(Self.token(post("/login.cgi", form, type: "application/x-www-form-urlencodedfoo")))
+        XCTAssertEqual(token.utf8.count, 40)
+        let parts = multipart("b1", [("name=\"username\"", "alice"), ("name=\"password\"", "wonderland")])
+        assertBadRequest(try post("/login.cgi", parts, type: "Multipart/Form-Data; boundary=b1"))
+        assertJSON(try post("/login.cgi", parts, type: "multipart/form-datafoo; boundary=b1"), #"{"session_token":"\#(token)"}"#)
+        // An XForms submission: the query counts, the body does not; only the exact type is one.
+        assertJSON(try post("/login.cgi?\(form)", "<xml/>", type: "application/xml"), #"{"session_token":"\#(token)"}"#)
+        assertBadRequest(try post("/login.cgi?\(form)", form, type: "application/xml; charset=utf-8"))
+    }
+
+    func testPutMultipartChunkedBodiesAndUnknownMethodsReadNoParameters() throws {
+        let parts = multipart("b2", [("name=\"username\"", "alice"), ("name=\"password\"", "wonderland")])
+        let put = try server.request("PUT", "/login.cgi", headers: [("Content-Type", "multipart/form-data; boundary=b2")], body: parts)
+        assertBadRequest(put)
+        // PUT splits a multipart body like a form, so form text in it counts.
+        let formInside = try server.request("PUT", "/login.cgi", headers: [("Content-Type", "multipart/form-data; boundary=b2")],
+                                            body: "username=alice&password=wonderland")
+        XCTAssertEqual(formInside.status, 200)
+        let body = "username=alice&password=wonderland"
+        assertBadRequest(try raw("POST /login.cgi HTTP/1.1\r\nHost: x\r\nContent-Type: \(Self.formType)\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n\(String(body.utf8.count, radix: 16))\r\n\(body)\r\n0\r\n\r\n"))
+        assertBadRequest(try server.request("FOO", "/login.cgi?\(body)", headers: [("Content-Type", Self.formType)], body: body))
+    }
+
+    func testAMultipartFilePartHasItsFileNameAsValue() throws {
+        let parts = multipart("b3", [("name=\"username\"; filename=\"alice\"", "not read"),
+                                     ("name=\"password\"", "wonderland")])
+        let token = try login("alice", "wonderland")
+        assertJSON(try post("/login.cgi", parts, type: "multipart/form-data; boundary=b3"), #"{"session_token":"\#(token)"}"#)
+        // An empty file name is no file: the content is the value.
+        let empty = multipart("b3", [("name=\"username\"; filename=\"\"", "alice"), ("name=\"password\"", "wonderland")])
+        assertJSON(try post("/login.cgi", empty, type: "multipart/form-data; boundary=\"b3\""), #"{"session_token":"\#(token)"}"#)
+    }
+
+    func testMultipartWithoutBoundaryOrClosingBoundaryIsA500() throws {
+        let parts = [("name=\"username\"", "alice"), ("name=\"password\"", "wonderland")]
+        assertError(try post("/register.cgi", multipart("b4", parts), type: "multipart/form-data"), 500, "Internal Server Error")
+        assertError(try post("/register.cgi", multipart("b4", parts), type: "multipart/form-data; Boundary=b4"),
+                    500, "Internal Server Error")
+        let unclosed = multipart("b4", [("name=\"username\"", "newbie"), ("name=\"password\"", "pw")], closed: false)
+        assertError(try post("/register.cgi", unclosed, type: "multipart/form-data; boundary=b4"), 500, "Internal Server Error")
+        assertError(try post("/register.cgi", "--b4--\r\n", type: "multipart/form-data; boundary=b4"), 500, "Internal Server Error")
+        // The script died before registering anyone.
+        assertNotFound(try post("/login.cgi", "username=newbie&password=pw"))
     }
 
     // MARK: Time stamps

@@ -310,7 +310,7 @@ private struct Parser {
 }
 
 /// 0–15 for an ASCII hex digit of either case.
-func hexDigitValue(_ byte: UInt8) -> UInt8? {
+public func hexDigitValue(_ byte: UInt8) -> UInt8? {
     switch byte {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
     case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10

@@ -1,0 +1,57 @@
+#if canImport(Darwin)
+// What macOS does differently from Linux (PlatformLinux.swift); the rest is in Platform.swift.
+// scripts/check-darwin.sh type-checks this file on Linux against a stand-in Darwin module.
+import Darwin
+
+enum OS {
+    static let streamType = SOCK_STREAM
+    /// No MSG_NOSIGNAL on macOS: every socket gets SO_NOSIGPIPE instead (preventSIGPIPE).
+    static let sendFlags: Int32 = 0
+    static let shutWrite = SHUT_WR
+    /// macOS silently caps the backlog at kern.ipc.somaxconn (128 unless raised with sysctl).
+    static let listenBacklog = SOMAXCONN
+    /// setrlimit refuses a soft open-files limit above OPEN_MAX, even under an unlimited hard one.
+    static let openFilesCeiling = rlim_t(OPEN_MAX)
+    /// No epoll on macOS.
+    static let pollers: [PollerKind] = [.poll]
+
+    static func makePoller(_ kind: PollerKind) -> any Poller {
+        PollPoller()
+    }
+
+    static func openFilesLimit() -> rlimit? {
+        var limit = rlimit()
+        return getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit : nil
+    }
+
+    static func setOpenFilesLimit(_ limit: rlimit) -> Bool {
+        var limit = limit
+        return setrlimit(RLIMIT_NOFILE, &limit) == 0
+    }
+
+    /// No accept4 on macOS: the flags are set one call at a time.
+    static func acceptNonBlocking(_ listener: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: inout socklen_t) -> Int32 {
+        let fd = accept(listener, address, &length)
+        guard fd >= 0 else { return fd }
+        Sys.setNonBlocking(fd)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        preventSIGPIPE(fd)
+        return fd
+    }
+
+    static func preventSIGPIPE(_ fd: Int32) {
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    static func close(_ fd: Int32) {
+        _ = Darwin.close(fd)
+    }
+
+    /// fsync on macOS stops at the drive's cache; F_FULLFSYNC reaches the medium. Some file systems
+    /// (network, FAT) refuse F_FULLFSYNC: fsync is the best they offer.
+    static func fullSync(_ fd: Int32) -> Bool {
+        fcntl(fd, F_FULLFSYNC) != -1 || fsync(fd) == 0
+    }
+}
+#endif

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+// What Linux does differently from macOS (PlatformDarwin.swift); the rest is in Platform.swift.
+import CPlatform
+import Glibc
+
+enum OS {
+    static let streamType = Int32(SOCK_STREAM.rawValue)
+    /// MSG_NOSIGNAL on every send: a client gone away must not raise SIGPIPE.
+    static let sendFlags = Int32(MSG_NOSIGNAL)
+    static let shutWrite = Int32(SHUT_WR)
+    /// The kernel caps it at net.core.somaxconn (4096 on current kernels).
+    static let listenBacklog: Int32 = 4096
+    static let openFilesCeiling = rlim_t.max
+    static let pollers: [PollerKind] = [.epoll, .poll]
+
+    static func makePoller(_ kind: PollerKind) -> any Poller {
+        kind == .epoll ? EpollPoller() : PollPoller()
+    }
+
+    static func openFilesLimit() -> rlimit? {
+        var limit = rlimit()
+        return getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? limit : nil
+    }
+
+    static func setOpenFilesLimit(_ limit: rlimit) -> Bool {
+        var limit = limit
+        return setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
+    }
+
+    /// accept4: non-blocking and close-on-exec in the same call.
+    static func acceptNonBlocking(_ listener: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: inout socklen_t) -> Int32 {
+        mock_accept_nonblocking(listener, address, &length)
+    }
+
+    /// Nothing to do: sendFlags keeps SIGPIPE away.
+    static func preventSIGPIPE(_ fd: Int32) {}
+
+    static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    /// Linux's fsync flushes the drive's write cache too.
+    static func fullSync(_ fd: Int32) -> Bool {
+        fsync(fd) == 0
+    }
+}
+
+/// Level-triggered epoll.
+final class EpollPoller: Poller {
+    private let epfd: Int32
+    private var events = [epoll_event](repeating: epoll_event(), count: 512)
+
+    init() {
+        epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
+    }
+
+    deinit { Sys.close(epfd) }
+
+    var wakesOneLoopPerConnection: Bool { true }
+
+    private func mask(readable: Bool, writable: Bool) -> UInt32 {
+        (readable ? EPOLLIN.rawValue | EPOLLRDHUP.rawValue : 0) | (writable ? EPOLLOUT.rawValue : 0)
+    }
+
+    /// Listening sockets are shared by every loop; only one loop is woken per connection.
+    func addListener(_ fd: Int32) {
+        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue, data: epoll_data_t(fd: fd))
+        _ = epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event)
+    }
+
+    func add(_ fd: Int32, readable: Bool, writable: Bool) {
+        var event = epoll_event(events: mask(readable: readable, writable: writable), data: epoll_data_t(fd: fd))
+        _ = epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event)
+    }
+
+    func modify(_ fd: Int32, readable: Bool, writable: Bool) {
+        var event = epoll_event(events: mask(readable: readable, writable: writable), data: epoll_data_t(fd: fd))
+        _ = epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    func remove(_ fd: Int32) {
+        var event = epoll_event()
+        _ = epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &event)
+    }
+
+    func wait(timeoutMilliseconds: Int32, _ body: (PollEvent) -> Void) {
+        let count = events.withUnsafeMutableBufferPointer {
+            epoll_wait(epfd, $0.baseAddress, Int32($0.count), timeoutMilliseconds)
+        }
+        guard count > 0 else { return }
+        for index in 0..<Int(count) {
+            let event = events[index]
+            let bits = event.events
+            body(PollEvent(fd: event.data.fd,
+                           readable: bits & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
+                           writable: bits & EPOLLOUT.rawValue != 0,
+                           hangup: bits & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0))
+        }
+    }
+}
+#endif

@@ -1,0 +1,80 @@
+import MockHTTP
+
+/// Query strings and form bodies as CGI.pm 4.55 split and unescaped them (`parse_params` and
+/// `CGI::Util::unescape`), which differs from the forms of the other APIs: `;` separates pairs like
+/// `&`, and `%uXXXX` escapes are decoded.
+enum CGIForm {
+    /// The pairs in order, repeats kept. Empty pieces are skipped; a piece splits at its first `=`
+    /// (none: the value is empty).
+    static func pairs(_ bytes: some Collection<UInt8>) -> [(name: [UInt8], value: [UInt8])] {
+        Array(bytes).split { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ";") }.map { piece in
+            guard let equals = piece.firstIndex(of: UInt8(ascii: "=")) else { return (unescape(piece), []) }
+            return (unescape(piece[..<equals]), unescape(piece[(equals + 1)...]))
+        }
+    }
+
+    /// `+` is a space; `%uD83D%uDE00` (a surrogate pair), `%XX` and `%uXXXX` are decoded, in that
+    /// order of preference, to UTF-8 bytes; anything else after a `%` stays as written.
+    static func unescape(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "+") {
+                out.append(UInt8(ascii: " "))
+                i += 1
+            } else if byte != UInt8(ascii: "%") {
+                out.append(byte)
+                i += 1
+            } else if let high = unicodeEscape(bytes, at: i), (0xD800...0xDBFF).contains(high),
+                      let low = unicodeEscape(bytes, at: i + 6), (0xDC00...0xDFFF).contains(low) {
+                appendUTF8(0x10000 + (high - 0xD800) << 10 + (low - 0xDC00), to: &out)
+                i += 12
+            } else if let value = hexValue(bytes, from: i + 1, count: 2) {
+                out.append(UInt8(value))
+                i += 3
+            } else if let value = unicodeEscape(bytes, at: i) {
+                appendUTF8(value, to: &out)
+                i += 6
+            } else {
+                out.append(byte)
+                i += 1
+            }
+        }
+        return out
+    }
+
+    /// The value of `%uXXXX` starting at `index`.
+    private static func unicodeEscape(_ bytes: ArraySlice<UInt8>, at index: Int) -> UInt32? {
+        guard index + 6 <= bytes.endIndex, bytes[index] == UInt8(ascii: "%"), bytes[index + 1] == UInt8(ascii: "u")
+        else { return nil }
+        return hexValue(bytes, from: index + 2, count: 4)
+    }
+
+    private static func hexValue(_ bytes: ArraySlice<UInt8>, from start: Int, count: Int) -> UInt32? {
+        guard start + count <= bytes.endIndex else { return nil }
+        var value: UInt32 = 0
+        for byte in bytes[start..<(start + count)] {
+            guard let digit = hexDigitValue(byte) else { return nil }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// Perl's `utf8::encode(chr $n)`: a lone surrogate becomes the three bytes of its number, which
+    /// are not UTF-8 and so read as U+FFFD later, like any invalid sequence.
+    private static func appendUTF8(_ value: UInt32, to out: inout [UInt8]) {
+        switch value {
+        case ..<0x80:
+            out.append(UInt8(value))
+        case ..<0x800:
+            out += [UInt8(0xC0 | value >> 6), UInt8(0x80 | value & 0x3F)]
+        case ..<0x10000:
+            out += [UInt8(0xE0 | value >> 12), UInt8(0x80 | value >> 6 & 0x3F), UInt8(0x80 | value & 0x3F)]
+        default:
+            out += [UInt8(0xF0 | value >> 18), UInt8(0x80 | value >> 12 & 0x3F), UInt8(0x80 | value >> 6 & 0x3F),
+                    UInt8(0x80 | value & 0x3F)]
+        }
+    }
+}
