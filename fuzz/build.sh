@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 root=..
 http="$root/Sources/MockHTTP"
 parsers="$http/RequestParser.swift $http/Message.swift $http/Body/FormDecoding.swift $http/Body/Multipart.swift
-         $http/JSON/JSONParser.swift $http/JSON/JSONValue.swift $http/JSON/JSONWriter.swift $http/JSON/OrderedJSON.swift"
+         $http/JSON/JSONParser.swift $http/JSON/JSONValue.swift $http/JSON/JSONWriter.swift $http/JSON/OrderedJSON.swift $http/UTF8Text.swift"
 targets=${*:-"request chunked form multipart json"}
 mkdir -p .build
 for target in $targets; do

@@ -55,6 +55,35 @@ public enum CSE118Error: HTTPStatusError, Equatable {
         }
     }
 
+    public func explanation(for request: Request) -> String {
+        switch self {
+        case .invalidJSON: return ErrorReason.arrived(in: request, reads: .json)
+        case let .validation(problems):
+            let missing = problems.first { $0.errorCode.hasPrefix("required.") }
+            if let missing, missing.path.hasPrefix("/body/") {
+                return ErrorReason.missingField(String(missing.path.dropFirst(6)), in: request, reads: .json)
+            }
+            return message + "; " + ErrorReason.arrived(in: request, reads: .json)
+        case .invalidCredentials: return ErrorReason.badCredentials
+        case .authorizationRequired: return ErrorReason.authorization(request)
+        case .invalidToken:
+            let value = request.headers["Authorization"] ?? ""
+            if !value.lowercased().hasPrefix("bearer ") { return ErrorReason.authorization(request) }
+            return ErrorReason.unknownToken
+        case .ownerOnly: return ErrorReason.notYours("that workspace") + " (only its owner may do that)"
+        case .posterOrOwnerOnly: return ErrorReason.notYours("that message") + " (only its poster or the workspace owner may delete it)"
+        case .workspaceNotFound: return "no such workspace among yours (not a member, wrong id, or deleted)"
+        case .channelNotFound: return "no such channel in your workspaces (wrong id, or deleted)"
+        case .messageNotFound: return "no such message in your workspaces (wrong id, or deleted)"
+        case .memberNotFound: return "no such member id"
+        case .memberNotInWorkspace: return "that member is not in the workspace"
+        case .methodNotAllowed: return "this path does not take \(request.method)"
+        case .memberOwnsWorkspace: return "that member owns the workspace already"
+        case .memberAlreadyInWorkspace: return "that member is in the workspace already"
+        case .serviceUnavailable: return "injected fault"
+        }
+    }
+
     public static func methodNotAllowed(_ request: Request) -> Response {
         methodNotAllowed.response
     }

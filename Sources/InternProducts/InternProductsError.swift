@@ -33,6 +33,18 @@ public enum InternProductsError: HTTPStatusError {
         }
     }
 
+    public func explanation(for request: Request) -> String {
+        switch self {
+        case let .missingParameter(name): return ErrorReason.missingField(name, in: request, reads: .query)
+        case .noSuchUser: return "no such username; the seeded accounts are on the index page (GET /)"
+        case .wrongPassword: return "wrong password for that username"
+        case .usernameUsed: return "that username is taken; log in instead"
+        case .invalidToken: return "loginToken: " + ErrorReason.unknownToken
+        case .methodNotAllowed: return "this path takes GET only"
+        case .serviceUnavailable: return "injected fault"
+        }
+    }
+
     public static func methodNotAllowed(_ request: Request) -> Response {
         methodNotAllowed(request.method).response
     }

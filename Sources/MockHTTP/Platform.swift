@@ -1,7 +1,7 @@
 // The POSIX calls the server makes, written once for both systems. What differs between Linux and
 // macOS is in PlatformLinux.swift and PlatformDarwin.swift (`OS`), one file per system.
 // No Foundation here (on Linux it re-exports Glibc): scripts/check-darwin.sh compiles this file,
-// Poller.swift, Signals.swift and PlatformDarwin.swift against a stand-in Darwin module.
+// Poller.swift and PlatformDarwin.swift against a stand-in Darwin module.
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -357,6 +357,36 @@ enum Sys {
         setNonBlocking(ends[0])
         setNonBlocking(ends[1])
         return (ends[0], ends[1])
+    }
+
+    /// The write end of the pipe that SIGINT and SIGTERM go to.
+    nonisolated(unsafe) private static var terminationPipe: Int32 = -1
+
+    /// Makes SIGINT and SIGTERM write their number to a pipe instead of ending the process; returns
+    /// the read end (nil when no pipe could be made).
+    static func redirectTerminationSignals() -> Int32? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        terminationPipe = ends[1]
+        for number in [SIGINT, SIGTERM] {
+            // Only async-signal-safe work in the handler: one write.
+            signal(number) { received in
+                var byte = UInt8(truncatingIfNeeded: received)
+                _ = write(Sys.terminationPipe, &byte, 1)
+            }
+        }
+        return ends[0]
+    }
+
+    /// One byte from a blocking descriptor; nil at its end or on an error.
+    static func readByte(_ fd: Int32) -> UInt8? {
+        var byte: UInt8 = 0
+        while true {
+            let count = read(fd, &byte, 1)
+            if count == 1 { return byte }
+            if count < 0 && errno == EINTR { continue }
+            return nil
+        }
     }
 
     /// Makes the wake pipe readable (recv and send work on sockets only).

@@ -213,18 +213,13 @@ struct RequestParser {
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, parts[0].allSatisfy(isTokenByte) else {
             return bad("Malformed request line.")
         }
-        let versionMinor: Int
-        let version = parts[2]
-        if version.elementsEqual("HTTP/1.1".utf8) {
-            versionMinor = 1
-        } else if version.elementsEqual("HTTP/1.0".utf8) {
-            versionMinor = 0
-        } else if isVersionSyntax(Array(version)) {
-            return bad("HTTP version not supported: only HTTP/1.0 and HTTP/1.1 are.", 505)
-        } else {
-            return bad("Malformed HTTP version in the request line.")
-        }
-        guard parts[1].allSatisfy({ $0 > 32 && $0 != 127 }), let target = String(validUTF8: parts[1]) else {
+        let version = Array(parts[2])
+        guard isVersionSyntax(version) else { return bad("Malformed HTTP version in the request line.") }
+        // RFC 9112 §2.3: a later 1.x minor version is served as the highest one we speak.
+        guard version[5] == 49 else { return bad("HTTP version not supported: only HTTP/1.x is.", 505) }
+        let versionMinor = version[7] == 48 ? 0 : 1
+        guard parts[1].allSatisfy({ $0 > 32 && $0 != 127 }), let sentTarget = String(validUTF8: parts[1]),
+              let target = originForm(of: sentTarget) else {
             return bad("Malformed request target.")
         }
 
@@ -243,6 +238,11 @@ struct RequestParser {
             }
             headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
         }
+
+        // RFC 9112 §3.2: a server cannot tell which host an HTTP/1.1 request without one, or with two, is for.
+        let hosts = headers.values("Host").count
+        if hosts > 1 { return bad("More than one Host header field.") }
+        if hosts == 0 && versionMinor == 1 { return bad("HTTP/1.1 request without a Host header field.") }
 
         var framing = Framing.none
         let lengths = headers.values("Content-Length")
@@ -276,14 +276,32 @@ struct RequestParser {
 
         let connection = headers.values("Connection").flatMap { $0.split(separator: ",") }
             .map { String($0).trimmingASCIIWhitespace() }
+        // RFC 9112 §6.1: HTTP/1.0 did not have chunked framing, so the connection cannot be trusted after one.
         let keepAlive = versionMinor == 1
             ? !connection.contains { $0.caseInsensitiveEquals("close") }
-            : connection.contains { $0.caseInsensitiveEquals("keep-alive") }
+            : connection.contains { $0.caseInsensitiveEquals("keep-alive") } && encodings.isEmpty
 
         let head = RequestHead(method: String(decoding: parts[0], as: UTF8.self), target: target,
                                versionMinor: versionMinor, headers: headers, keepAlive: keepAlive,
                                expectsContinue: expectsContinue)
         return .success((head, framing))
+    }
+
+    /// The path and query of the target: an absolute-form target (`http://host/path?q`, RFC 9112
+    /// §3.2.2) is served as its origin form (`/path?q`); nil for an absolute form without a host.
+    private func originForm(of target: String) -> String? {
+        guard !target.hasPrefix("/") else { return target }
+        let utf8 = target.utf8
+        guard let colon = utf8.firstIndex(of: 58) else { return target }
+        let scheme = String(target[..<colon])
+        guard scheme.caseInsensitiveEquals("http") || scheme.caseInsensitiveEquals("https"),
+              target[colon...].hasPrefix("://") else { return target }
+        let authorityStart = utf8.index(colon, offsetBy: 3)
+        let rest = target[authorityStart...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        guard authorityEnd > authorityStart else { return nil }
+        let pathAndQuery = rest[authorityEnd...]
+        return pathAndQuery.hasPrefix("/") ? String(pathAndQuery) : "/" + pathAndQuery
     }
 
     private func isVersionSyntax(_ bytes: [UInt8]) -> Bool {
@@ -358,17 +376,21 @@ struct RequestParser {
                     if bytes + end - start > limits.maxHeaderBlock { return .failure(trailersTooLarge) }
                     lineEnd = end
                 }
-                let length = lineEnd - start
+                let line = buffer[start..<lineEnd]
                 start = lineEnd + 2
-                if length == 0 {
+                if line.isEmpty {
                     finishRequest()
                     return .request(head, body)
                 }
-                // Trailer fields are read and discarded; none of the APIs uses them.
+                // Trailer fields are read and discarded (none of the APIs uses them), but must be fields.
+                guard let colon = line.firstIndex(of: 58), colon > line.startIndex,
+                      line[..<colon].allSatisfy(isTokenByte) else {
+                    return .failure(ParseFailure(status: 400, message: "Malformed trailer field."))
+                }
                 if count + 1 > limits.maxHeaderCount {
                     return .failure(ParseFailure(status: 431, message: "Too many trailer fields."))
                 }
-                phase = .trailers(count: count + 1, bytes: bytes + length)
+                phase = .trailers(count: count + 1, bytes: bytes + line.count)
             }
         }
     }

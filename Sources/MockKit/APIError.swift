@@ -5,6 +5,9 @@ import MockHTTP
 public protocol APIError: Error {
     /// The answer to this error.
     var response: Response { get }
+    /// Why it happened, in one line for the console and the journal, never for the client
+    /// (docs/admin.md#why-a-request-failed; each API's page lists its reasons).
+    func explanation(for request: Request) -> String
     /// The answer to a fault injected with this status (docs/admin.md#faults-and-latency).
     static func injectedFault(status: Int) -> Response
     /// The answer to a method the path does not serve (the `Allow` header is added).
@@ -15,7 +18,11 @@ public protocol APIError: Error {
 @inlinable
 public func endpoint<Failure: APIError>(_ body: @escaping @Sendable (Request) throws(Failure) -> Response) -> Handler {
     { request in
-        do throws(Failure) { return try body(request) } catch { return error.response }
+        do throws(Failure) { return try body(request) } catch {
+            var response = error.response
+            response.explanation = error.explanation(for: request)
+            return response
+        }
     }
 }
 

@@ -50,6 +50,28 @@ public enum OTPError: APIError, Equatable {
     }
 
     /// Status 200 whatever was configured, like every answer of this API (docs/admin.md#faults-and-latency).
+    public func explanation(for request: Request) -> String {
+        switch self {
+        case .invalidRequest: return ErrorReason.arrived(in: request, reads: .json)
+        case let .notAString(field): return "`\(field)` must be a JSON string; " + ErrorReason.arrived(in: request, reads: .json)
+        case .invalidPhoneNumber:
+            let field = request.path.hasSuffix("verify_code") ? "e164_phone_number" : "phone_number"
+            return "`\(field)` missing or not a US number such as +15305550100; " + ErrorReason.arrived(in: request, reads: .json)
+        case .incorrectCode: return "wrong code, or no code sent to that number (codes are printed on the console "
+            + "and listed at GET /_mock/otp/outbox)"
+        case .codeExpired: return "the code expired or was tried too often: send a new one"
+        case .invalidAuthToken:
+            guard let token = request.headers["x-authtoken"], !token.isEmpty else {
+                return "x-authtoken header missing; send the auth_token from /api/verify_code"
+            }
+            return ErrorReason.unknownToken
+        case .invalidName: return "`name` must be a string of at most 64 characters"
+        case .invalidAccounts: return "`accounts` must be a list of objects with string name, ID and amount"
+        case .methodNotAllowed: return "this path takes POST only"
+        case .serverError: return "injected fault"
+        }
+    }
+
     public static func injectedFault(status: Int) -> Response {
         serverError.response
     }

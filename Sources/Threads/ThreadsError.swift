@@ -5,7 +5,7 @@ import MockKit
 /// The body is always `{"status":"error","message":"…"}`.
 public enum ThreadsError: HTTPStatusError {
     case invalidJSON
-    case missingField(String)
+    case missingField(name: String, message: String)
     case badCredentials
     case tokenNotFound
     case invalidToken
@@ -33,7 +33,7 @@ public enum ThreadsError: HTTPStatusError {
     var message: String {
         switch self {
         case .invalidJSON: return "Invalid JSON body."
-        case let .missingField(text): return text
+        case let .missingField(_, message): return message
         case .badCredentials: return "Invalid email or password."
         case .tokenNotFound: return "Token not found."
         case .invalidToken: return "Invalid token."
@@ -45,6 +45,24 @@ public enum ThreadsError: HTTPStatusError {
         case .methodNotAllowed: return "Method not allowed."
         case .emailExists: return "Email already exists."
         case .serviceUnavailable: return "Service unavailable."
+        }
+    }
+
+    public func explanation(for request: Request) -> String {
+        switch self {
+        case .invalidJSON: return ErrorReason.arrived(in: request, reads: .anyBody)
+        case let .missingField(name, _): return ErrorReason.missingField(name, in: request, reads: .anyBody)
+        case .badCredentials: return ErrorReason.badCredentials
+        case .tokenNotFound: return ErrorReason.authorization(request, expected: "BEARER <token>")
+        case .invalidToken: return ErrorReason.unknownToken
+        case .expiredToken: return ErrorReason.expiredToken
+        case .notYourThread: return ErrorReason.notYours("thread \(request[parameter: "thread_id"] ?? "?")")
+        case .notYourMessage: return ErrorReason.notYours("message \(request[parameter: "message_id"] ?? "?")")
+        case .threadNotFound: return "no such thread (never created, or deleted)"
+        case .messageNotFound: return "no such message (never created, or deleted)"
+        case .methodNotAllowed: return "this path does not take \(request.method)"
+        case .emailExists: return "an account with that email exists already; log in instead"
+        case .serviceUnavailable: return "injected fault"
         }
     }
 

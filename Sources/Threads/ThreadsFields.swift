@@ -54,7 +54,7 @@ struct ThreadsFields {
     /// The value of a field, or the field's 400 when it is absent, empty or only whitespace.
     func required(_ name: String, else error: String) throws(ThreadsError) -> String {
         guard let value = values[name], value.contains(where: { !$0.isWhitespace }) else {
-            throw .missingField(error)
+            throw .missingField(name: name, message: error)
         }
         return value
     }

@@ -39,6 +39,38 @@ public enum WSUVError: APIError {
         response(status: 405)
     }
 
+    public func explanation(for request: Request) -> String {
+        switch self {
+        case .badRequest: return Self.badRequestReason(request)
+        case .unauthorized: return "wrong password, or a session_token that is not the user's live one (each login.cgi logout "
+            + "ends it; tokens are forgotten at restart and at reset): log in again"
+        case .notYourTweet: return ErrorReason.notYours("that tweet")
+        case .noSuchUser: return "no such user (the seeded accounts are on the index page, GET /)"
+        case .noSuchTweet: return "no such tweet_id"
+        case .userExists: return "that username is taken; log in instead"
+        case .queryFailed: return "the date parameter holds a NUL byte, which broke the SQL statement"
+        }
+    }
+
+    /// The parameters the script needs and does not have, and where the scripts read them.
+    private static func badRequestReason(_ request: Request) -> String {
+        let script = request.path.split(separator: "/").last.map(String.init) ?? ""
+        let parameters = WSUVParameters(request)
+        let source: FieldSource = ["POST", "PUT", "PATCH"].contains(request.method) ? .form : .query
+        let missing = (requiredParameters[script] ?? []).filter { parameters[$0] == nil }
+        guard let first = missing.first else {
+            return "action must be login or logout, got `\(parameters["action"] ?? "")`"
+        }
+        return ErrorReason.missingField(first, in: request, reads: source)
+    }
+
+    private static let requiredParameters = [
+        "register.cgi": ["username", "password"],
+        "login.cgi": ["username", "password"],
+        "add-tweet.cgi": ["username", "session_token", "tweet"],
+        "del-tweet.cgi": ["username", "session_token", "tweet_id"],
+    ]
+
     /// Any status in this format, with the scripts' phrase where they had their own
     /// (`409 Conflict User Exists`, `503 Database Unavailable`): also the injected faults.
     private static func response(status: Int) -> Response {

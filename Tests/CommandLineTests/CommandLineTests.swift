@@ -127,7 +127,7 @@ final class CommandLineTests: XCTestCase {
         for kind in PollerKind.available {
             let (server, port) = try startServer(["--poller", kind.rawValue, "--only", "otp"])
             let client = try BlockingClient(port: port)
-            client.send("GET /_mock/health HTTP/1.1\r\n\r\n")
+            client.send("GET /_mock/health HTTP/1.1\r\nHost: test\r\n\r\n")
             XCTAssertEqual(try client.readResponse().status, 200, kind.rawValue)
             server.process.terminate()
             XCTAssertEqual(server.waitForExit(), 0)
@@ -198,7 +198,7 @@ final class CommandLineTests: XCTestCase {
                     for index in 0... {
                         let email = "r\(round)w\(writer)n\(index)@kill.test"
                         guard let client = try? BlockingClient(port: port, timeout: 5) else { return }
-                        client.send("POST /api/signup HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                        client.send("POST /api/signup HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                             + "Content-Length: \(33 + email.utf8.count)\r\n\r\nemail=\(email)&password=p&fname=K&lname=L")
                         guard let response = try? client.readResponse(), response.status == 200 else { return }
                         answered.withLock { $0.append(email) }
@@ -214,7 +214,7 @@ final class CommandLineTests: XCTestCase {
         }
         let (survivor, port) = try startServer(["--state", file.path, "--only", "threads", "--quiet"])
         let client = try BlockingClient(port: port)
-        client.send("GET /_mock/state/threads HTTP/1.1\r\n\r\n")
+        client.send("GET /_mock/state/threads HTTP/1.1\r\nHost: test\r\n\r\n")
         let state = try client.readResponse().text
         let lost = acknowledged.filter { !state.contains("\"email\":\"\($0)\"") }
         XCTAssertEqual(lost, [], "acknowledged sign-ups lost")
@@ -232,7 +232,7 @@ final class CommandLineTests: XCTestCase {
     func testQuietAndJSONLog() throws {
         let (quiet, quietPort) = try startServer(["--quiet"])
         let client = try BlockingClient(port: quietPort)
-        client.send("GET /nothing HTTP/1.1\r\n\r\n")
+        client.send("GET /nothing HTTP/1.1\r\nHost: test\r\n\r\n")
         _ = try client.readResponse()
         quiet.process.terminate()
         XCTAssertEqual(quiet.waitForExit(), 0)
@@ -240,7 +240,7 @@ final class CommandLineTests: XCTestCase {
 
         let (json, jsonPort) = try startServer([], environment: ["MOCK_LOG_FORMAT": "json"])
         let second = try BlockingClient(port: jsonPort)
-        second.send("GET /nothing HTTP/1.1\r\n\r\n")
+        second.send("GET /nothing HTTP/1.1\r\nHost: test\r\n\r\n")
         _ = try second.readResponse()
         XCTAssertTrue(json.waitForOutput(#""method":"GET","path":"/nothing","status":404,"#), json.standardOutput)
         json.process.terminate()

@@ -59,11 +59,91 @@ final class ReasonTests: XCTestCase {
         XCTAssertTrue(try journalEntry()["reason"] is NSNull)
     }
 
+    // MARK: Each API's own errors (their docs/apis pages list them)
+
+    func testThreadsReasons() throws {
+        let unknownToken = "this server never issued that token or has forgotten it (tokens are forgotten at restart and at reset): log in again"
+        try assertReason("POST", "/api/login", body: "email=a@a.com", type: "application/x-www-form-urlencoded",
+                         #"{"status":"error","message":"Password is required."}"#,
+                         "required field `password` missing; the body had form fields `email` (Content-Type: application/x-www-form-urlencoded)")
+        try assertReason("POST", "/api/login", body: #"{"email":"#, type: "application/json",
+                         #"{"status":"error","message":"Invalid JSON body."}"#,
+                         "the body is not valid JSON (Content-Type: application/json)")
+        try assertReason("GET", "/api/threads", #"{"status":"error","message":"Token not found."}"#,
+                         "Authorization header missing; send `Authorization: BEARER <token>` with the token from logging in")
+        try assertReason("GET", "/api/threads", headers: [("Authorization", "Token abc")], #"{"status":"error","message":"Token not found."}"#,
+                         "Authorization header malformed: expected `BEARER <token>`, got `Token abc`")
+        try assertReason("GET", "/api/threads", headers: [("Authorization", "Bearer forgotten")],
+                         #"{"status":"error","message":"Invalid token."}"#, unknownToken)
+        let login = try server.request("POST", "/api/login", body: "email=b@b.com&password=test123")
+        let token = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(login.body)) as? [String: Any])?["token"] as? String)
+        try assertReason("POST", "/api/thread/delete/1", headers: [("Authorization", "Bearer \(token)")],
+                         #"{"status":"error","message":"You can only delete your own threads."}"#,
+                         "thread 1 belongs to another user")
+        _ = try server.request("POST", "/_mock/reset")
+        try assertReason("GET", "/api/threads", headers: [("Authorization", "Bearer \(token)")],
+                         #"{"status":"error","message":"Invalid token."}"#, unknownToken)
+    }
+
+    func testWSUVReasonsSayWhereTheScriptsReadParameters() throws {
+        try assertReason("POST", "/cgi-bin/login.cgi", body: #"{"username":"alice","password":"wonderland"}"#, type: "application/json", "",
+                         "required field `username` missing; the body had JSON fields `username`, `password` (Content-Type: application/json), "
+                         + "but this endpoint reads form fields (Content-Type: application/x-www-form-urlencoded)")
+        try assertReason("GET", "/cgi-bin/add-tweet.cgi?username=alice&session_token=x", "",
+                         "required field `tweet` missing; the query string had `username`, `session_token`")
+        try assertReason("POST", "/cgi-bin/login.cgi", body: "username=alice&password=wonderland&action=quit", "",
+                         "action must be login or logout, got `quit`")
+    }
+
+    func testInternProductsReasonsPointAtTheQueryString() throws {
+        try assertReason("GET", "/login?username=admin", #"{"status":"FAILED","message":"Missing parameter: password"}"#,
+                         "required field `password` missing; the query string had `username`")
+        try assertReason("GET", "/products?loginToken=stale", #"{"status":"FAILED","message":"Invalid login token"}"#,
+                         "loginToken: this server never issued that token or has forgotten it (tokens are forgotten at restart and at reset): log in again")
+    }
+
+    func testCSE118ReasonsTellFormFromJSON() throws {
+        try assertReason("POST", "/api/v2/login", body: "email=a&password=b", type: "application/x-www-form-urlencoded",
+                         nil, "the body had form fields `email`, `password` (Content-Type: application/x-www-form-urlencoded), "
+                         + "but this endpoint reads a JSON object (Content-Type: application/json)")
+        try assertReason("POST", "/api/v2/login", body: #"{"email":"a@b.c"}"#, type: "application/json", nil,
+                         "required field `password` missing; the body had JSON fields `email` (Content-Type: application/json)")
+        try assertReason("GET", "/api/v2/workspace", headers: [("Authorization", "Basic eDp5")],
+                         #"{"message":"Invalid access token","status":403}"#,
+                         "Authorization header malformed: expected `Bearer <token>`, got `Basic eDp5`")
+    }
+
+    func testOTPReasonsExplainItsTwoHundredErrors() throws {
+        try assertReason("POST", "/api/send_verification_code", body: "phone_number=5305550100",
+                         type: "application/x-www-form-urlencoded", nil,
+                         "the body had form fields `phone_number` (Content-Type: application/x-www-form-urlencoded), "
+                         + "but this endpoint reads a JSON object (Content-Type: application/json)")
+        try assertReason("POST", "/api/user", body: "{}", nil, "x-authtoken header missing; send the auth_token from /api/verify_code")
+    }
+
     // MARK: Helpers
 
+    /// One request on its own connection: the body is exactly `body` (nil: not checked), and the
+    /// console line and the journal entry carry `reason`.
+    private func assertReason(_ method: String, _ target: String, headers: [(String, String)] = [], body: String = "",
+                              type: String? = nil, _ expectedBody: String?, _ reason: String,
+                              file: StaticString = #filePath, line: UInt = #line) throws {
+        let marker = "X-Test-Marker"
+        let id = UUID().uuidString
+        var fields = headers + [(marker, id)]
+        if let type { fields.append(("Content-Type", type)) }
+        let linesBefore = console.all.count
+        let response = try server.request(method, target, headers: fields, body: body)
+        if let expectedBody { XCTAssertEqual(response.text, expectedBody, "the body stays the API's own", file: file, line: line) }
+        XCTAssertEqual(try reasonLogged(for: target, skipping: linesBefore), reason, file: file, line: line)
+        let entry = try journalEntry()
+        XCTAssertEqual((entry["request_headers"] as? [String: String])?[marker.lowercased()], id, file: file, line: line)
+        XCTAssertEqual(entry["reason"] as? String, reason, file: file, line: line)
+    }
+
     /// The text in parentheses at the end of the console line of the last request to `target`.
-    private func reasonLogged(for target: String) throws -> String? {
-        let line = try console.waitForLine(containing: " \(target) ")
+    private func reasonLogged(for target: String, skipping: Int = 0) throws -> String? {
+        let line = try console.waitForLine(containing: " \(target) ", skipping: skipping)
         guard let open = line.range(of: " (") , line.hasSuffix(")") else { return nil }
         return String(line[open.upperBound..<line.index(before: line.endIndex)])
     }

@@ -86,7 +86,7 @@ final class HostileHTTPTests: XCTestCase {
         XCTAssertEqual(try client.readResponse().text, "POST /u|0|")
         // A space before the colon or a leading space (folding) is malformed.
         try assertRejected(post("/te", "Transfer-Encoding : chunked\r\n", "0\r\n\r\n"), status: 400)
-        try assertRejected("POST /te HTTP/1.1\r\n Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", status: 400)
+        try assertRejected("POST /te HTTP/1.1\r\nHost: test\r\n Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", status: 400)
         try assertRejected(post("/te", "X: y\r\n Transfer-Encoding: chunked\r\n", "0\r\n\r\n"), status: 400)
         try assertStillServing()
     }
@@ -116,6 +116,58 @@ final class HostileHTTPTests: XCTestCase {
         try assertFramed(post("/cl", "Content-Length: 0\r\n"), echo: "POST /cl|0|")
     }
 
+    // MARK: RFC 9112 requirements
+
+    func testHostIsRequiredExactlyOnceInHTTP11() throws {
+        try assertRejected("GET /nohost HTTP/1.1\r\n\r\n", status: 400)
+        try assertRejected("GET /two HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n", status: 400)
+        try assertRejected("GET /two HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", status: 400)
+        try assertRejected("GET /two HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", status: 400)
+        // HTTP/1.0 had no Host requirement.
+        let old = try server.connect()
+        old.send("GET /old HTTP/1.0\r\n\r\n")
+        XCTAssertEqual(try old.readResponse().text, "GET /old|0|")
+    }
+
+    func testHTTP10WithAChunkedBodyIsAnsweredThenClosed() throws {
+        let client = try server.connect()
+        client.send("POST /c HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+            + "GET /next HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        let response = try client.readResponse()
+        XCTAssertEqual(response.text, "POST /c|3|abc")
+        XCTAssertEqual(response.headers["Connection"], "close")
+        XCTAssertTrue(client.isClosedByServer(), "the request behind it is not read")
+        XCTAssertEqual(client.readToEnd(), [])
+    }
+
+    func testAbsoluteFormTargetIsServedAsItsPath() throws {
+        try assertFramed("GET http://example.com/a/b?x=1 HTTP/1.1\r\nHost: example.com\r\n\r\n", echo: "GET /a/b?x=1|0|")
+        try assertFramed("GET HTTPS://example.com:8080 HTTP/1.1\r\nHost: example.com\r\n\r\n", echo: "GET /|0|")
+        try assertFramed("GET http://example.com?q=1 HTTP/1.1\r\nHost: example.com\r\n\r\n", echo: "GET /?q=1|0|")
+        try assertRejected("GET http:///a HTTP/1.1\r\nHost: example.com\r\n\r\n", status: 400)
+    }
+
+    func testLaterHTTP1MinorVersionsAreServedAs11() throws {
+        let client = try server.connect()
+        client.send("GET /v2 HTTP/1.2\r\nHost: t\r\n\r\nGET /v9 HTTP/1.9\r\nHost: t\r\n\r\n")
+        for path in ["/v2", "/v9"] {
+            let response = try client.readResponse()
+            XCTAssertEqual(response.text, "GET \(path)|0|")
+            XCTAssertNil(response.headers["Connection"], "kept alive as HTTP/1.1")
+        }
+        try assertRejected("GET /v HTTP/1.2\r\n\r\n", status: 400)
+        for version in ["HTTP/2.0", "HTTP/0.9", "HTTP/3.1"] {
+            try assertRejected("GET /v \(version)\r\nHost: t\r\n\r\n", status: 505)
+        }
+    }
+
+    func testTrailerLinesMustBeFields() throws {
+        for trailer in ["NoColon", ": empty name", "Bad Name: v", " X: folded"] {
+            try assertRejected(post("/t", "Transfer-Encoding: chunked\r\n", "0\r\n\(trailer)\r\n\r\n"), status: 400)
+        }
+        try assertFramed(post("/t", "Transfer-Encoding: chunked\r\n", "1\r\nz\r\n0\r\nX-Sum:\r\n\r\n"), echo: "POST /t|1|z")
+    }
+
     // MARK: Injection in the head
 
     func testControlBytesAndFoldingInTheHead() throws {
@@ -128,11 +180,11 @@ final class HostileHTTPTests: XCTestCase {
         try assertRejected(post("/h", "X-\u{0}A: one\r\n"), status: 400)
         try assertRejected(post("/h", "X-Ä: one\r\n"), status: 400)
         try assertRejected(post("/h", ": empty name\r\n"), status: 400)
-        try assertRejected("GET /a\r\nX-Injected: 1 HTTP/1.1\r\n\r\n", status: 400)
-        try assertRejected("GET /a\u{0}b HTTP/1.1\r\n\r\n", status: 400)
-        try assertRejected("GET /a b HTTP/1.1\r\n\r\n", status: 400)
-        try assertRejected("GET\t/a HTTP/1.1\r\n\r\n", status: 400)
-        try assertRejected("G(T /a HTTP/1.1\r\n\r\n", status: 400)
+        try assertRejected("GET /a\r\nX-Injected: 1 HTTP/1.1\r\nHost: test\r\n\r\n", status: 400)
+        try assertRejected("GET /a\u{0}b HTTP/1.1\r\nHost: test\r\n\r\n", status: 400)
+        try assertRejected("GET /a b HTTP/1.1\r\nHost: test\r\n\r\n", status: 400)
+        try assertRejected("GET\t/a HTTP/1.1\r\nHost: test\r\n\r\n", status: 400)
+        try assertRejected("G(T /a HTTP/1.1\r\nHost: test\r\n\r\n", status: 400)
         try assertRejected("GET /a HTTP/1.1 \r\n\r\n", status: 400)
         try assertRejected("GET /a http/1.1\r\n\r\n", status: 400)
         try assertRejected("GET /a HTTP/9.9\r\n\r\n", status: 505)
@@ -141,17 +193,17 @@ final class HostileHTTPTests: XCTestCase {
     func testObsTextInAHeaderValueIsKept() throws {
         // RFC 9110 allows bytes 0x80–0xFF in values; they are kept, not a reason to refuse.
         let client = try server.connect()
-        client.send(Array("GET /o HTTP/1.1\r\nX-Name: caf".utf8) + [0xC3, 0xA9, 0xFF] + Array("\r\n\r\n".utf8))
+        client.send(Array("GET /o HTTP/1.1\r\nHost: test\r\nX-Name: caf".utf8) + [0xC3, 0xA9, 0xFF] + Array("\r\n\r\n".utf8))
         XCTAssertEqual(try client.readResponse().text, "GET /o|0|")
     }
 
     // MARK: Bytes that are not UTF-8
 
     func testInvalidUTF8InTheTargetAndTheBody() throws {
-        try assertRejected(Array("GET /a".utf8) + [0xFF, 0xFE] + Array(" HTTP/1.1\r\n\r\n".utf8), status: 400)
-        try assertRejected(Array("GET /".utf8) + [0xC0, 0xAF] + Array(" HTTP/1.1\r\n\r\n".utf8), status: 400)
+        try assertRejected(Array("GET /a".utf8) + [0xFF, 0xFE] + Array(" HTTP/1.1\r\nHost: test\r\n\r\n".utf8), status: 400)
+        try assertRejected(Array("GET /".utf8) + [0xC0, 0xAF] + Array(" HTTP/1.1\r\nHost: test\r\n\r\n".utf8), status: 400)
         // Percent-escaped, the same bytes are the application's business.
-        try assertFramed("GET /a%FF%FE HTTP/1.1\r\n\r\n", echo: "GET /a%FF%FE|0|")
+        try assertFramed("GET /a%FF%FE HTTP/1.1\r\nHost: test\r\n\r\n", echo: "GET /a%FF%FE|0|")
         let client = try server.connect()
         client.send(Array(post("/b", "Content-Length: 4\r\n").utf8) + [0xFF, 0x00, 0xC3, 0x28])
         let response = try client.readResponse()
@@ -163,13 +215,13 @@ final class HostileHTTPTests: XCTestCase {
 
     func testRequestLineAndHeaderLimitsAreExact() throws {
         let path = "/" + String(repeating: "a", count: 8192 - "GET / HTTP/1.1".count)
-        try assertFramed("GET \(path) HTTP/1.1\r\n\r\n", echo: "GET \(path)|0|")
-        try assertRejected("GET \(path)a HTTP/1.1\r\n\r\n", status: 414)
-        let fields = (0..<256).map { "X-\($0): v\r\n" }.joined()
-        try assertFramed("GET /f HTTP/1.1\r\n\(fields)\r\n", echo: "GET /f|0|")
-        try assertRejected("GET /f HTTP/1.1\r\n\(fields)X-Last: v\r\n\r\n", status: 431)
-        try assertRejected("GET /f HTTP/1.1\r\n" + String(repeating: "X: y\r\n", count: 100_000) + "\r\n", status: 431)
-        try assertRejected("GET /f HTTP/1.1\r\nX: " + String(repeating: "v", count: 1 << 20) + "\r\n\r\n", status: 431)
+        try assertFramed("GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n", echo: "GET \(path)|0|")
+        try assertRejected("GET \(path)a HTTP/1.1\r\nHost: test\r\n\r\n", status: 414)
+        let fields = (1..<256).map { "X-\($0): v\r\n" }.joined()  // 256 with Host
+        try assertFramed("GET /f HTTP/1.1\r\nHost: test\r\n\(fields)\r\n", echo: "GET /f|0|")
+        try assertRejected("GET /f HTTP/1.1\r\nHost: test\r\n\(fields)X-Last: v\r\n\r\n", status: 431)
+        try assertRejected("GET /f HTTP/1.1\r\nHost: test\r\n" + String(repeating: "X: y\r\n", count: 100_000) + "\r\n", status: 431)
+        try assertRejected("GET /f HTTP/1.1\r\nHost: test\r\nX: " + String(repeating: "v", count: 1 << 20) + "\r\n\r\n", status: 431)
     }
 
     /// Regression: a request line of exactly the limit whose LF came in a later read got 414.
@@ -224,7 +276,7 @@ final class HostileHTTPTests: XCTestCase {
     }
 
     func testBlankLinesBeforeARequestAreSkipped() throws {
-        try assertFramed(String(repeating: "\r\n", count: 100_000) + "GET /late HTTP/1.1\r\n\r\n", echo: "GET /late|0|")
+        try assertFramed(String(repeating: "\r\n", count: 100_000) + "GET /late HTTP/1.1\r\nHost: test\r\n\r\n", echo: "GET /late|0|")
     }
 
     // MARK: Slow, half-closed and greedy clients
@@ -241,7 +293,7 @@ final class HostileHTTPTests: XCTestCase {
         // The server is still answering everyone else while those heads are open.
         for index in 0..<20 {
             let client = try server.connect()
-            client.send("GET /fresh\(index) HTTP/1.1\r\n\r\n")
+            client.send("GET /fresh\(index) HTTP/1.1\r\nHost: test\r\n\r\n")
             XCTAssertEqual(try client.readResponse().text, "GET /fresh\(index)|0|")
         }
         // And the slow ones are still parsed correctly once they finish.
@@ -267,7 +319,7 @@ final class HostileHTTPTests: XCTestCase {
 
         // Complete pipelined requests before the FIN are all answered, then the server closes.
         let pipelined = try server.connect()
-        pipelined.send("GET /1 HTTP/1.1\r\n\r\nGET /2 HTTP/1.1\r\n\r\n")
+        pipelined.send("GET /1 HTTP/1.1\r\nHost: test\r\n\r\nGET /2 HTTP/1.1\r\nHost: test\r\n\r\n")
         pipelined.shutdownWrite()
         XCTAssertEqual(try pipelined.readResponse().text, "GET /1|0|")
         XCTAssertEqual(try pipelined.readResponse().text, "GET /2|0|")
@@ -276,7 +328,7 @@ final class HostileHTTPTests: XCTestCase {
         // A client that closes right after an error-causing request does not disturb the server.
         do {
             let rude = try server.connect()
-            rude.send("GET / HTTP/1.1\r\nBad Header\r\n\r\n")
+            rude.send("GET / HTTP/1.1\r\nHost: test\r\nBad Header\r\n\r\n")
             rude.shutdownWrite()
         }
         try assertStillServing()
@@ -284,7 +336,7 @@ final class HostileHTTPTests: XCTestCase {
 
     func testTenThousandPipelinedRequestsInOneWrite() throws {
         let count = 10_000
-        let raw = (0..<count).map { "GET /p\($0) HTTP/1.1\r\n\r\n" }.joined()
+        let raw = (0..<count).map { "GET /p\($0) HTTP/1.1\r\nHost: test\r\n\r\n" }.joined()
         let client = try server.connect(timeout: 30)
         // Write from another thread: the answers fill the socket buffers while the requests go in.
         let writer = Unchecked(client)
@@ -308,11 +360,11 @@ final class HostileHTTPTests: XCTestCase {
         let writer = Unchecked(greedy)
         let sending = DispatchGroup()
         DispatchQueue.global().async(group: sending) {
-            writer.value.send(String(repeating: "GET /g HTTP/1.1\r\n\r\n", count: count))
+            writer.value.send(String(repeating: "GET /g HTTP/1.1\r\nHost: test\r\n\r\n", count: count))
         }
         for index in 0..<5 {
             let client = try server.connect()
-            client.send("GET /other\(index) HTTP/1.1\r\n\r\n")
+            client.send("GET /other\(index) HTTP/1.1\r\nHost: test\r\n\r\n")
             XCTAssertEqual(try client.readResponse().text, "GET /other\(index)|0|")
         }
         // Once it reads, every answer arrives intact and in order.

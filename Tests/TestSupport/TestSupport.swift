@@ -75,17 +75,18 @@ public final class ConsoleLines: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Every line so far, in order.
     public var all: [String] {
         lock.lock()
         defer { lock.unlock() }
         return lines
     }
 
-    /// The last line containing `text`, waiting up to 10 s for it to be written.
-    public func waitForLine(containing text: String) throws -> String {
+    /// The last line containing `text` among those after the first `skipping`, waiting up to 10 s for it.
+    public func waitForLine(containing text: String, skipping: Int = 0) throws -> String {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if let line = all.last(where: { $0.contains(text) }) { return line }
+            if let line = all.dropFirst(skipping).last(where: { $0.contains(text) }) { return line }
             usleep(2000)
         }
         throw ConsoleLinesError.noLine(text, seen: all)

@@ -215,7 +215,7 @@ final class ThreadsTests: XCTestCase, @unchecked Sendable {
 
     func testHeadListsWithoutBody() throws {
         let client = try server.connect()
-        client.send("HEAD /api/threads HTTP/1.1\r\nAuthorization: BEARER \(try login())\r\n\r\n")
+        client.send("HEAD /api/threads HTTP/1.1\r\nHost: test\r\nAuthorization: BEARER \(try login())\r\n\r\n")
         let response = try client.readResponse(head: true)
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.headers["Content-Length"], String(seededThreadsBody().utf8.count))
@@ -253,7 +253,7 @@ final class ThreadsTests: XCTestCase, @unchecked Sendable {
     func testHeadNeverDeletes() throws {
         let token = try login()
         let client = try server.connect()
-        client.send("HEAD /api/thread/delete/1 HTTP/1.1\r\nAuthorization: BEARER \(token)\r\n\r\n")
+        client.send("HEAD /api/thread/delete/1 HTTP/1.1\r\nHost: test\r\nAuthorization: BEARER \(token)\r\n\r\n")
         let response = try client.readResponse(head: true)
         XCTAssertEqual(response.status, 405)
         XCTAssertEqual(response.headers["Allow"], "GET, POST, DELETE, OPTIONS")

@@ -1,6 +1,6 @@
 // Harness: chunked framing, with the fuzz bytes as the body after a fixed chunked head.
 
-private let chunkedHead = Array("POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+private let chunkedHead = Array("POST /c HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzChunked(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
