@@ -20,8 +20,8 @@ public struct AppSettings: Sendable {
     }
 }
 
-/// The responder behind the server: the control surface, then every course API at its own paths,
-/// with CORS on every course answer, latency and faults where asked, and the common 404.
+/// The responder behind the server: the control surface, then the stubs, then every course API at
+/// its own paths, with CORS on every course answer, latency and faults where asked, and the common 404.
 public final class MockApp: HTTPResponder {
     public let apis: [any MockAPI]
     private let apisByName: [String: any MockAPI]
@@ -31,24 +31,43 @@ public final class MockApp: HTTPResponder {
     /// Faults set through `/_mock/faults`; `--latency` applies where they set none.
     let faults = Locked(Faults())
     let startedAt = Date()
+    public let stubs: StubSet
 
-    public init(apis: [any MockAPI], settings: AppSettings = AppSettings()) {
+    /// `stubs`: the stubs folder's (`StubSet.load`); by default only stubs added at run time.
+    public init(apis: [any MockAPI], settings: AppSettings = AppSettings(), stubs: StubSet? = nil) {
         self.apis = apis
         self.settings = settings
+        self.stubs = stubs ?? StubSet(apis: apis)
         apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
         journal = Journal(capacity: settings.journalCapacity)
-        let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, startedAt: startedAt)
+        let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, stubs: self.stubs,
+                             startedAt: startedAt)
         router = Router(groups: [admin.routes] + apis.map(\.routes))
     }
 
     public func respond(to request: Request) -> Response {
         var response: Response
-        switch router.match(method: request.method, path: request.path) {
+        let match = router.match(method: request.method, path: request.path)
+        if case let .found(group, _, _) = match, group.api == AdminAPI.name {
+            // The control surface is never stubbed.
+        } else if let (stub, path, query) = stubs.match(request) {
+            response = serve(request, as: StubSet.name, injectedFault: StubSet.injectedFault) { _ in
+                stub.answer(path: path, query: query)
+            }
+            response.delay += stub.delay
+            response.api = StubSet.name
+            response.headers.add("Access-Control-Allow-Origin", "*")
+            return response
+        }
+        switch match {
         case let .found(group, handler, parameters):
             var routed = request
             routed.pathParameters = parameters
             if let api = apisByName[group.api] {
-                response = serve(routed, by: api, handler: handler)
+                response = serve(routed, as: api.name, injectedFault: api.injectedFault) { request in
+                    defer { self.settings.stateFile?.persist(api) }
+                    return handler(request)
+                }
             } else {
                 response = handler(routed)
             }
@@ -71,20 +90,20 @@ public final class MockApp: HTTPResponder {
         return response
     }
 
-    /// A course API's answer: maybe an injected error or a connection fault instead, maybe held
-    /// back, always persisted. A reset or a close stops the request before the API sees it, so
-    /// nothing changes; a truncated or slow answer is the API's own, changes made.
-    private func serve(_ request: Request, by api: any MockAPI, handler: Handler) -> Response {
-        let rule = faults.withLock { $0.rule(for: api.name, method: request.method, path: request.path) }
+    /// An answer of a course API or of the stubs: maybe an injected error or a connection fault
+    /// instead, maybe held back. A reset or a close stops the request before the handler sees it,
+    /// so nothing changes; a truncated or slow answer is the handler's own, changes made.
+    private func serve(_ request: Request, as api: String, injectedFault: (Int) -> Response,
+                       handler: (Request) -> Response) -> Response {
+        let rule = faults.withLock { $0.rule(for: api, method: request.method, path: request.path) }
         let draw = rule?.draw() ?? FaultRule.Draw()
         var response: Response
         if let status = draw.errorStatus {
-            response = api.injectedFault(status: status)
+            response = injectedFault(status)
         } else if draw.connectionFault == .reset || draw.connectionFault == .close {
             response = Response(status: 0)
         } else {
             response = handler(request)
-            settings.stateFile?.persist(api)
         }
         response.connectionFault = draw.connectionFault
         response.explanation = draw.note.map { "injected fault: \($0), set through /_mock/faults (DELETE /_mock/faults clears it)" }

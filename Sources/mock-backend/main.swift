@@ -70,7 +70,18 @@ if let path = options.stateFile {
     }
     settings.stateFile = stateFile
 }
-let app = MockApp(apis: apis, settings: settings)
+// Stubs: --stubs, or the seed folder's stubs/ when it has one.
+let stubsFolder = options.stubsDirectory.map { URL(fileURLWithPath: $0) } ?? seed.stubsFolder
+if let path = options.stubsDirectory, !FileManager.default.fileExists(atPath: path) {
+    fail("--stubs: no such folder \(path)")
+}
+let stubs: StubSet
+do {
+    stubs = try StubSet.load(folder: stubsFolder, apis: apis)
+} catch {
+    fail("bad stub: \(error)")
+}
+let app = MockApp(apis: apis, settings: settings, stubs: stubs)
 var configuration = ServerConfiguration()
 configuration.host = options.host
 configuration.port = options.port
@@ -91,6 +102,6 @@ do {
     fail("\(error)")
 }
 
-Banner.print(server: server, apis: apis, seed: seed, options: options)
+Banner.print(server: server, apis: apis, seed: seed, stubs: stubs, options: options)
 
 dispatchMain()

@@ -243,13 +243,28 @@ struct PathPattern: Equatable, Sendable {
         segments = text.split(separator: "/", omittingEmptySubsequences: false)
     }
 
+    private static func isParameter(_ segment: Substring) -> Bool {
+        segment.count > 2 && segment.first == "{" && segment.last == "}"
+    }
+
+    var parameterNames: [String] {
+        segments.filter(Self.isParameter).map { String($0.dropFirst().dropLast()) }
+    }
+
+    /// True when some path matches both patterns.
+    func overlaps(_ other: PathPattern, caseInsensitive: Bool) -> Bool {
+        segments.count == other.segments.count && zip(segments, other.segments).allSatisfy { mine, theirs in
+            Self.isParameter(mine) || Self.isParameter(theirs) || (caseInsensitive ? mine.lowercased() == theirs.lowercased() : mine == theirs)
+        }
+    }
+
     /// The values of the `{name}` segments, or nil when the path does not match.
     func match(_ path: String) -> [String: String]? {
         let pieces = path.split(separator: "/", omittingEmptySubsequences: false)
         guard pieces.count == segments.count else { return nil }
         var parameters: [String: String] = [:]
         for (segment, piece) in zip(segments, pieces) {
-            if segment.count > 2 && segment.first == "{" && segment.last == "}" {
+            if Self.isParameter(segment) {
                 guard !piece.isEmpty else { return nil }
                 parameters[String(segment.dropFirst().dropLast())] = String(piece)
             } else if segment != piece {

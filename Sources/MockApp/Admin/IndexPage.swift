@@ -63,6 +63,7 @@ struct IndexPage {
     var authority: Authority
     var lanAddresses: [String]
     var apis: [API]
+    var stubs: [Stub] = []
     var requests: Requests
     var timeZone = TimeZone.current
 
@@ -84,6 +85,7 @@ struct IndexPage {
         <main>
         \(header)
         \(apis.map(apiSection).joined(separator: "\n"))
+        \(stubsSection)
         \(requestsSection)
         \(footer)
         </main>
@@ -165,6 +167,30 @@ struct IndexPage {
         <thead><tr><th>login</th>\(hasPasswords ? "<th>password</th>" : "")\(hasDetails ? "<th class=\"detail\">details</th>" : "")</tr></thead>
         <tbody>\(rows.joined(separator: "\n"))</tbody>
         </table></div>
+        """
+    }
+
+    // MARK: Stubs
+
+    /// Only when there are stubs; each one that answers in place of a course route says so.
+    private var stubsSection: String {
+        guard !stubs.isEmpty else { return "" }
+        let rows = stubs.map { stub in
+            let overrides = stub.overrides.isEmpty ? ""
+                : "<br><span class=\"override\">overrides \(stub.overrides.map { "<code>\(escape($0))</code>" }.joined(separator: ", "))</span>"
+            return "<tr><td><code>\(escape(stub.route.text))</code>\(overrides)</td><td>\(stub.status)</td>"
+                + "<td class=\"detail\">\(escape(stub.source))</td></tr>"
+        }
+        return """
+        <section class="card" id="stubs">
+        <h2>Stubs <span class="tag">\(StubSet.name)</span></h2>
+        <p class="note">Matched before every course API, first match wins. \
+        <a href="/_mock/openapi/\(StubSet.name).json">OpenAPI document</a></p>
+        <div class="scroll"><table class="grid">
+        <thead><tr><th>route</th><th>status</th><th class="detail">from</th></tr></thead>
+        <tbody>\(rows.joined(separator: "\n"))</tbody>
+        </table></div>
+        </section>
         """
     }
 
