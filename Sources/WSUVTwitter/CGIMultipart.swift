@@ -29,7 +29,7 @@ enum CGIMultipart {
               !body[position...].starts(with: closing) else { return nil }
         var parameters: [(name: [UInt8], value: [UInt8])] = []
         while true {
-            position = skipLineFeed(body, after: position + delimiter.count)
+            position += delimiter.count
             guard let headerEnd = body[position...].firstRange(of: Array("\r\n\r\n".utf8)) else { break }
             let headers = Self.headers(body[position..<(headerEnd.lowerBound + 2)])
             guard !headers.isEmpty else { break }
@@ -45,12 +45,6 @@ enum CGIMultipart {
             if body[position...].starts(with: closing) { break }
         }
         return parameters
-    }
-
-    /// CGI.pm removed a line feed (and a carriage return after it) right after a boundary.
-    private static func skipLineFeed(_ body: [UInt8], after position: Int) -> Int {
-        guard position < body.count, body[position] == 0x0A else { return position }
-        return position + 1 < body.count && body[position + 1] == 0x0D ? position + 2 : position + 1
     }
 
     /// `Name: value` anywhere in the header block (folded lines joined), names capitalized as

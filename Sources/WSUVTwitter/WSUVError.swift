@@ -49,18 +49,22 @@ public enum WSUVError: APIError {
         case .noSuchTweet: return "no such tweet_id"
         case .userExists: return "that username is taken; log in instead"
         case .queryFailed: return "the date parameter holds a NUL byte, which broke the SQL statement"
+        case .scriptDied: return "CGI.pm died reading the multipart body: no boundary= in its Content-Type, no boundary in "
+            + "the body, or a part no boundary ends"
         }
     }
 
     /// The parameters the script needs and does not have, and where the scripts read them.
     private static func badRequestReason(_ request: Request) -> String {
         let script = request.path.split(separator: "/").last.map(String.init) ?? ""
-        let parameters = WSUVParameters(request)
+        // A 400 means the parameters were read (a multipart body CGI.pm died on is a 500).
+        guard let parameters = try? WSUVParameters(request) else { return "" }
         let source: FieldSource = ["POST", "PUT", "PATCH"].contains(request.method) ? .form : .query
         let missing = (requiredParameters[script] ?? []).filter { parameters[$0] == nil }
         guard let first = missing.first else {
             return "action must be login or logout, got `\(parameters["action"] ?? "")`"
         }
+        if let unread = parameters.unreadBecause { return "required field `\(first)` missing: \(unread)" }
         return ErrorReason.missingField(first, in: request, reads: source)
     }
 

@@ -5,6 +5,8 @@ import MockHTTP
 /// `Content-Type` matched case-sensitively and by prefix; any other method reads nothing.
 struct WSUVParameters {
     private var values: [String: String] = [:]
+    /// Why CGI.pm read no parameters at all from this request, for the console and the journal.
+    private(set) var unreadBecause: String?
 
     /// Throws the 500 of a multipart body CGI.pm died on.
     init(_ request: Request) throws(WSUVError) {
@@ -14,7 +16,8 @@ struct WSUVParameters {
         case "POST", "PUT", "PATCH":
             try readBody(of: request)
         default:
-            break
+            unreadBecause = "CGI.pm reads no parameters for method \(request.method) (GET, HEAD and DELETE read the query, "
+                + "POST, PUT and PATCH the body)"
         }
     }
 
@@ -28,11 +31,19 @@ struct WSUVParameters {
         } else if isPost, contentType == "application/xml" {
             // CGI.pm took this for an XForms submission, whose parameters come from the query.
             addForm(Array((request.query ?? "").utf8))
-        } else if Self.isForm(contentType), request.headers["Content-Length"] != nil {
+        } else if !Self.isForm(contentType) {
+            // Any other type became the single parameter POSTDATA (PUTDATA, PATCHDATA), never read. A
+            // form type in other letters, or none after `Content-Type:`, is the surprise worth a word.
+            if ["", "application/x-www-form-urlencoded", "multipart/form-data"].contains(request.mediaType) {
+                unreadBecause = "CGI.pm reads no parameters from a body typed `\(contentType ?? "")` (it takes "
+                    + "application/x-www-form-urlencoded… and, on POST, multipart/form-data…, in these letters)"
+            }
+        } else if request.headers["Content-Length"] == nil {
             // CGI.pm read a body only as long as CONTENT_LENGTH, which a chunked body has not.
+            unreadBecause = "CGI.pm reads no body without Content-Length (this one was chunked)"
+        } else {
             addForm(request.body)
         }
-        // Any other type became the single parameter POSTDATA (PUTDATA, PATCHDATA), never read.
     }
 
     /// No `Content-Type` at all, or one starting with the form type; for `PUT` and `PATCH` also the

@@ -52,9 +52,10 @@ enum WSUVTwitterOpenAPI {
         var builder = OpenAPIBuilder(
             title: "WSUV Twitter (WSU Vancouver CS 458)",
             description: "Five Perl CGI scripts on one store, each at the root and under `/cgi-bin`, `/~cs458/cgi-bin` and "
-                + "`/~wcochran/cgi-bin`. The method is never checked: POST, PUT and PATCH read a form or multipart body "
-                + "(any other body type gives no parameters) and ignore the query; every other method reads the query "
-                + "and ignores the body. An empty parameter counts as missing; a repeated one keeps its first value. "
+                + "`/~wcochran/cgi-bin`. Parameters are read as CGI.pm 4.55 read them: POST, PUT and PATCH read a form "
+                + "(POST also multipart) body, by a case-sensitive Content-Type prefix, and ignore the query; GET, HEAD and "
+                + "DELETE read the query and ignore the body; other methods read nothing. `&` and `;` separate pairs. "
+                + "An empty parameter counts as missing; a repeated one keeps its first value. "
                 + "Successes are compact JSON (`/` not escaped); errors are the status alone with an empty body.",
             security: nil)
         // Where the real script died and Apache answered 500: a multipart POST body CGI.pm could not

@@ -93,6 +93,17 @@ final class ReasonTests: XCTestCase {
                          "required field `tweet` missing; the query string had `username`, `session_token`")
         try assertReason("POST", "/cgi-bin/login.cgi", body: "username=alice&password=wonderland&action=quit", "",
                          "action must be login or logout, got `quit`")
+        try assertReason("POST", "/cgi-bin/login.cgi", body: "username=alice&password=wonderland",
+                         type: "Application/X-WWW-Form-Urlencoded", "",
+                         "required field `username` missing: CGI.pm reads no parameters from a body typed "
+                         + "`Application/X-WWW-Form-Urlencoded` (it takes application/x-www-form-urlencoded… and, on POST, "
+                         + "multipart/form-data…, in these letters)")
+        try assertReason("FOO", "/cgi-bin/register.cgi?username=a&password=b", "",
+                         "required field `username` missing: CGI.pm reads no parameters for method FOO (GET, HEAD and "
+                         + "DELETE read the query, POST, PUT and PATCH the body)")
+        try assertReason("POST", "/cgi-bin/login.cgi", body: "x", type: "multipart/form-data", "",
+                         "CGI.pm died reading the multipart body: no boundary= in its Content-Type, no boundary in the "
+                         + "body, or a part no boundary ends")
     }
 
     func testInternProductsReasonsPointAtTheQueryString() throws {

@@ -591,6 +591,29 @@ final class WSUVTwitterTests: XCTestCase {
         // An empty file name is no file: the content is the value.
         let empty = multipart("b3", [("name=\"username\"; filename=\"\"", "alice"), ("name=\"password\"", "wonderland")])
         assertJSON(try post("/login.cgi", empty, type: "multipart/form-data; boundary=\"b3\""), #"{"session_token":"\#(token)"}"#)
+        // Opera's multipart/mixed upload is a file too, here without a name: an empty value.
+        let mixed = "--b3\r\nContent-Disposition: form-data; name=\"username\"\r\nContent-Type: multipart/mixed; boundary=z\r\n\r\n"
+            + "alice\r\n--b3\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nwonderland\r\n--b3--\r\n"
+        assertBadRequest(try post("/login.cgi", mixed, type: "multipart/form-data; boundary=b3"))
+    }
+
+    func testMultipartPartsAreReadAsCGIPmReadThem() throws {
+        let token = try login("night owl", "hoot hoot")
+        let expected = #"{"session_token":"\#(token)"}"#
+        // Header names in any case CGI.pm capitalized to Content-Disposition, a folded header line,
+        // an unquoted file name, and a value that loses the two bytes before the boundary whatever they are.
+        let body = "--b5\r\ncontent-disposition: form-data;\r\n name=\"username\"\r\n\r\nnight owl\r\n"
+            + "--b5\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nhoot hootXY--b5\r\n"
+            + "--b5\r\nContent-Disposition: form-data; name=\"action\"; filename=login\r\n\r\nlogout\r\n--b5--\r\n"
+        assertJSON(try post("/login.cgi", body, type: "multipart/form-data; boundary=b5"), expected)
+        // A name CGI.pm did not capitalize to Content-Disposition is no name.
+        let shouting = "--b5\r\nCONTENT-DISPOSITION: form-data; name=\"username\"\r\n\r\nnight owl\r\n"
+            + "--b5\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nhoot hoot\r\n--b5--\r\n"
+        assertBadRequest(try post("/login.cgi", shouting, type: "multipart/form-data; boundary=b5"))
+        // Bare line feeds: CGI.pm found no blank line after the first boundary, so no parameters.
+        let bare = multipart("b5", [("name=\"username\"", "night owl"), ("name=\"password\"", "hoot hoot")])
+            .replacingOccurrences(of: "\r\n", with: "\n")
+        assertBadRequest(try post("/login.cgi", bare, type: "multipart/form-data; boundary=b5"))
     }
 
     func testMultipartWithoutBoundaryOrClosingBoundaryIsA500() throws {
