@@ -34,28 +34,30 @@ public final class MockApp: HTTPResponder {
     public let stubs: StubSet
 
     /// `stubs`: the stubs folder's (`StubSet.load`); by default only stubs added at run time.
-    public init(apis: [any MockAPI], settings: AppSettings = AppSettings(), stubs: StubSet? = nil) {
+    /// Fails when the route tables cannot work as written (two APIs claiming one path, …).
+    public init(apis: [any MockAPI], settings: AppSettings = AppSettings(), stubs: StubSet? = nil) throws(RouteTableError) {
         self.apis = apis
         self.settings = settings
         self.stubs = stubs ?? StubSet(apis: apis)
-        apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
         journal = Journal(capacity: settings.journalCapacity)
         let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, stubs: self.stubs,
                              startedAt: startedAt)
-        router = Router(groups: [admin.routes] + apis.map(\.routes))
+        router = try Router(groups: [admin.routes] + apis.map(\.routes))
+        // The router has made sure that the names differ.
+        apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
     }
 
     public func respond(to request: Request) -> Response {
         var response: Response
         let match = router.match(method: request.method, path: request.path)
-        if case let .found(group, _, _) = match, group.api == AdminAPI.name {
+        if case let .found(group, _, _) = match, group.name == AdminAPI.name {
             // The control surface is never stubbed.
         } else if let (stub, path, query) = stubs.match(request) {
             response = serve(request, as: StubSet.name, injectedFault: StubSet.injectedFault) { _ in
                 stub.answer(path: path, query: query)
             }
             response.delay += stub.delay
-            response.api = StubSet.name
+            response.routeGroup = StubSet.name
             response.headers.add("Access-Control-Allow-Origin", "*")
             return response
         }
@@ -63,7 +65,7 @@ public final class MockApp: HTTPResponder {
         case let .found(group, handler, parameters):
             var routed = request
             routed.pathParameters = parameters
-            if let api = apisByName[group.api] {
+            if let api = apisByName[group.name] {
                 response = serve(routed, as: api.name, injectedFault: api.injectedFault) { request in
                     defer { self.settings.stateFile?.persist(api) }
                     return handler(request)
@@ -71,20 +73,20 @@ public final class MockApp: HTTPResponder {
             } else {
                 response = handler(routed)
             }
-            response.api = group.api
+            response.routeGroup = group.name
         case let .methodNotAllowed(group, allowed):
             response = group.methodNotAllowed(request)
             response.headers.set("Allow", allowed.headerValue)
             response.explanation = "\(request.path) does not take \(request.method), only \(allowed.headerValue)"
-            response.api = group.api
-            response.delay = delay(faults.withLock { $0.rule(for: group.api, method: request.method, path: request.path) })
+            response.routeGroup = group.name
+            response.delay = delay(faults.withLock { $0.rule(for: group.name, method: request.method, path: request.path) })
         case let .preflight(group, allowed):
-            response = group.api == AdminAPI.name ? AdminAPI.preflightRefused : Self.preflight(allowed)
-            response.api = group.api
+            response = group.name == AdminAPI.name ? AdminAPI.preflightRefused : Self.preflight(allowed)
+            response.routeGroup = group.name
         case .notFound:
             response = Self.notFound(request.path, closest: router.closestRoute(method: request.method, path: request.path))
         }
-        if response.api != AdminAPI.name {
+        if response.routeGroup != AdminAPI.name {
             response.headers.add("Access-Control-Allow-Origin", "*")
         }
         return response
@@ -118,7 +120,7 @@ public final class MockApp: HTTPResponder {
     }
 
     public func didRespond(_ exchange: Exchange) {
-        if exchange.response.api != AdminAPI.name && !exchange.request.path.hasPrefix("/_mock/") {
+        if exchange.response.routeGroup != AdminAPI.name && !exchange.request.path.hasPrefix("/_mock/") {
             journal.record(exchange)
         }
         // Logged last, so whoever has seen the line finds the entry in the journal.

@@ -81,7 +81,12 @@ do {
 } catch {
     fail("bad stub: \(error)")
 }
-let app = MockApp(apis: apis, settings: settings, stubs: stubs)
+let app: MockApp
+do {
+    app = try MockApp(apis: apis, settings: settings, stubs: stubs)
+} catch {
+    fail("bad route table: \(error)")
+}
 var configuration = ServerConfiguration()
 configuration.host = options.host
 configuration.port = options.port

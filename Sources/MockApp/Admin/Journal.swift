@@ -38,7 +38,7 @@ final class Journal: @unchecked Sendable {
     func record(_ exchange: Exchange) {
         guard capacity > 0 else { return }
         let request = exchange.request
-        let entry = Entry(at: request.receivedAt, api: exchange.response.api, method: request.method, path: request.path,
+        let entry = Entry(at: request.receivedAt, api: exchange.response.routeGroup, method: request.method, path: request.path,
                           query: request.query ?? "", status: exchange.sentStatus,
                           durationMilliseconds: exchange.durationMilliseconds, requestBytes: request.body.count,
                           responseBytes: exchange.responseBytes, headers: request.headers,

@@ -143,7 +143,7 @@ struct StubReader {
                 let methods = stub.method.map { route.methods == .any || !route.methods.isDisjoint(with: Methods(named: $0)) } ?? true
                 guard methods, let pattern = PathPattern(route.pattern),
                       stub.path.overlaps(pattern, caseInsensitive: group.matching.caseInsensitive) else { continue }
-                found.append("\(group.api) \(stub.method ?? route.methods.headerValue) \(route.pattern)")
+                found.append("\(group.name) \(stub.method ?? route.methods.headerValue) \(route.pattern)")
             }
         }
         return found
