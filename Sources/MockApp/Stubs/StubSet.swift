@@ -2,6 +2,20 @@ import Foundation
 import MockHTTP
 import MockKit
 
+/// A stub that matched a request, with the path parameters and decoded query it answers from.
+struct StubMatch {
+    let stub: Stub
+    let path: [String: String]
+    let query: [(name: String, value: String)]
+
+    /// The stub's answer, held back by its delay.
+    func answer() -> Response {
+        var response = stub.answer(path: path, query: query)
+        response.delay = stub.delay
+        return response
+    }
+}
+
 /// The stubs in force, matched before every course API: those added through `PUT /_mock/stubs`
 /// first, in the order they came, then the stubs folder's, by file name and order in the file.
 /// The first stub that matches answers.
@@ -34,13 +48,13 @@ public final class StubSet: Sendable {
 
     public var count: Int { state.withLock { $0.added.count + $0.folder.count } }
 
-    /// The stub that answers this request, with its path parameters and the decoded query.
-    func match(_ request: Request) -> (stub: Stub, path: [String: String], query: [(name: String, value: String)])? {
+    /// The stub that answers this request.
+    func match(_ request: Request) -> StubMatch? {
         let stubs = all
         guard !stubs.isEmpty else { return nil }
         let query = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)
         for stub in stubs {
-            if let path = stub.match(request, query: query) { return (stub, path, query) }
+            if let path = stub.match(request, query: query) { return StubMatch(stub: stub, path: path, query: query) }
         }
         return nil
     }
