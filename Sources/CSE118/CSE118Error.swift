@@ -95,6 +95,11 @@ public enum CSE118Error: HTTPStatusError, Equatable {
         return CSE118API.json(ErrorBody(message: message, status: status), status: status)
     }
 
+    /// In the words of Express's body parser, whose limit the real server had.
+    public static func bodyTooLarge(_ reason: String) -> Response {
+        CSE118API.json(ErrorBody(message: "request entity too large", status: 413), status: 413)
+    }
+
     private struct ErrorBody: Encodable {
         var message: String
         var status: Int

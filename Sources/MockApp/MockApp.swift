@@ -11,8 +11,8 @@ public struct AppSettings: Sendable {
     public var journalCapacity = 1000
     /// `--latency`, in milliseconds.
     public var latency: ClosedRange<Double>?
-    /// `--state`: where every change is written.
-    public var stateFile: StateFile?
+    /// `--state`: where every change is stored before it is acknowledged.
+    public var stateLog: StateLog?
 
     public init(adminToken: String? = nil, log: RequestLog? = nil) {
         self.adminToken = adminToken
@@ -45,13 +45,29 @@ public final class MockApp: HTTPResponder {
         // The router has made sure that the names differ.
         apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
         var middlewares: [any Middleware] = [CORS(), FaultsAndLatency(faults: faults, latency: settings.latency)]
-        if let stateFile = settings.stateFile { middlewares.append(Persistence(stateFile: stateFile)) }
+        if let stateLog = settings.stateLog { middlewares.append(Persistence(stateLog: stateLog)) }
         middlewares.append(JournalRecording(journal: journal))
         if let log = settings.log { middlewares.append(RequestLogging(log: log)) }
         self.middlewares = middlewares
     }
 
     public func respond(to request: Request) -> Response {
+        pass(routed(request), from: 0)
+    }
+
+    /// A body over `--max-body` on a course API's path is refused in that API's own format.
+    public func refusal(of request: Request, status: Int, reason: String) -> Response? {
+        let routed = routed(request)
+        guard status == 413, let api = routed.api else { return nil }
+        return CORS().respond(to: routed) { _ in
+            var response = api.bodyTooLarge(reason)
+            response.routeGroup = api.name
+            response.explanation = "\(reason) (--max-body); the body was not read"
+            return response
+        }
+    }
+
+    private func routed(_ request: Request) -> RoutedRequest {
         let route = router.match(method: request.method, path: request.path)
         let group: RouteGroup? = switch route {
         case let .found(group, _, _), let .methodNotAllowed(group, _), let .preflight(group, _): group
@@ -59,8 +75,8 @@ public final class MockApp: HTTPResponder {
         }
         // A stub answers before any course API, never instead of the control surface.
         let stub = group?.name == AdminAPI.name ? nil : stubs.match(request)
-        return pass(RoutedRequest(request: request, route: route, api: stub == nil ? group.flatMap { apisByName[$0.name] } : nil,
-                                  stub: stub), from: 0)
+        return RoutedRequest(request: request, route: route, api: stub == nil ? group.flatMap { apisByName[$0.name] } : nil,
+                             stub: stub)
     }
 
     /// The request through the middlewares from `index` on, then to its route.

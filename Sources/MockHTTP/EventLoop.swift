@@ -123,6 +123,7 @@ final class EventLoop: @unchecked Sendable {
                 sweep(now: after)
             }
         }
+        adoptHandedConnections()  // handed over after the last wake: closed with the rest
         for connection in Array(connections.values) { close(connection) }
     }
 
@@ -253,6 +254,8 @@ final class EventLoop: @unchecked Sendable {
                     connection.drainAfterFlush = true
                 case let .request(head, body):
                     dispatch(head, body, on: connection)
+                case let .bodyTooLarge(head, failure):
+                    refuseBody(of: head, failure, on: connection)
                 }
             }
             flush(connection)
@@ -280,6 +283,18 @@ final class EventLoop: @unchecked Sendable {
         } else {
             finish(request, response, head, keepAlive: keepAlive, startedAt: started, on: connection)
         }
+    }
+
+    /// A body over the limit is never read: the responder may answer in the route's own format,
+    /// then the connection closes.
+    private func refuseBody(of head: RequestHead, _ failure: ParseFailure, on connection: Connection) {
+        let started = monotonicNow()
+        let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
+                              headers: head.headers, peer: connection.peer, receivedAt: Date())
+        let response = server.responder.refusal(of: request, status: failure.status, reason: failure.message)
+            ?? Response.text(failure.status, failure.message + "\n")
+        finish(request, response, head, keepAlive: false, startedAt: started, on: connection)
+        connection.drainAfterFlush = true
     }
 
     /// Writes the answer and tells the responder; a method rather than a closure so that

@@ -6,6 +6,13 @@ public protocol HTTPResponder: Sendable {
     func respond(to request: Request) -> Response
     /// Called once the answer is written to the connection's buffer (log, journal).
     func didRespond(_ exchange: Exchange)
+    /// The answer to a request the HTTP layer refuses after reading its head (a body over the
+    /// limit, `status` 413); nil for the HTTP layer's plain-text answer. The body is not read.
+    func refusal(of request: Request, status: Int, reason: String) -> Response?
+}
+
+extension HTTPResponder {
+    public func refusal(of request: Request, status: Int, reason: String) -> Response? { nil }
 }
 
 /// One finished request and its answer, for logs and the journal.

@@ -27,11 +27,17 @@ public protocol MockAPI: AnyObject, Sendable {
     func reset()
     /// The live state in the seed file's format, live tokens included (`GET /_mock/state/{name}`).
     func exportState() -> [UInt8]
-    /// Validates a seed-format document and makes it both the live state and the seed that reset
-    /// returns to (`PUT /_mock/state/{name}`); on an error nothing changes.
+    /// Validates a seed-format document and makes it the live state (`PUT /_mock/state/{name}`,
+    /// `--state`); reset still returns to the seed. On an error nothing changes.
     func loadState(_ document: JSONValue) throws(SeedError)
+    /// From now on every change of the state is written to `log` before it is acknowledged.
+    func attach(to log: StateLog)
+    /// Runs `body` with the state locked: no request reads or changes it meanwhile.
+    func holdingState(_ body: () -> Void)
     /// This API's own answer to an injected fault of the given status (admin.md, Faults).
     func injectedFault(status: Int) -> Response
+    /// This API's own answer to a body over `--max-body` (docs/reliability.md#memory-and-size-limits).
+    func bodyTooLarge(_ reason: String) -> Response
     /// Where the API lives and which accounts its seed has, for the banner and the index page.
     var summary: APISummary { get }
     /// Extra `/_mock/…` endpoints of this API (the OTP outbox); served under the admin access rule.

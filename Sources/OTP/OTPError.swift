@@ -80,6 +80,11 @@ public enum OTPError: APIError, Equatable {
         methodNotAllowed.response
     }
 
+    /// With its status, like the 405: the body was never read, so the client must see it was refused.
+    public static func bodyTooLarge(_ reason: String) -> Response {
+        OTPAPI.json(ErrorBody(errorCode: "request_too_large", errorMessage: reason), status: 413)
+    }
+
     /// Keys sorted, as every object of this API.
     private struct ErrorBody: Encodable {
         var errorCode: String

@@ -74,6 +74,10 @@ public enum ThreadsError: HTTPStatusError {
         ThreadsAPI.json(ErrorBody(message: message), status: status)
     }
 
+    public static func bodyTooLarge(_ reason: String) -> Response {
+        ThreadsAPI.json(ErrorBody(message: reason), status: 413)
+    }
+
     private struct ErrorBody: Encodable {
         var status = "error"
         var message: String

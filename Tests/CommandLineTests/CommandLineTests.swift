@@ -19,13 +19,7 @@ final class CommandLineTests: XCTestCase {
     /// Starts a server on a free loopback port and returns it with its port, read from the banner.
     private func startServer(_ extra: [String] = [], environment: [String: String] = [:],
                              directory: URL? = nil) throws -> (ChildProcess, Int) {
-        let child = try ChildProcess(["--host", "127.0.0.1", "--port", "0"] + extra, environment: environment,
-                                     directory: directory ?? repository)
-        XCTAssertTrue(child.waitForOutput("Ctrl-C stops."), child.standardOutput + child.standardError)
-        let banner = child.standardOutput
-        let marker = try XCTUnwrap(banner.range(of: "listening on 127.0.0.1:"))
-        let port = try XCTUnwrap(Int(banner[marker.upperBound...].prefix { $0.isNumber }))
-        return (child, port)
+        try ChildProcess.startServer(extra, environment: environment, directory: directory ?? repository)
     }
 
     func testHelpAndVersion() throws {

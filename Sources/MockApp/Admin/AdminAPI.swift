@@ -84,20 +84,34 @@ final class AdminAPI: Sendable {
 
     // MARK: Health and reset
 
+    /// 503 while the state file cannot store changes, so Docker's health check flags it.
     private func health(_ request: Request) -> Response {
         let uptime = (Date().timeIntervalSince(startedAt) * 10).rounded() / 10
-        return .json(200, OrderedJSON.encode(Health(version: MockBackend.version, uptimeS: uptime, apis: apis.map(\.name)),
-                                             escapeSlash: false))
+        var health = Health(version: MockBackend.version, uptimeS: uptime, apis: apis.map(\.name))
+        if let log = settings.stateLog {
+            let failure = log.failureReason
+            health.stateFile = Health.StateFile(path: log.path, stored: failure == nil, error: failure)
+            if failure != nil { health.status = "state_file_failing" }
+        }
+        return .json(health.stateFile?.stored == false ? 503 : 200, OrderedJSON.encode(health, escapeSlash: false))
     }
 
     private struct Health: Encodable {
+        struct StateFile: Encodable {
+            var path: String
+            /// Whether changes are being stored; false from a failed write until one succeeds.
+            var stored: Bool
+            var error: String?
+        }
+
         var status = "ok"
         var version: String
         var uptimeS: Double
         var apis: [String]
+        var stateFile: StateFile?
 
         enum CodingKeys: String, CodingKey {
-            case status, version, uptimeS = "uptime_s", apis
+            case status, version, uptimeS = "uptime_s", apis, stateFile = "state_file"
         }
     }
 
@@ -117,10 +131,7 @@ final class AdminAPI: Sendable {
     }
 
     private func reset(_ selected: [any MockAPI]) -> Response {
-        for api in selected {
-            api.reset()
-            settings.stateFile?.persist(api)
-        }
+        for api in selected { api.reset() }
         return .json(200, OrderedJSON.encode(["reset": selected.map(\.name)], escapeSlash: false))
     }
 
@@ -141,7 +152,6 @@ final class AdminAPI: Sendable {
         } catch {
             return Response.json(400, ["error": "invalid_state", "path": error.path, "detail": error.problem])
         }
-        settings.stateFile?.persist(api)
         return Response.json(200, ["loaded": api.name])
     }
 
