@@ -8,8 +8,7 @@ final class Connection {
     var output = OutputQueue()
     /// Close once the output is written (no keep-alive, or an HTTP-level error).
     var closeWhenFlushed = false
-    /// After an early error: half-close and read what the client still sends, so it sees the answer.
-    var drainAfterFlush = false
+    /// Set once the write side is shut: input is read and dropped until the client closes or this passes.
     var drainDeadline: Double?
     /// A delayed answer is pending; later pipelined requests wait behind it.
     var awaitingDelayedResponse = false
@@ -223,8 +222,9 @@ final class EventLoop: @unchecked Sendable {
         process(connection)
     }
 
+    /// Drops what a lingering connection still sends; a bounded amount per event, like reading.
     private func discardInput(_ connection: Connection) {
-        while true {
+        for _ in 0..<16 {
             let count = Sys.receive(connection.fd, into: readBuffer)
             if count > 0 { continue }
             if count == -1 { return }
@@ -251,7 +251,6 @@ final class EventLoop: @unchecked Sendable {
                 case let .failure(failure):
                     let response = Response.text(failure.status, failure.message + "\n")
                     write(response, isHead: false, keepAlive: false, versionMinor: 1, to: connection)
-                    connection.drainAfterFlush = true
                 case let .request(head, body):
                     dispatch(head, body, on: connection)
                 case let .bodyTooLarge(head, failure):
@@ -294,7 +293,6 @@ final class EventLoop: @unchecked Sendable {
         let response = server.responder.refusal(of: request, status: failure.status, reason: failure.message)
             ?? Response.text(failure.status, failure.message + "\n")
         finish(request, response, head, keepAlive: false, startedAt: started, on: connection)
-        connection.drainAfterFlush = true
     }
 
     /// Writes the answer and tells the responder; a method rather than a closure so that
@@ -402,13 +400,7 @@ final class EventLoop: @unchecked Sendable {
         case .drained:
             connection.lastActivity = monotonicNow()
             if connection.closeWhenFlushed && !connection.awaitingDelayedResponse {
-                if connection.drainAfterFlush && !connection.peerClosed {
-                    Sys.shutdownWrite(connection.fd)
-                    connection.drainDeadline = monotonicNow() + 2
-                    updateInterest(connection, readable: true, writable: false)
-                } else {
-                    close(connection)
-                }
+                closeLingering(connection)
                 return
             }
             if connection.peerClosed && !connection.awaitingDelayedResponse {
@@ -426,6 +418,20 @@ final class EventLoop: @unchecked Sendable {
         connection.interest = (readable, writable)
         poller.modify(connection.fd, readable: readable, writable: writable)
     }
+
+    /// Closes the way nginx and Apache do: shut the write side (the client reads the answer, then
+    /// end of stream), read and drop what the client still sends, close when it closes or after
+    /// `lingerSeconds`. A plain close with unread input sends a reset, which destroys the part
+    /// of the answer the client has not read yet.
+    private func closeLingering(_ connection: Connection) {
+        guard !connection.peerClosed else { return close(connection) }
+        guard connection.drainDeadline == nil else { return }
+        Sys.shutdownWrite(connection.fd)
+        connection.drainDeadline = monotonicNow() + Self.lingerSeconds
+        updateInterest(connection, readable: true, writable: false)
+    }
+
+    private static let lingerSeconds = 2.0
 
     private func close(_ connection: Connection) {
         guard connections[connection.fd] === connection else { return }
@@ -464,7 +470,7 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             if connection.parser.isReadingBody {
-                if now - connection.lastActivity > configuration.bodyTimeout { close(connection) }
+                if now - connection.lastActivity > configuration.bodyTimeout { closeLingering(connection) }
             } else if connection.parser.hasBufferedBytes, let started = connection.requestStartedAt {
                 if now - started > configuration.headerTimeout {
                     write(Response.text(408, "Request head not received in time.\n"), isHead: false,
@@ -472,7 +478,7 @@ final class EventLoop: @unchecked Sendable {
                     flush(connection)
                 }
             } else if now - connection.lastActivity > configuration.idleTimeout {
-                close(connection)
+                closeLingering(connection)
             }
         }
     }
