@@ -5,7 +5,7 @@ import MockKit
 
 /// The start-up banner: version, addresses, each API's base URL and its seeded accounts.
 enum Banner {
-    static func print(server: HTTPServer, apis: [any MockAPI], seed: SeedDirectory, options: Options) {
+    static func print(server: HTTPServer, apis: [any MockAPI], seed: SeedDirectory, stubs: StubSet, options: Options) {
         let port = server.port
         var lines = ["mock-backend \(MockBackend.version)"]
         if let host = options.host {
@@ -20,6 +20,9 @@ enum Banner {
         }
         lines.append("  Android emulator:  http://10.0.2.2:\(port)")
         lines.append("  seed:              \(seed.url.path)")
+        if let folder = stubs.folder {
+            lines.append("  stubs:             \(folder.path) (\(stubs.count) matched before the APIs)")
+        }
         lines.append("  control:           \(local)/  and  \(local)/_mock/health")
         lines.append("")
         for api in apis {
