@@ -314,11 +314,30 @@ final class EventLoop: @unchecked Sendable {
     /// answers without delay allocate no capture box.
     private func finish(_ request: Request, _ response: Response, _ head: RequestHead, keepAlive: Bool,
                         startedAt started: Double, on connection: Connection) {
-        let bytes = write(response, isHead: head.method == "HEAD", keepAlive: keepAlive,
+        let bytes: Int
+        switch response.connectionFault {
+        case .reset?:
+            // Told first: whoever saw the reset may ask the journal at once.
+            report(request, response, startedAt: started, responseBytes: 0)
+            connection.closeWhenFlushed = true
+            Sys.resetOnClose(connection.fd)
+            close(connection)
+            return
+        case .close?:
+            // Answers to earlier pipelined requests still go out; this one never does.
+            bytes = 0
+            connection.closeWhenFlushed = true
+        default:
+            bytes = write(response, isHead: head.method == "HEAD", keepAlive: keepAlive,
                           versionMinor: head.versionMinor, to: connection)
+        }
+        report(request, response, startedAt: started, responseBytes: bytes)
+    }
+
+    private func report(_ request: Request, _ response: Response, startedAt started: Double, responseBytes: Int) {
         let duration = (monotonicNow() - started) * 1000
         server.responder.didRespond(Exchange(request: request, response: response,
-                                             durationMilliseconds: duration, responseBytes: bytes))
+                                             durationMilliseconds: duration, responseBytes: responseBytes))
     }
 
     // MARK: Writing
@@ -338,13 +357,55 @@ final class EventLoop: @unchecked Sendable {
                        to connection: Connection) -> Int {
         let keepAlive = keepAlive && server.isStopping == false
         let encoded = encoder.encode(response, isHead: isHead, keepAlive: keepAlive, versionMinor: versionMinor)
+        if !keepAlive { connection.closeWhenFlushed = true }
+        if let fault = response.connectionFault {
+            let whole = encoded.head + (encoded.separateBody ?? [])
+            return writeBroken(head: Array(whole[..<encoded.headLength]), body: Array(whole[encoded.headLength...]),
+                               fault, to: connection)
+        }
         connection.output.append(encoded.head)
         if let body = encoded.separateBody { connection.output.append(body) }
-        if !keepAlive { connection.closeWhenFlushed = true }
         return encoded.count
     }
 
+    /// A truncated or dribbled answer: the head goes out as usual, the body does not.
+    private func writeBroken(head: [UInt8], body: [UInt8], _ fault: ConnectionFault, to connection: Connection) -> Int {
+        switch fault {
+        case .truncate:
+            let sent = body.isEmpty ? Array(head.prefix(head.count / 2)) : head + body.prefix(body.count / 2)
+            connection.output.append(sent)
+            connection.closeWhenFlushed = true
+            return sent.count
+        case let .slowBody(bytesPerSecond):
+            connection.output.append(head)
+            if !body.isEmpty { dribble(body[...], bytesPerSecond: max(1, bytesPerSecond), on: connection) }
+            return head.count + body.count
+        case .reset, .close:
+            preconditionFailure("answered in finish")
+        }
+    }
+
+    /// Sends a tenth of a second's worth of body per timer tick; the connection counts as awaiting
+    /// a delayed answer meanwhile, so pipelined requests wait and no idle timeout applies.
+    private func dribble(_ rest: ArraySlice<UInt8>, bytesPerSecond: Int, on connection: Connection) {
+        connection.awaitingDelayedResponse = true
+        let chunk = max(1, bytesPerSecond / 10)
+        schedule(at: monotonicNow() + Double(chunk) / Double(bytesPerSecond), for: connection) { [unowned self] in
+            connection.output.append(Array(rest.prefix(chunk)))
+            let remaining = rest.dropFirst(chunk)
+            if remaining.isEmpty {
+                connection.awaitingDelayedResponse = false
+                process(connection)
+            } else {
+                dribble(remaining, bytesPerSecond: bytesPerSecond, on: connection)
+                flush(connection)
+            }
+        }
+    }
+
     private func flush(_ connection: Connection) {
+        // A reset fault closes mid-dispatch; its descriptor may already belong to someone else.
+        guard connections[connection.fd] === connection else { return }
         switch connection.output.write(to: connection.fd) {
         case .failed:
             close(connection)

@@ -23,3 +23,10 @@ public struct Exchange: Sendable {
     /// Bytes of the response as written, head included.
     public var responseBytes: Int
 }
+
+extension Exchange {
+    /// The status the client saw; nil when the connection was reset or closed instead.
+    public var sentStatus: Int? {
+        response.connectionFault == .reset || response.connectionFault == .close ? nil : response.status
+    }
+}
