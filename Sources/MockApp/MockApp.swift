@@ -100,6 +100,18 @@ public final class MockApp: HTTPResponder {
         settings.log?.record(exchange)
     }
 
+    /// An https client on the http port: the one console line and journal entry it gets.
+    public func didRefuseTLS(_ attempt: TLSAttempt) {
+        let reason = Self.tlsReason(attempt)
+        journal.record(Journal.Entry(tlsAttempt: attempt, reason: reason))
+        settings.log?.note(reason, from: attempt.peer, at: attempt.at)
+    }
+
+    static func tlsReason(_ attempt: TLSAttempt) -> String {
+        "the client spoke https to this http port (connection closed): use http://\(attempt.serverName ?? "HOST"):\(attempt.port)/… "
+            + "instead of https://, and see docs/clients.md for the platform's cleartext setting"
+    }
+
     /// The 404 of every path no API serves: `{"error":"not_found","path":"/as/received"}`, with
     /// `"hint":"GET /api/threads"` when a served route is close to the path.
     static func notFound(_ path: String, closest: String?) -> Response {

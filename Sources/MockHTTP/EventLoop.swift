@@ -16,6 +16,8 @@ final class Connection {
     var peerClosed = false
     var lastActivity: Double
     var requestStartedAt: Double?
+    /// Nothing has arrived yet: the first bytes are checked for a TLS handshake.
+    var awaitingFirstBytes = true
     var interest = (readable: true, writable: false)
 
     init(fd: Int32, peer: PeerAddress, limits: ParserLimits, now: Double) {
@@ -205,6 +207,10 @@ final class EventLoop: @unchecked Sendable {
             reads += 1
             let count = Sys.receive(connection.fd, into: readBuffer)
             if count > 0 {
+                if connection.awaitingFirstBytes {
+                    connection.awaitingFirstBytes = false
+                    if refuseTLS(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]), on: connection) { return }
+                }
                 if !connection.parser.hasBufferedBytes { connection.requestStartedAt = monotonicNow() }
                 connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
                 connection.lastActivity = monotonicNow()
@@ -220,6 +226,16 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         process(connection)
+    }
+
+    /// An https client on this http port: close at once and say so, instead of letting it wait
+    /// for the header timeout with nothing logged.
+    private func refuseTLS(_ firstBytes: UnsafeRawBufferPointer, on connection: Connection) -> Bool {
+        guard TLSClientHello.starts(firstBytes) else { return false }
+        server.responder.didRefuseTLS(TLSAttempt(peer: connection.peer, at: Date(),
+                                                 serverName: TLSClientHello.serverName(firstBytes), port: server.port))
+        close(connection)
+        return true
     }
 
     private func discardInput(_ connection: Connection) {

@@ -6,6 +6,12 @@ public protocol HTTPResponder: Sendable {
     func respond(to request: Request) -> Response
     /// Called once the answer is written to the connection's buffer (log, journal).
     func didRespond(_ exchange: Exchange)
+    /// Called when a connection opened with a TLS handshake, which the server closed at once.
+    func didRefuseTLS(_ attempt: TLSAttempt)
+}
+
+extension HTTPResponder {
+    public func didRefuseTLS(_ attempt: TLSAttempt) {}
 }
 
 /// One finished request and its answer, for logs and the journal.
