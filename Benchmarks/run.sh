@@ -2,8 +2,10 @@
 # The issue-9 benchmark in one command: mock-backend against Hummingbird 2, FlyingFox and nginx.
 # Installs wrk and nginx (Debian packages) if missing, builds everything in release mode, runs the
 # load (Benchmarks/tools/bench.py), then writes Benchmarks/results/latest.json, docs/performance.svg
-# and docs/performance.md (Benchmarks/tools/report.py). Takes about 10 minutes on 2 cores.
-# Settings: ROUND_SECONDS (5), ROUNDS (3), WARMUP_SECONDS (2), IDLE_CONNECTIONS (10000).
+# and docs/performance.md (Benchmarks/tools/report.py). Takes about 12 minutes on 2 cores, the last
+# two for the poll(2) backend against epoll (Benchmarks/tools/poll.py, also alone as poll.sh).
+# Settings: ROUND_SECONDS (5), ROUNDS (3), WARMUP_SECONDS (2), IDLE_CONNECTIONS (10000),
+# POLL_SECONDS (5), POLL_ROUNDS (2).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -32,4 +34,6 @@ mkdir -p Benchmarks/results
 python3 Benchmarks/tools/bench.py --root "$root" --out Benchmarks/results/latest.json \
     --seconds "${ROUND_SECONDS:-5}" --rounds "${ROUNDS:-3}" --warmup "${WARMUP_SECONDS:-2}" \
     --idle "${IDLE_CONNECTIONS:-10000}"
+python3 Benchmarks/tools/poll.py --binary .build/release/mock-backend --seconds "${POLL_SECONDS:-5}" \
+    --rounds "${POLL_ROUNDS:-2}" --out Benchmarks/results/poll.json
 python3 Benchmarks/tools/report.py Benchmarks/results/latest.json

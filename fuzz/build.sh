@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds one libFuzzer binary per harness into fuzz/.build/<target>.
 # Each binary is the harness, FuzzSupport.swift and the MockHTTP sources that parse requests and
-# bodies, compiled as one module (the request parser is internal to MockHTTP).
+# bodies (for `cgi` also WSUV Twitter's CGI readers), compiled as one module (the request parser
+# is internal to MockHTTP).
 # Usage: fuzz/build.sh [target ...]   (default: every target)
 set -eu
 cd "$(dirname "$0")"
@@ -9,11 +10,13 @@ root=..
 http="$root/Sources/MockHTTP"
 parsers="$http/RequestParser.swift $http/Message.swift $http/Body/FormDecoding.swift $http/Body/Multipart.swift
          $http/JSON/JSONParser.swift $http/JSON/JSONValue.swift $http/JSON/JSONWriter.swift $http/JSON/OrderedJSON.swift $http/UTF8Text.swift"
-targets=${*:-"request chunked form multipart json"}
+targets=${*:-"request chunked form multipart json cgi"}
+# WSUV Twitter's own readers of CGI.pm's rules (they need nothing from MockHTTP but hexDigitValue).
+cgi="$root/Sources/WSUVTwitter/CGIForm.swift $root/Sources/WSUVTwitter/CGIMultipart.swift"
 mkdir -p .build
 for target in $targets; do
     echo "building $target"
     # -parse-as-library: the harness has no top-level code; libFuzzer provides main.
     swiftc -O -g -sanitize=fuzzer,address -use-ld=lld -parse-as-library -module-name MockHTTP \
-        $parsers Sources/FuzzSupport.swift "Sources/$target.swift" -o ".build/$target"
+        $parsers $([ "$target" = cgi ] && echo "$cgi") Sources/FuzzSupport.swift "Sources/$target.swift" -o ".build/$target"
 done

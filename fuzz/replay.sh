@@ -5,7 +5,7 @@
 # Usage: fuzz/replay.sh [target ...]   (default: every target)
 set -eu
 cd "$(dirname "$0")"
-targets=${*:-"request chunked form multipart json"}
+targets=${*:-"request chunked form multipart json cgi"}
 ./build.sh $targets
 export SWIFT_BACKTRACE=enable=no
 log=$(mktemp)

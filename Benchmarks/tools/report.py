@@ -9,6 +9,7 @@ import os
 import sys
 from html import escape
 
+import poll
 import scale
 
 SERVERS = ["mock-backend", "hummingbird", "flyingfox", "nginx"]
@@ -225,13 +226,14 @@ then 20 new connections each ask `GET /_mock/health` while the idle ones are hel
 - **nginx**: mock-backend's own answer bodies, captured with a GET at the start of the run, served as
   static files (`sendfile`, `access_log off`, `worker_processes auto`).
 
-{scale_section(os.path.join(os.path.dirname(__file__), "..", "results", "scale.json"))}## How to run
+{scale_section(os.path.join(os.path.dirname(__file__), "..", "results", "scale.json"))}{poll_section(os.path.join(os.path.dirname(__file__), "..", "results", "poll.json"))}## How to run
 
 ```sh
 Benchmarks/run.sh            # installs wrk and nginx with apt-get if missing, builds, runs (~10 minutes)
 ROUND_SECONDS=10 ROUNDS=5 Benchmarks/run.sh   # longer, steadier rounds
 python3 Benchmarks/tools/report.py Benchmarks/results/latest.json   # redo table, chart and this page
 Benchmarks/scale.sh          # the Scale table (~3 minutes); rerun report.py to put it on this page
+Benchmarks/poll.sh           # the poll(2) backend table (~2 minutes; run.sh runs it too)
 ```
 
 `run.sh` builds mock-backend (`swift build -c release`) and the anchors
@@ -275,6 +277,34 @@ The one row that is meant to slow down is `get-tweets.cgi?date=…`: like the SQ
 looks at every tweet to find the newer ones (O(tweets), here with an empty answer). Start-up grows
 with the seed, as it must: 34 MB of JSON read and checked (with the same dictionaries, so in
 O(rows)) in about 0.6 s for 300,000 rows; RSS after start grows about 0.5 KB per row.
+
+"""
+
+
+def poll_section(path):
+    """The poll(2) backend section from `Benchmarks/poll.sh`'s last results, or nothing before its first run."""
+    if not os.path.exists(path):
+        return ""
+    with open(path) as file:
+        results = json.load(file)
+    return f"""## The poll(2) backend (what a Mac runs)
+
+macOS has no epoll, so there mock-backend waits with poll(2): one array of every watched socket,
+handed to the kernel and scanned on each wait, and one loop accepting for all (poll cannot wake
+just one loop per new connection). On Linux `--poller poll` runs the same code. `Benchmarks/poll.sh`
+starts the release build twice, `--poller epoll` and `--poller poll`, and runs each load for
+{results["seconds"]} s on one then the other ({results["rounds"]} rounds, order swapped, medians;
+`wrk -t2`, GET `/_mock/health`; load average {results["load_average"]:.1f} on {results["cores"]} cores
+at the start). Raw results: [`Benchmarks/results/poll.json`](../Benchmarks/results/poll.json).
+
+{poll.markdown_table(results)}
+
+What it is for: a development server on a student's Mac, where one simulator or app holds a few
+connections and a UI test suite tens, not the 10,000 of the idle-connection test above. The
+cost of poll grows with the number of open connections (each wait passes and scans all of them),
+which the last row shows: a few busy clients beside 1,000 idle ones. Up to a few hundred
+connections that cost stays small next to the work of answering. On a busy shared machine single
+rounds differ by tens of percent (each one is in `poll.json`); read the ratios, not the rates.
 
 """
 

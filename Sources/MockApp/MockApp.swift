@@ -32,13 +32,15 @@ public final class MockApp: HTTPResponder {
     let faults = Locked(Faults())
     let startedAt = Date()
 
-    public init(apis: [any MockAPI], settings: AppSettings = AppSettings()) {
+    /// Fails when the route tables cannot work as written (two APIs claiming one path, …).
+    public init(apis: [any MockAPI], settings: AppSettings = AppSettings()) throws(RouteTableError) {
         self.apis = apis
         self.settings = settings
-        apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
         journal = Journal(capacity: settings.journalCapacity)
         let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, startedAt: startedAt)
-        router = Router(groups: [admin.routes] + apis.map(\.routes))
+        router = try Router(groups: [admin.routes] + apis.map(\.routes))
+        // The router has made sure that the names differ.
+        apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
     }
 
     public func respond(to request: Request) -> Response {
@@ -47,25 +49,25 @@ public final class MockApp: HTTPResponder {
         case let .found(group, handler, parameters):
             var routed = request
             routed.pathParameters = parameters
-            if let api = apisByName[group.api] {
+            if let api = apisByName[group.name] {
                 response = serve(routed, by: api, handler: handler)
             } else {
                 response = handler(routed)
             }
-            response.api = group.api
+            response.routeGroup = group.name
         case let .methodNotAllowed(group, allowed):
             response = group.methodNotAllowed(request)
             response.headers.set("Allow", allowed.headerValue)
             response.explanation = "\(request.path) does not take \(request.method), only \(allowed.headerValue)"
-            response.api = group.api
-            response.delay = delay(for: group.api)
+            response.routeGroup = group.name
+            response.delay = delay(for: group.name)
         case let .preflight(group, allowed):
-            response = group.api == AdminAPI.name ? AdminAPI.preflightRefused : Self.preflight(allowed)
-            response.api = group.api
+            response = group.name == AdminAPI.name ? AdminAPI.preflightRefused : Self.preflight(allowed)
+            response.routeGroup = group.name
         case .notFound:
             response = Self.notFound(request.path, closest: router.closestRoute(method: request.method, path: request.path))
         }
-        if response.api != AdminAPI.name {
+        if response.routeGroup != AdminAPI.name {
             response.headers.add("Access-Control-Allow-Origin", "*")
         }
         return response
@@ -93,7 +95,7 @@ public final class MockApp: HTTPResponder {
     }
 
     public func didRespond(_ exchange: Exchange) {
-        if exchange.response.api != AdminAPI.name && !exchange.request.path.hasPrefix("/_mock/") {
+        if exchange.response.routeGroup != AdminAPI.name && !exchange.request.path.hasPrefix("/_mock/") {
             journal.record(exchange)
         }
         // Logged last, so whoever has seen the line finds the entry in the journal.

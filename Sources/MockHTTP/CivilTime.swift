@@ -1,3 +1,5 @@
+import Foundation
+
 /// Calendar arithmetic in UTC without Foundation's calendars, for hot-path time stamps.
 public struct CivilTime: Sendable, Equatable {
     public var year, month, day, hour, minute, second: Int
@@ -60,6 +62,33 @@ public struct CivilTime: Sendable, Equatable {
               (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
         self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         guard CivilTime(unixSeconds: unixSeconds) == self else { return nil }
+    }
+}
+
+/// ISO-8601 time stamps in UTC with milliseconds: `2026-11-21T23:59:01.123Z`.
+public enum ISO8601 {
+    public static func format(_ date: Date) -> String {
+        format(milliseconds: Int((date.timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+
+    /// For times kept as whole milliseconds since 1970, so sums of them print exactly.
+    public static func format(milliseconds: Int) -> String {
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let time = CivilTime(unixSeconds: seconds)
+        return "\(pad(time.year, 4))-\(pad(time.month))-\(pad(time.day))T\(pad(time.hour)):\(pad(time.minute))"
+            + ":\(pad(time.second)).\(pad(milliseconds - seconds * 1000, 3))Z"
+    }
+}
+
+/// Times of day on this machine's clock, for console lines.
+public enum LocalTime {
+    /// `HH:MM:SS.mmm` in the machine's local time, what a person at the console reads.
+    public static func timeOfDay(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        let millis = Int(date.timeIntervalSince1970 * 1000) % 1000
+        return "\(pad(Int(parts.tm_hour))):\(pad(Int(parts.tm_min))):\(pad(Int(parts.tm_sec))).\(pad(millis, 3))"
     }
 }
 

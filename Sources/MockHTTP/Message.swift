@@ -126,8 +126,9 @@ public struct Response: Sendable {
     public var body: [UInt8]
     /// Seconds to hold the answer back (simulated network latency); the loop keeps serving others.
     public var delay: Double = 0
-    /// The API that produced the answer, for the request log; nil for the common 404.
-    public var api: String?
+    /// The name of the route group that answered, for the responder's own records (its request
+    /// log); nil when none did.
+    public var routeGroup: String?
     /// Why an error happened, in one line for the person at the console and in the journal;
     /// never sent to the client (the body is the course API's own).
     public var explanation: String?

@@ -72,6 +72,40 @@ public struct Route: Sendable {
         isLiteral = !segments.contains { if case .parameter = $0 { return true } else { return false } }
     }
 
+    /// What is wrong with the pattern itself: a `{` or `}` outside a whole `{name}` segment, or a name used twice.
+    fileprivate var patternProblem: String? {
+        var names: Set<String> = []
+        for piece in pattern.split(separator: "/", omittingEmptySubsequences: false) {
+            let braces = piece.filter { $0 == "{" || $0 == "}" }
+            guard !braces.isEmpty else { continue }
+            let name = piece.dropFirst().dropLast()
+            guard braces == "{}", piece.hasPrefix("{"), piece.hasSuffix("}"), !name.isEmpty else {
+                return "has an unbalanced { or } in \(piece)"
+            }
+            guard names.insert(String(name)).inserted else { return "names {\(name)} twice" }
+        }
+        return nil
+    }
+
+    /// The same pattern but for the names of its parameters.
+    fileprivate func hasSameShape(as other: Route) -> Bool {
+        segments.count == other.segments.count && zip(segments, other.segments).allSatisfy { pair in
+            switch pair {
+            case let (.literal(one), .literal(two)): return one == two
+            case (.parameter, .parameter): return true
+            default: return false
+            }
+        }
+    }
+
+    /// Whether some path matches both patterns.
+    fileprivate func overlaps(_ other: Route, ignoringCase: Bool) -> Bool {
+        segments.count == other.segments.count && zip(segments, other.segments).allSatisfy { pair in
+            guard case let (.literal(one), .literal(two)) = pair else { return true }
+            return ignoringCase ? one.lowercased() == two.lowercased() : one == two
+        }
+    }
+
     fileprivate func match(_ path: [Substring], _ original: [Substring]) -> [String: String]? {
         guard path.count == segments.count else { return nil }
         var parameters: [String: String] = [:]
@@ -88,9 +122,10 @@ public struct Route: Sendable {
     }
 }
 
-/// The routes of one API, with its path rules and its own `405` body.
+/// The routes of one part of the app (for the app, one API), with its path rules and its own `405` body.
 public struct RouteGroup: Sendable {
-    public let api: String
+    /// The group's name, for the responder and for route table errors.
+    public let name: String
     public let matching: PathMatching
     public let routes: [Route]
     /// This API's answer to a known path with a method it does not serve (the `Allow` header is added).
@@ -100,9 +135,9 @@ public struct RouteGroup: Sendable {
     /// The routes with `{name}` segments by their number of segments, in table order.
     private let patterned: [Int: [Route]]
 
-    public init(api: String, matching: PathMatching = PathMatching(), routes: [Route],
+    public init(name: String, matching: PathMatching = PathMatching(), routes: [Route],
                 methodNotAllowed: @escaping @Sendable (Request) -> Response) {
-        self.api = api
+        self.name = name
         self.matching = matching
         self.methodNotAllowed = methodNotAllowed
         self.routes = routes.map { route in
@@ -114,6 +149,31 @@ public struct RouteGroup: Sendable {
         }
         self.literal = literal
         patterned = Dictionary(grouping: self.routes.filter { !$0.isLiteral }, by: \.segments.count)
+    }
+
+    fileprivate func checkRoutes() throws(RouteTableError) {
+        for (index, route) in routes.enumerated() {
+            if let problem = route.patternProblem {
+                throw RouteTableError(description: "\(name): route \(route.pattern) \(problem)")
+            }
+            for earlier in routes[..<index] where earlier.hasSameShape(as: route) {
+                let methods = earlier.methods.intersection(route.methods)
+                if !methods.isEmpty {
+                    throw RouteTableError(description: "\(name): \(methods.headerValue) \(route.pattern) is in the route table twice")
+                }
+            }
+        }
+    }
+
+    fileprivate func checkNoOverlap(with other: RouteGroup) throws(RouteTableError) {
+        let ignoringCase = matching.caseInsensitive || other.matching.caseInsensitive
+        for route in routes {
+            for claimed in other.routes where route.overlaps(claimed, ignoringCase: ignoringCase) {
+                throw RouteTableError(description: "\(name) and \(other.name) both claim \(route.pattern)"
+                    + (route.pattern == claimed.pattern ? "" : " and \(claimed.pattern)")
+                    + " (\(route.methods.headerValue) and \(claimed.methods.headerValue)); requests would reach \(name) only")
+            }
+        }
     }
 
     /// The path as this group compares it, or nil when it cannot match anything here.
@@ -157,11 +217,30 @@ public enum RouteMatch {
     case notFound
 }
 
+/// A route table that cannot work as written: start-up stops with this message.
+public struct RouteTableError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+}
+
 /// Routes a request to the first group that knows its path.
 public struct Router: Sendable {
     public let groups: [RouteGroup]
 
-    public init(groups: [RouteGroup]) {
+    /// Checks the tables as they are built, as Go's ServeMux does: a malformed pattern, a route
+    /// written twice in a group, a path two groups claim (the second would never be asked), and
+    /// two groups of one name (answers are told apart by it).
+    public init(groups: [RouteGroup]) throws(RouteTableError) {
+        for group in groups {
+            try group.checkRoutes()
+        }
+        for (index, first) in groups.enumerated() {
+            for second in groups[(index + 1)...] {
+                try first.checkNoOverlap(with: second)
+            }
+        }
+        for (index, group) in groups.enumerated() where groups[..<index].contains(where: { $0.name == group.name }) {
+            throw RouteTableError(description: "two route groups are named \(group.name)")
+        }
         self.groups = groups
     }
 

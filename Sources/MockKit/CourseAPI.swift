@@ -67,6 +67,6 @@ extension CourseAPI {
 
     /// The route table with this API's 405.
     public func routeGroup(matching: PathMatching = PathMatching(), _ routes: [Route]) -> RouteGroup {
-        RouteGroup(api: name, matching: matching, routes: routes, methodNotAllowed: Failure.methodNotAllowed)
+        RouteGroup(name: name, matching: matching, routes: routes, methodNotAllowed: Failure.methodNotAllowed)
     }
 }

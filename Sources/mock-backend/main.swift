@@ -70,7 +70,12 @@ if let path = options.stateFile {
     }
     settings.stateFile = stateFile
 }
-let app = MockApp(apis: apis, settings: settings)
+let app: MockApp
+do {
+    app = try MockApp(apis: apis, settings: settings)
+} catch {
+    fail("bad route table: \(error)")
+}
 var configuration = ServerConfiguration()
 configuration.host = options.host
 configuration.port = options.port

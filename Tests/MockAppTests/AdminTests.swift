@@ -164,7 +164,7 @@ final class AdminTests: XCTestCase {
 /// Who may use `/_mock`: loopback callers, or anyone with the admin token when one is set.
 final class AdminAccessTests: XCTestCase {
     private func app(token: String? = nil) throws -> MockApp {
-        MockApp(apis: try APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions()),
+        try MockApp(apis: APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions()),
                 settings: AppSettings(adminToken: token))
     }
 

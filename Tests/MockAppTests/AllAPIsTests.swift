@@ -103,3 +103,14 @@ final class AllAPIsTests: XCTestCase {
         XCTAssertEqual(try only.request("POST", "/_mock/reset/threads").text, #"{"error":"unknown_api","api":"threads"}"#)
     }
 }
+
+/// The app refuses route tables that collide, naming both APIs.
+final class RouteCollisionTests: XCTestCase {
+    func testTheSameAPITwiceStopsStartUp() throws {
+        let apis = try APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions())
+            + APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions())
+        XCTAssertThrowsError(try MockApp(apis: apis)) { error in
+            XCTAssertEqual("\(error)", "threads and threads both claim /api/login (POST and POST); requests would reach threads only")
+        }
+    }
+}

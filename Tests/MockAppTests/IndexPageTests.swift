@@ -14,7 +14,7 @@ final class IndexPageTests: XCTestCase {
 
     override func setUpWithError() throws {
         apis = try APICatalog.load(seed: TestServer.shippedSeed, options: APIOptions())
-        app = MockApp(apis: apis)
+        app = try MockApp(apis: apis)
         server = try TestServer(responder: app)
     }
 
@@ -147,7 +147,7 @@ final class IndexPageTests: XCTestCase {
     }
 
     func testWithAnAdminTokenOnlyTheTokenShowsRequests() throws {
-        let app = MockApp(apis: apis, settings: AppSettings(adminToken: "s3cret"))
+        let app = try MockApp(apis: apis, settings: AppSettings(adminToken: "s3cret"))
         let withoutToken = String(decoding: app.respond(to: Request(method: "GET", target: "/")).body, as: UTF8.self)
         XCTAssertTrue(withoutToken.contains("Shown only to callers that send the admin token"), withoutToken)
         let withToken = app.respond(to: Request(method: "GET", target: "/", headers: HTTPHeaders([("X-Mock-Admin-Token", "s3cret")]),
@@ -158,7 +158,7 @@ final class IndexPageTests: XCTestCase {
     func testJournalOff() throws {
         var settings = AppSettings()
         settings.journalCapacity = 0
-        let app = MockApp(apis: apis, settings: settings)
+        let app = try MockApp(apis: apis, settings: settings)
         let html = String(decoding: app.respond(to: Request(method: "GET", target: "/")).body, as: UTF8.self)
         XCTAssertTrue(html.contains("The request journal is off (<code>--journal 0</code>)."), html)
     }

@@ -559,8 +559,8 @@ final class WSUVTwitterTests: XCTestCase {
         let form = "username=alice&password=wonderland"
         assertBadRequest(try post("/login.cgi", form, type: "Application/X-WWW-Form-Urlencoded"))
         assertBadRequest(try post("/login.cgi", form, type: ""))
-        let token = try XCTUnwrap(Self.token(post("/login.cgi", form, type: "application/x-www-form-urlencodedfoo")))
-        XCTAssertEqual(token.utf8.count, 40)
+        let token = try login("alice", "wonderland")
+        assertJSON(try post("/login.cgi", form, type: "application/x-www-form-urlencodedfoo"), #"{"session_token":"\#(token)"}"#)
         let parts = multipart("b1", [("name=\"username\"", "alice"), ("name=\"password\"", "wonderland")])
         assertBadRequest(try post("/login.cgi", parts, type: "Multipart/Form-Data; boundary=b1"))
         assertJSON(try post("/login.cgi", parts, type: "multipart/form-datafoo; boundary=b1"), #"{"session_token":"\#(token)"}"#)
@@ -576,7 +576,7 @@ final class WSUVTwitterTests: XCTestCase {
         // PUT splits a multipart body like a form, so form text in it counts.
         let formInside = try server.request("PUT", "/login.cgi", headers: [("Content-Type", "multipart/form-data; boundary=b2")],
                                             body: "username=alice&password=wonderland")
-        XCTAssertEqual(formInside.status, 200)
+        assertJSON(formInside, #"{"session_token":"\#(try login("alice", "wonderland"))"}"#)
         let body = "username=alice&password=wonderland"
         assertBadRequest(try raw("POST /login.cgi HTTP/1.1\r\nHost: x\r\nContent-Type: \(Self.formType)\r\n"
             + "Transfer-Encoding: chunked\r\n\r\n\(String(body.utf8.count, radix: 16))\r\n\(body)\r\n0\r\n\r\n"))

@@ -34,7 +34,7 @@ final class AdminAPI: Sendable {
     }
 
     var routes: RouteGroup {
-        RouteGroup(api: Self.name, routes: [
+        RouteGroup(name: Self.name, routes: [
             Route([.get, .head], "/", indexPage),
             Route([.get, .head], "/_mock/health", guarded(health)),
             Route(.post, "/_mock/reset", guarded(resetAll)),

@@ -45,7 +45,7 @@ final class Journal: @unchecked Sendable {
 
     func record(_ exchange: Exchange) {
         let request = exchange.request
-        record(Entry(at: request.receivedAt, api: exchange.response.api, method: request.method, path: request.path,
+        record(Entry(at: request.receivedAt, api: exchange.response.routeGroup, method: request.method, path: request.path,
                           query: request.query ?? "", status: exchange.response.status,
                           durationMilliseconds: exchange.durationMilliseconds, requestBytes: request.body.count,
                           responseBytes: exchange.responseBytes, headers: request.headers,
