@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Scale benchmark (issue 9): does a request about one row cost the same with 10 rows as with
-# 100,000? Builds mock-backend in release mode, writes two seed folders (Benchmarks/tools/
-# scale_seed.py: 10 vs 100,000 threads, messages and WSUV tweets), and for each measures start-up,
-# RSS and short wrk runs on both in turn (Benchmarks/tools/scale.py). Prints a Markdown table and
-# writes Benchmarks/results/scale.json. About 3 minutes.
+# Scale benchmark: does a request about one row cost the same with 10 rows as with 100,000, in
+# every API? Builds mock-backend in release mode, writes two seed folders (Benchmarks/tools/
+# scale_seed.py: 10 vs 100,000 rows in every table of every API), and for each measures start-up,
+# RSS and short wrk runs of a read and a write per API on both in turn (Benchmarks/tools/scale.py).
+# Prints a Markdown table and writes Benchmarks/results/scale.json. About 6 minutes.
 # Settings: SCALE_SECONDS (5 per run), SCALE_ROUNDS (2), SCALE_LARGE (100000).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

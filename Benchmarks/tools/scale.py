@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Scale benchmark (issue 9): the same requests against mock-backend seeded small and large.
+"""Scale benchmark: the same requests against mock-backend seeded small and large.
 
-For each seed folder: start-up time to the first answer, RSS, and a short wrk run per request.
-Routes that touch one row or none must not slow down with the data; lists may (they are O(list)).
+For each seed folder: start-up time to the first answer, RSS, and a short wrk run per request: one
+read and one write about a single row in every API, and WSUV's date-filtered fetch. Those must not
+slow down with the data; the rows marked as growing (a list of everything) may.
 Called by Benchmarks/scale.sh after the release build and the seed folders are made.
 
     scale.py --binary PATH --small DIR --large DIR [--seconds 5] [--rounds 2]
@@ -22,17 +23,49 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import log, memory_kb, parse_wrk, raise_fd_limit, status_of  # noqa: E402
 
 PORTS = {"small": 18090, "large": 18091}
+FORM = "application/x-www-form-urlencoded"
 THREADS_LOGIN = b"email=a@a.com&password=test123"
 WSUV_LOGIN = "/cgi-bin/login.cgi?username=alice&password=wonderland"
-ADD_MESSAGE_LUA = """
+CSE118_LOGIN = b'{"email":"sslug@ucsc.edu","password":"1234567"}'
+OTP_TOKEN = "seed_token_alex_rivera_000000001"
+# wrk runs each script in one Lua state per thread; `setup` numbers the threads so that the names
+# registered by two threads never collide.
+SCRIPTS = {
+    "threads_add": """
 wrk.method = "POST"
 wrk.body = "thread_id=2&message=a+message+from+wrk"
 wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
-"""
+""",
+    "internproducts_register": """
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("id", threads) end
+local count = 0
+function request()
+  count = count + 1
+  return wrk.format("GET", "/register?username=wrk" .. id .. "-" .. count .. "&password=pw")
+end
+""",
+    "cse118_post": """
+wrk.method = "POST"
+wrk.body = '{"content":"a message from wrk"}'
+wrk.headers["Content-Type"] = "application/json"
+""",
+    "otp_rename": """
+wrk.method = "POST"
+wrk.body = '{"name":"Alex Rivera"}'
+wrk.headers["Content-Type"] = "application/json"
+""",
+    "otp_read": """
+wrk.method = "POST"
+wrk.body = '{}'
+wrk.headers["Content-Type"] = "application/json"
+""",
+}
 
 
 def start(binary, seed, port):
-    """Starts the server; returns (process, milliseconds from spawn to the first 200 answer)."""
+    """Starts the server; returns (process, milliseconds from spawn to the first 200 answer, CPU
+    milliseconds the process had used by then: on a busy machine the wall time also counts waiting)."""
     begin = time.perf_counter()
     process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", str(port), "--seed", seed, "--quiet"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -40,9 +73,16 @@ def start(binary, seed, port):
         if process.poll() is not None:
             raise RuntimeError(f"mock-backend exited: {process.stderr.read().decode()}")
         if status_of(port, "/_mock/health") == 200:
-            return process, (time.perf_counter() - begin) * 1000
+            return process, (time.perf_counter() - begin) * 1000, cpu_ms(process.pid)
         time.sleep(0.0005)
     raise RuntimeError("mock-backend did not answer within 60 s")
+
+
+def cpu_ms(pid):
+    """User plus system CPU time of a process, from /proc."""
+    with open(f"/proc/{pid}/stat") as file:
+        fields = file.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def stop(process, port):
@@ -73,54 +113,71 @@ def wrk(port, target, headers, seconds, script=None):
     return parse_wrk(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
 
 
-def requests(port, script):
-    """The measured requests for the server on `port`: (name, target, headers, wrk script)."""
-    token = json.loads(fetch(port, "/api/login", THREADS_LOGIN,
-                             {"Content-Type": "application/x-www-form-urlencoded"}))["token"]
+def requests(port, scripts, newest_seeded_stamp):
+    """The measured requests for the server on `port`: (name, target, headers, wrk script, grows).
+    `grows` marks the rows whose answer itself grows with the data."""
+    token = json.loads(fetch(port, "/api/login", THREADS_LOGIN, {"Content-Type": FORM}))["token"]
     session = json.loads(fetch(port, WSUV_LOGIN))["session_token"]
+    cse118 = json.loads(fetch(port, "/api/v2/login", CSE118_LOGIN, {"Content-Type": "application/json"}))
+    cse118_bearer = [f"Authorization: Bearer {cse118['accessToken']}"]
+    workspace = json.loads(fetch(port, "/api/v2/workspace", headers={"Authorization": f"Bearer {cse118['accessToken']}"}))[0]
+    channel = json.loads(fetch(port, f"/api/v2/workspace/{workspace['id']}/channel",
+                               headers={"Authorization": f"Bearer {cse118['accessToken']}"}))[0]["id"]
     bearer = [f"Authorization: BEARER {token}"]
     add_tweet = "/cgi-bin/add-tweet.cgi?" + urllib.parse.urlencode(
         {"username": "alice", "session_token": session, "tweet": "a tweet from wrk"})
-    # Reads first: each add run grows the data by a few hundred thousand rows.
+    # Reads first: each write run grows the data by a few hundred thousand rows.
     return [
-        ("GET /_mock/health", "/_mock/health", [], None),
-        ("GET /login (InternProducts)", "/login?username=admin&password=1234", [], None),
-        ("GET /api/messages/1 (5 messages)", "/api/messages/1", bearer, None),
-        ("POST /api/message/add", "/api/message/add", bearer, script),
-        # A list read: it looks at every tweet (as the SQL did), so it is expected to slow down.
-        ("GET get-tweets.cgi?date=(after all)", "/cgi-bin/get-tweets.cgi?date=2030-01-01%2000:00:00", [], None),
-        ("GET add-tweet.cgi", add_tweet, [], None),
+        ("GET /_mock/health", "/_mock/health", [], None, False),
+        ("threads: GET /api/messages/1 (5 messages)", "/api/messages/1", bearer, None, False),
+        ("internproducts: GET /login", "/login?username=admin&password=1234", [], None, False),
+        ("wsuv: GET login.cgi", WSUV_LOGIN, [], None, False),
+        ("wsuv: GET get-tweets.cgi?date=(the 3 newest)",
+         "/cgi-bin/get-tweets.cgi?" + urllib.parse.urlencode({"date": newest_seeded_stamp}), [], None, False),
+        ("cse118: GET /channel/{id}/message", f"/api/v2/channel/{channel}/message", cse118_bearer, None, False),
+        ("otp: POST /api/user (read)", "/api/user", [f"x-authtoken: {OTP_TOKEN}"], scripts["otp_read"], False),
+        # A list read: every tweet, expected to grow with the data.
+        ("wsuv: GET get-tweets.cgi (all)", "/cgi-bin/get-tweets.cgi", [], None, True),
+        ("threads: POST /api/message/add", "/api/message/add", bearer, scripts["threads_add"], False),
+        ("internproducts: GET /register", "/register", [], scripts["internproducts_register"], False),
+        ("wsuv: GET add-tweet.cgi", add_tweet, [], None, False),
+        ("cse118: POST /channel/{id}/message", f"/api/v2/channel/{channel}/message", cse118_bearer,
+         scripts["cse118_post"], False),
+        ("otp: POST /api/user (rename)", "/api/user", [f"x-authtoken: {OTP_TOKEN}"], scripts["otp_rename"], False),
     ]
 
 
-def measure(binary, seeds, seconds, rounds, script):
+def measure(binary, seeds, seconds, rounds, scripts, stamps):
     """Start-up times one server at a time; then both servers up, and each request run on both in
     turn for `rounds` rounds (medians), so a busy moment of the shared machine hits both sizes."""
     results = {size: {"runs": {}} for size in seeds}
     for size, seed in seeds.items():
-        times = []
+        times, cpu = [], []
         for _ in range(3):
-            process, milliseconds = start(binary, seed, PORTS[size])
+            process, milliseconds, used = start(binary, seed, PORTS[size])
             times.append(milliseconds)
+            cpu.append(used)
             stop(process, PORTS[size])
         results[size]["startup_ms"] = statistics.median(times)
+        results[size]["startup_cpu_ms"] = statistics.median(cpu)
     processes = {}
     try:
         for size, seed in seeds.items():
-            processes[size], _ = start(binary, seed, PORTS[size])
+            processes[size], *_ = start(binary, seed, PORTS[size])
             results[size]["idle_rss_mb"] = memory_kb([processes[size].pid], "VmRSS") / 1024
-        plans = {size: requests(PORTS[size], script) for size in seeds}
+        plans = {size: requests(PORTS[size], scripts, stamps[size]) for size in seeds}
         for index, (name, *_) in enumerate(plans["small"]):
             outcomes = {size: [] for size in seeds}
             for number in range(rounds):
                 # Each round the other size goes first.
                 for size in list(seeds)[::1 if number % 2 == 0 else -1]:
-                    _, target, headers, lua = plans[size][index]
+                    _, target, headers, lua, _ = plans[size][index]
                     outcomes[size].append(wrk(PORTS[size], target, headers, seconds, lua))
             for size in seeds:
                 runs = outcomes[size]
                 summary = {key: statistics.median(run[key] for run in runs) for key in ("rps", "p99_ms")}
                 summary["non_2xx"] = sum(run["non_2xx"] for run in runs)
+                summary["grows"] = plans[size][index][4]
                 results[size]["runs"][name] = summary
                 log(f"    {size:5s} {name:38s} {summary['rps']:10.0f} req/s  p99 {summary['p99_ms']:.2f} ms  "
                     f"non-2xx {summary['non_2xx']}")
@@ -132,17 +189,26 @@ def measure(binary, seeds, seconds, rounds, script):
     return results
 
 
+def newest_stamps(seed, count):
+    """The stamp of the tweet `count` places before the newest in the seed's wsuv.json."""
+    with open(os.path.join(seed, "wsuv.json")) as file:
+        stamps = sorted(tweet["time_stamp"] for tweet in json.load(file)["tweets"])
+    return stamps[-count - 1]
+
+
 def markdown_table(results):
     """The results as a Markdown table: small, large and their ratio per measure."""
     small, large = results["small"], results["large"]
     lines = ["| measure | 10 rows | 100,000 rows | large / small |", "|---|---:|---:|---:|"]
     for name in small["runs"]:
         a, b = small["runs"][name], large["runs"][name]
-        lines.append(f"| {name}: req/s (p99 ms) | {a['rps']:,.0f} ({a['p99_ms']:.2f}) | "
+        note = " (answer grows with the data)" if a.get("grows") else ""
+        lines.append(f"| {name}{note}: req/s (p99 ms) | {a['rps']:,.0f} ({a['p99_ms']:.2f}) | "
                      f"{b['rps']:,.0f} ({b['p99_ms']:.2f}) | {b['rps'] / a['rps']:.2f} |")
-    for key, label in (("startup_ms", "start-up to first answer, ms"), ("idle_rss_mb", "RSS after start, MB"),
-                       ("peak_rss_mb", "peak RSS at the end, MB")):
-        lines.append(f"| {label} | {small[key]:,.1f} | {large[key]:,.1f} | {large[key] / small[key]:.2f} |")
+    for key, label in (("startup_ms", "start-up to first answer, ms"), ("startup_cpu_ms", "CPU used by then, ms"),
+                       ("idle_rss_mb", "RSS after start, MB"), ("peak_rss_mb", "peak RSS at the end, MB")):
+        ratio = f"{large[key] / small[key]:.2f}" if small[key] else "—"
+        lines.append(f"| {label} | {small[key]:,.1f} | {large[key]:,.1f} | {ratio} |")
     return "\n".join(lines)
 
 
@@ -156,13 +222,19 @@ def main():
     parser.add_argument("--out")
     args = parser.parse_args()
     raise_fd_limit()
-    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
-        file.write(ADD_MESSAGE_LUA)
-        script = file.name
+    scripts = {}
+    for name, text in SCRIPTS.items():
+        with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
+            file.write(text)
+            scripts[name] = file.name
+    # The newest seeded tweet's stamp minus 3 tweets: the date a client holding all but those sends.
+    stamps = {size: newest_stamps(seed, 3) for size, seed in (("small", args.small), ("large", args.large))}
     try:
-        results = measure(args.binary, {"small": args.small, "large": args.large}, args.seconds, args.rounds, script)
+        results = measure(args.binary, {"small": args.small, "large": args.large}, args.seconds, args.rounds,
+                          scripts, stamps)
     finally:
-        os.unlink(script)
+        for path in scripts.values():
+            os.unlink(path)
     if args.out:
         with open(args.out, "w") as file:
             json.dump(results, file, indent=2)

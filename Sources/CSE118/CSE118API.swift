@@ -86,7 +86,7 @@ public final class CSE118API: CourseAPI {
         return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: ["/api/v2", "/api/v1"],
                           endpoints: "POST /login, GET /workspace, GET /workspace/{id}/channel, … (docs at /api/v2/api-docs/)",
                           note: "each student has a private copy of the graded fixtures; PUT /api/v2/reset restores the caller's",
-                          accounts: members.rows.map { .init(login: $0.email, password: $0.password, detail: $0.name) })
+                          seeded: members.rows, count: members.count, accounts: { .init(login: $0.email, password: $0.password, detail: $0.name) })
     }
 
     // MARK: Endpoints
@@ -134,26 +134,24 @@ public final class CSE118API: CourseAPI {
 
     private func createChannel(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, body: .name) { state, caller, input throws(CSE118Error) in
-            let workspace = try state.visibleWorkspace(input.id, to: caller)
-            guard workspace.owner == caller else { throw .ownerOnly }
+            guard try state.visibleWorkspace(input.id, to: caller).owner == caller else { throw .ownerOnly }
             let channel = CSE118State.Channel(id: Self.newID(), name: input[field: "name"])
-            state.addChannel(channel, to: workspace.id)
+            state.addChannel(channel, to: input.id)
             return Self.json(channel.shape, status: 201)
         }
     }
 
     private func deleteChannel(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
-            let (workspace, channel) = try state.visibleChannel(input.id, to: caller)
-            guard workspace.owner == caller else { throw .ownerOnly }
-            state.removeChannel(channel.id)
+            guard try state.visibleChannel(input.id, to: caller).owner == caller,
+                  let channel = state.removeChannel(input.id) else { throw .ownerOnly }
             return Self.json(channel.shape)
         }
     }
 
     private func listMessages(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
-            let (_, channel) = try state.visibleChannel(input.id, to: caller)
+            let channel = try state.visibleChannel(input.id, to: caller).channel
             // By `posted`, ties in creation order.
             let messages = channel.messages.rows.enumerated()
                 .sorted { ($0.element.posted, $0.offset) < ($1.element.posted, $1.offset) }
@@ -164,18 +162,18 @@ public final class CSE118API: CourseAPI {
     private func postMessage(_ request: Request) throws(CSE118Error) -> Response {
         let posted = ISO8601.format(clock())
         return try withCaller(request, pathID: true, body: .content) { state, caller, input throws(CSE118Error) in
-            let (_, channel) = try state.visibleChannel(input.id, to: caller)
+            _ = try state.visibleChannel(input.id, to: caller)
             let message = CSE118State.Message(id: Self.newID(), member: caller, posted: posted,
                                               content: input[field: "content"])
-            state.addMessage(message, to: channel.id)
+            state.addMessage(message, to: input.id)
             return Self.json(message.shape, status: 201)
         }
     }
 
     private func deleteMessage(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
-            let (workspace, _, message) = try state.visibleMessage(input.id, to: caller)
-            guard caller == message.member || caller == workspace.owner else { throw .posterOrOwnerOnly }
+            let (owner, message) = try state.visibleMessage(input.id, to: caller)
+            guard caller == message.member || caller == owner else { throw .posterOrOwnerOnly }
             state.removeMessage(message.id)
             return Self.json(message.shape)
         }
@@ -196,23 +194,21 @@ public final class CSE118API: CourseAPI {
 
     private func addMember(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, takesMid: true) { state, caller, input throws(CSE118Error) in
-            let workspace = try state.visibleWorkspace(input.id, to: caller)
-            guard workspace.owner == caller else { throw .ownerOnly }
+            guard try state.visibleWorkspace(input.id, to: caller).owner == caller else { throw .ownerOnly }
             guard let member = state.member(input.mid) else { throw .memberNotFound }
-            guard member.id != workspace.owner else { throw .memberOwnsWorkspace }
-            guard !workspace.members.contains(member.id) else { throw .memberAlreadyInWorkspace }
-            state.addMember(member.id, to: workspace.id)
+            guard member.id != caller else { throw .memberOwnsWorkspace }
+            guard !state.isMember(member.id, of: input.id) else { throw .memberAlreadyInWorkspace }
+            state.addMember(member.id, to: input.id)
             return Self.json(CSE118Shape.Member(id: member.id, name: member.name), status: 201)
         }
     }
 
     private func removeMember(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, takesMid: true) { state, caller, input throws(CSE118Error) in
-            let workspace = try state.visibleWorkspace(input.id, to: caller)
-            guard workspace.owner == caller else { throw .ownerOnly }
+            guard try state.visibleWorkspace(input.id, to: caller).owner == caller else { throw .ownerOnly }
             guard let member = state.member(input.mid) else { throw .memberNotFound }
-            guard workspace.members.contains(member.id) else { throw .memberNotInWorkspace }
-            state.removeMember(member.id, from: workspace.id)
+            guard state.isMember(member.id, of: input.id) else { throw .memberNotInWorkspace }
+            state.removeMember(member.id, from: input.id)
             return Self.json(CSE118Shape.Member(id: member.id, name: member.name))
         }
     }

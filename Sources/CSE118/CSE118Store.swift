@@ -45,6 +45,8 @@ public struct CSE118State {
         /// Its place in every list: its position in the loaded document, or after all of those in
         /// creation order, so a restored fixture returns to its old place.
         var position: Int
+
+        func isVisible(to caller: String) -> Bool { owner == caller || members.contains(caller) }
     }
 
     private(set) var members = IDTable<Member>()
@@ -54,8 +56,8 @@ public struct CSE118State {
     private var workspaces: [String: Workspace] = [:]
     private var workspaceOfChannel: [String: String] = [:]
     private var channelOfMessage: [String: String] = [:]
-    /// Member id → the workspaces they own or belong to.
-    private var visibleTo: [String: Set<String>] = [:]
+    /// Member id → the workspaces they own or belong to (a handful each: an array is cheaper than a set).
+    private var visibleTo: [String: [String]] = [:]
     /// Token → member id.
     var tokens: [ExactText: String] = [:]
     /// The workspaces of the document this state was loaded from, in its order, which `PUT /reset`
@@ -78,28 +80,32 @@ public struct CSE118State {
         (visibleTo[caller] ?? []).compactMap { workspaces[$0] }.sorted { $0.position < $1.position }
     }
 
-    private func isVisible(_ workspaceID: String, to caller: String) -> Bool {
-        visibleTo[caller]?.contains(workspaceID) == true
-    }
-
     /// The workspace if the caller owns it or is a member; otherwise it does not exist for them.
     func visibleWorkspace(_ id: String, to caller: String) throws(CSE118Error) -> Workspace {
-        guard isVisible(id, to: caller), let workspace = workspaces[id] else { throw .workspaceNotFound }
+        guard let workspace = workspaces[id], workspace.isVisible(to: caller) else { throw .workspaceNotFound }
         return workspace
     }
 
-    func visibleChannel(_ id: String, to caller: String) throws(CSE118Error) -> (workspace: Workspace, channel: Channel) {
-        guard let workspaceID = workspaceOfChannel[id], isVisible(workspaceID, to: caller),
-              let workspace = workspaces[workspaceID], let channel = workspace.channels[id] else { throw .channelNotFound }
-        return (workspace, channel)
+    // An endpoint that changes a workspace must not hold a copy of it (or of a channel) meanwhile:
+    // the change would then copy its channels (or messages) first. Hence owners and ids below.
+
+    /// The channel and its workspace's owner, if the caller sees the workspace.
+    func visibleChannel(_ id: String, to caller: String) throws(CSE118Error) -> (owner: String, channel: Channel) {
+        guard let workspaceID = workspaceOfChannel[id], let workspace = workspaces[workspaceID],
+              workspace.isVisible(to: caller), let channel = workspace.channels[id] else { throw .channelNotFound }
+        return (workspace.owner, channel)
     }
 
-    func visibleMessage(_ id: String, to caller: String) throws(CSE118Error)
-        -> (workspace: Workspace, channel: Channel, message: Message) {
+    /// The message and its workspace's owner, if the caller sees the workspace.
+    func visibleMessage(_ id: String, to caller: String) throws(CSE118Error) -> (owner: String, message: Message) {
         guard let channelID = channelOfMessage[id], let workspaceID = workspaceOfChannel[channelID],
-              isVisible(workspaceID, to: caller), let workspace = workspaces[workspaceID],
-              let channel = workspace.channels[channelID], let message = channel.messages[id] else { throw .messageNotFound }
-        return (workspace, channel, message)
+              let workspace = workspaces[workspaceID], workspace.isVisible(to: caller),
+              let message = workspace.channels[channelID]?.messages[id] else { throw .messageNotFound }
+        return (workspace.owner, message)
+    }
+
+    func isMember(_ memberID: String, of workspaceID: String) -> Bool {
+        workspaces[workspaceID]?.members.contains(memberID) == true
     }
 
     /// Ascending by lower-cased name, ties by id (contract §4).
@@ -121,7 +127,7 @@ public struct CSE118State {
     @discardableResult
     mutating func removeWorkspace(_ id: String) -> Workspace? {
         guard let workspace = workspaces.removeValue(forKey: id) else { return nil }
-        for member in [workspace.owner] + workspace.members { visibleTo[member]?.remove(id) }
+        for member in [workspace.owner] + workspace.members { visibleTo[member]?.removeAll { $0 == id } }
         for channel in workspace.channels.rows { unindex(channel) }
         return workspace
     }
@@ -152,13 +158,13 @@ public struct CSE118State {
 
     mutating func addMember(_ memberID: String, to workspaceID: String) {
         workspaces[workspaceID]?.members.append(memberID)
-        visibleTo[memberID, default: []].insert(workspaceID)
+        visibleTo[memberID, default: []].append(workspaceID)
     }
 
     /// Their messages stay in the workspace (contract §4).
     mutating func removeMember(_ memberID: String, from workspaceID: String) {
         workspaces[workspaceID]?.members.removeAll { $0 == memberID }
-        visibleTo[memberID]?.remove(workspaceID)
+        visibleTo[memberID]?.removeAll { $0 == workspaceID }
     }
 
     /// `PUT /reset` for one caller (contract §7): the workspaces they created go, their fixture
@@ -173,7 +179,7 @@ public struct CSE118State {
     private mutating func insert(_ workspace: Workspace) {
         workspaces[workspace.id] = workspace
         nextPosition = max(nextPosition, workspace.position + 1)
-        for member in [workspace.owner] + workspace.members { visibleTo[member, default: []].insert(workspace.id) }
+        for member in [workspace.owner] + workspace.members { visibleTo[member, default: []].append(workspace.id) }
         for channel in workspace.channels.rows {
             workspaceOfChannel[channel.id] = workspace.id
             for message in channel.messages.rows { channelOfMessage[message.id] = channel.id }
@@ -204,7 +210,16 @@ extension CSE118State {
     /// Reads and checks a seed or state document (`Seed/cse118.json`, contract §8).
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
-        var ids = Set<String>()
+        let memberNodes = try root.array("members"), workspaceNodes = try root.array("workspaces")
+        // Sized up front, so the tables of a large seed are not rehashed as they fill.
+        let channels = workspaceNodes.compactMap { $0.value.objectValue?["channels"]?.arrayValue }.joined()
+        let messageCount = channels.reduce(0) { $0 + ($1.objectValue?["messages"]?.arrayValue?.count ?? 0) }
+        var ids = Set<String>(minimumCapacity: memberNodes.count + workspaceNodes.count + channels.count + messageCount)
+        members.reserveCapacity(memberNodes.count)
+        memberIDByEmail.reserveCapacity(memberNodes.count)
+        workspaces.reserveCapacity(workspaceNodes.count)
+        workspaceOfChannel.reserveCapacity(channels.count)
+        channelOfMessage.reserveCapacity(messageCount)
         func uniqueID(_ item: SeedObject) throws(SeedError) -> String {
             let node = try item.node("id")
             let id = try Self.uuid(node)
@@ -217,7 +232,7 @@ extension CSE118State {
             return id
         }
 
-        for node in try root.array("members") {
+        for node in memberNodes {
             let item = try node.object()
             let account = Member(id: try uniqueID(item), name: try item.text("name"), email: try item.text("email"),
                                  password: try item.text("password"))
@@ -225,7 +240,7 @@ extension CSE118State {
             members.append(account)
             memberIDByEmail[ExactText(account.email.lowercased())] = account.id
         }
-        for (position, node) in try root.array("workspaces").enumerated() {
+        for (position, node) in workspaceNodes.enumerated() {
             let item = try node.object()
             var workspace = Workspace(id: try uniqueID(item), name: try item.text("name"),
                                       owner: try memberID(item.node("owner")),

@@ -50,7 +50,7 @@ public final class InternProductsAPI: CourseAPI {
         let users = state.seed.users
         return APISummary(title: "Endava School of iOS InternProducts", basePaths: ["/"],
                           endpoints: "GET /register, GET /login, GET /products (query parameters)",
-                          accounts: users.map { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken)") })
+                          seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken)") })
     }
 
     // MARK: Endpoints

@@ -30,11 +30,15 @@ public enum APICatalog {
 
     /// The APIs to serve (all, or those of `--only`), each filled from its seed file.
     public static func load(_ only: [String]? = nil, seed: SeedDirectory, options: APIOptions) throws(SeedError) -> [any MockAPI] {
-        var apis: [any MockAPI] = []
-        for entry in entries where only?.contains(entry.name) ?? true {
-            apis.append(try entry.load(seed: seed, options: options))
+        let wanted = entries.filter { only?.contains($0.name) ?? true }
+        // Each API reads its own seed file, so they load side by side on every core; the first
+        // error in catalog order is the one reported, as if they had loaded one after another.
+        let results = Locked([Result<any MockAPI, SeedError>?](repeating: nil, count: wanted.count))
+        DispatchQueue.concurrentPerform(iterations: wanted.count) { index in
+            let result = Result { () throws(SeedError) in try wanted[index].load(seed: seed, options: options) }
+            results.withLock { $0[index] = result }
         }
-        return apis
+        return try results.withLock { $0 }.map { result throws(SeedError) in try result!.get() }
     }
 }
 

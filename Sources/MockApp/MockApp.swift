@@ -21,85 +21,75 @@ public struct AppSettings: Sendable {
 }
 
 /// The responder behind the server: the control surface, then every course API at its own paths,
-/// with CORS on every course answer, latency and faults where asked, and the common 404.
+/// through a chain of middlewares (CORS, faults and latency, `--state`, journal and log), and
+/// the common 404.
 public final class MockApp: HTTPResponder {
     public let apis: [any MockAPI]
     private let apisByName: [String: any MockAPI]
     private let router: Router
-    private let settings: AppSettings
+    private let middlewares: [any Middleware]
     let journal: Journal
-    /// Faults set through `/_mock/faults`; `--latency` applies where they set none.
     let faults = Locked(Faults())
     let startedAt = Date()
 
     /// Fails when the route tables cannot work as written (two APIs claiming one path, …).
     public init(apis: [any MockAPI], settings: AppSettings = AppSettings()) throws(RouteTableError) {
         self.apis = apis
-        self.settings = settings
         journal = Journal(capacity: settings.journalCapacity)
         let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, startedAt: startedAt)
         router = try Router(groups: [admin.routes] + apis.map(\.routes))
         // The router has made sure that the names differ.
         apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
+        var middlewares: [any Middleware] = [CORS(), FaultsAndLatency(faults: faults, latency: settings.latency)]
+        if let stateFile = settings.stateFile { middlewares.append(Persistence(stateFile: stateFile)) }
+        middlewares.append(JournalRecording(journal: journal))
+        if let log = settings.log { middlewares.append(RequestLogging(log: log)) }
+        self.middlewares = middlewares
     }
 
     public func respond(to request: Request) -> Response {
+        let route = router.match(method: request.method, path: request.path)
+        let group: RouteGroup? = switch route {
+        case let .found(group, _, _), let .methodNotAllowed(group, _), let .preflight(group, _): group
+        case .notFound: nil
+        }
+        return pass(RoutedRequest(request: request, route: route, api: group.flatMap { apisByName[$0.name] }), from: 0)
+    }
+
+    /// The request through the middlewares from `index` on, then to its route.
+    private func pass(_ request: RoutedRequest, from index: Int) -> Response {
+        guard index < middlewares.count else { return answer(request) }
+        return middlewares[index].respond(to: request) { pass($0, from: index + 1) }
+    }
+
+    /// What the route answers.
+    private func answer(_ routed: RoutedRequest) -> Response {
         var response: Response
-        switch router.match(method: request.method, path: request.path) {
+        switch routed.route {
         case let .found(group, handler, parameters):
-            var routed = request
-            routed.pathParameters = parameters
-            if let api = apisByName[group.name] {
-                response = serve(routed, by: api, handler: handler)
-            } else {
-                response = handler(routed)
-            }
+            var request = routed.request
+            request.pathParameters = parameters
+            response = handler(request)
             response.routeGroup = group.name
         case let .methodNotAllowed(group, allowed):
+            let request = routed.request
             response = group.methodNotAllowed(request)
             response.headers.set("Allow", allowed.headerValue)
             response.explanation = "\(request.path) does not take \(request.method), only \(allowed.headerValue)"
             response.routeGroup = group.name
-            response.delay = delay(for: group.name)
         case let .preflight(group, allowed):
-            response = group.name == AdminAPI.name ? AdminAPI.preflightRefused : Self.preflight(allowed)
+            // The CORS middleware answers preflights; without it, the router's methods still are.
+            response = CORS.preflight(allowed)
             response.routeGroup = group.name
         case .notFound:
+            let request = routed.request
             response = Self.notFound(request.path, closest: router.closestRoute(method: request.method, path: request.path))
         }
-        if response.routeGroup != AdminAPI.name {
-            response.headers.add("Access-Control-Allow-Origin", "*")
-        }
         return response
-    }
-
-    /// A course API's answer: maybe an injected error instead, maybe held back, always persisted.
-    private func serve(_ request: Request, by api: any MockAPI, handler: Handler) -> Response {
-        let active = faults.withLock { $0 }
-        var response: Response
-        if active.applies(to: api.name), let status = active.drawError() {
-            response = api.injectedFault(status: status)
-            response.explanation = "injected fault: \(status) set through /_mock/faults (DELETE /_mock/faults clears it)"
-        } else {
-            response = handler(request)
-            settings.stateFile?.persist(api)
-        }
-        response.delay = delay(for: api.name, faults: active)
-        return response
-    }
-
-    private func delay(for api: String, faults active: Faults? = nil) -> Double {
-        let active = active ?? faults.withLock { $0 }
-        if let latency = active.latency, active.applies(to: api) { return Faults.delay(in: latency) }
-        return settings.latency.map(Faults.delay) ?? 0
     }
 
     public func didRespond(_ exchange: Exchange) {
-        if exchange.response.routeGroup != AdminAPI.name && !exchange.request.path.hasPrefix("/_mock/") {
-            journal.record(exchange)
-        }
-        // Logged last, so whoever has seen the line finds the entry in the journal.
-        settings.log?.record(exchange)
+        for middleware in middlewares { middleware.didRespond(exchange) }
     }
 
     /// An https client on the http port: the one console line and journal entry it gets.
@@ -131,13 +121,5 @@ public final class MockApp: HTTPResponder {
         var response = Response.json(404, writer.bytes)
         response.explanation = closest.map { "no API serves this path; did you mean `\($0)`?" } ?? "no API serves this path"
         return response
-    }
-
-    static func preflight(_ allowed: Methods) -> Response {
-        Response(status: 204, headers: HTTPHeaders([
-            ("Access-Control-Allow-Methods", allowed.headerValue),
-            ("Access-Control-Allow-Headers", "Authorization, Content-Type, x-authtoken"),
-            ("Access-Control-Max-Age", "600"),
-        ]))
     }
 }

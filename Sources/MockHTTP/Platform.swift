@@ -177,7 +177,9 @@ enum Sys {
     /// binds a wildcard socket beside another program's 127.0.0.1 socket, and IPv4 clients would then
     /// silently reach that program.
     private static func refuseIfAnswered(port: Int, for addresses: [SocketAddress], everywhere: Bool) throws(SocketError) {
-        for probe in everywhere ? loopbackAddresses : addresses {
+        let wildcards = ["0.0.0.0", "::"]
+        let probes = everywhere || addresses.contains { wildcards.contains($0.host) } ? loopbackAddresses : addresses
+        for probe in probes {
             if let fd = try? dialAddress(probe.with(port: port), timeout: 1) {
                 close(fd)
                 throw .addressInUse(host: probe.host, port: port)

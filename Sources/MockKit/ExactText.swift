@@ -15,14 +15,20 @@ public struct ExactText: Hashable, CustomStringConvertible {
     }
 
     public func hash(into hasher: inout Hasher) {
-        var string = string
-        string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        // Native strings hand out their bytes in place; others (bridged ones) are copied first.
+        if string.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+            Array(string.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 }
 
 extension String {
     /// Byte-for-byte equality of the UTF-8 forms, for credentials and names.
     public func hasSameBytes(as other: String) -> Bool {
-        utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8)
+        guard utf8.count == other.utf8.count else { return false }
+        let compared = utf8.withContiguousStorageIfAvailable { mine in
+            other.utf8.withContiguousStorageIfAvailable { theirs in mine.elementsEqual(theirs) }
+        }
+        return compared.flatMap { $0 } ?? utf8.elementsEqual(other.utf8)
     }
 }

@@ -29,6 +29,12 @@ public struct IDTable<Row: Identifiable> {
         return slots[slot]
     }
 
+    @inlinable
+    public mutating func reserveCapacity(_ rows: Int) {
+        slots.reserveCapacity(rows)
+        slotOfID.reserveCapacity(rows)
+    }
+
     /// Adds a row whose id is not in the table, after every other.
     @inlinable
     public mutating func append(_ row: Row) {

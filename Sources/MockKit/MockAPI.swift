@@ -67,13 +67,22 @@ public struct APISummary: Sendable {
     /// The main endpoints in one line.
     public var endpoints: String
     public var note: String?
+    /// The first `listedAccounts` seeded accounts.
     public var accounts: [Account]
+    /// How many more the seed has: a large seed's accounts are counted, not listed.
+    public var unlistedAccounts: Int
 
-    public init(title: String, basePaths: [String], endpoints: String, note: String? = nil, accounts: [Account]) {
+    public static let listedAccounts = 20
+
+    /// `accounts` makes one account from each of the `count` seeded rows; only the first
+    /// `listedAccounts` are made.
+    public init<Row>(title: String, basePaths: [String], endpoints: String, note: String? = nil,
+                     seeded rows: some Sequence<Row>, count: Int, accounts: (Row) -> Account) {
         self.title = title
         self.basePaths = basePaths
         self.endpoints = endpoints
         self.note = note
-        self.accounts = accounts
+        self.accounts = rows.prefix(Self.listedAccounts).map(accounts)
+        unlistedAccounts = max(0, count - Self.listedAccounts)
     }
 }

@@ -18,14 +18,45 @@ public struct SeedError: Error, CustomStringConvertible, Equatable {
     }
 }
 
+/// Where a value sits in a seed document. The JSONPath text is only made for an error message:
+/// spelling it out for every row and field would cost more than reading the document.
+final class SeedLocation: Sendable {
+    private enum Step {
+        case root(String)
+        case key(SeedLocation, String)
+        case index(SeedLocation, Int)
+    }
+
+    private let step: Step
+
+    init(root: String) { step = .root(root) }
+    init(_ parent: SeedLocation, key: String) { step = .key(parent, key) }
+    init(_ parent: SeedLocation, index: Int) { step = .index(parent, index) }
+
+    /// `$.users[0].email`
+    var path: String {
+        switch step {
+        case let .root(name): return name
+        case let .key(parent, key): return "\(parent.path).\(key)"
+        case let .index(parent, index): return "\(parent.path)[\(index)]"
+        }
+    }
+}
+
 /// A JSON value with the JSONPath it was found at, so every complaint names its place.
 public struct SeedNode {
     public let value: JSONValue
-    public let path: String
+    let location: SeedLocation
+
+    public var path: String { location.path }
 
     public init(_ value: JSONValue, path: String = "$") {
+        self.init(value, at: SeedLocation(root: path))
+    }
+
+    init(_ value: JSONValue, at location: SeedLocation) {
         self.value = value
-        self.path = path
+        self.location = location
     }
 
     public func fail(_ problem: String) -> SeedError {
@@ -34,12 +65,12 @@ public struct SeedNode {
 
     public func object() throws(SeedError) -> SeedObject {
         guard case let .object(members) = value else { throw fail("expected an object") }
-        return SeedObject(members: members, path: path)
+        return SeedObject(members: members, location: location)
     }
 
     public func array() throws(SeedError) -> [SeedNode] {
         guard case let .array(items) = value else { throw fail("expected an array") }
-        return items.enumerated().map { SeedNode($1, path: "\(path)[\($0)]") }
+        return items.enumerated().map { SeedNode($1, at: SeedLocation(location, index: $0)) }
     }
 
     public func string() throws(SeedError) -> String {
@@ -61,17 +92,19 @@ public struct SeedNode {
 /// A JSON object of a seed document, read field by field.
 public struct SeedObject {
     public let members: JSONObject
-    public let path: String
+    let location: SeedLocation
+
+    public var path: String { location.path }
 
     public func node(_ key: String) throws(SeedError) -> SeedNode {
         guard let value = members[key] else { throw SeedError(path: "\(path).\(key)", problem: "missing") }
-        return SeedNode(value, path: "\(path).\(key)")
+        return SeedNode(value, at: SeedLocation(location, key: key))
     }
 
     /// nil when the key is absent or null.
     public func optionalNode(_ key: String) -> SeedNode? {
         guard let value = members[key], !value.isNull else { return nil }
-        return SeedNode(value, path: "\(path).\(key)")
+        return SeedNode(value, at: SeedLocation(location, key: key))
     }
 
     public func string(_ key: String) throws(SeedError) -> String { try node(key).string() }

@@ -60,7 +60,7 @@ public final class OTPAPI: CourseAPI {
             ?? "codes are printed on this console and listed at GET /_mock/otp/outbox"
         return APISummary(title: "UC Davis ECS 189E one-time codes", basePaths: ["/api/"],
                           endpoints: "POST /api/send_verification_code, POST /api/verify_code, POST /api/user", note: codes,
-                          accounts: users.map { .init(login: $0.phone, password: nil,
+                          seeded: users, count: users.count, accounts: { .init(login: $0.phone, password: nil,
                                                       detail: "\($0.name), x-authtoken \($0.authTokens.first ?? "(none)")") })
     }
 

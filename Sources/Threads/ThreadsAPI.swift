@@ -60,7 +60,7 @@ public final class ThreadsAPI: CourseAPI {
         let users = state.seed.users
         return APISummary(title: "UNC Charlotte ITIS/CS 4180 message threads", basePaths: ["/api/"],
                           endpoints: "POST /api/login, POST /api/signup, GET /api/threads, GET /api/messages/{id}, …",
-                          accounts: users.rows.map { .init(login: $0.email, password: $0.password, detail: "\($0.fname) \($0.lname)") })
+                          seeded: users.rows, count: users.count, accounts: { .init(login: $0.email, password: $0.password, detail: "\($0.fname) \($0.lname)") })
     }
 
     // MARK: Endpoints
@@ -199,9 +199,10 @@ public final class ThreadsAPI: CourseAPI {
         guard let separator = afterScheme.first, separator == 32 || separator == 9 else { throw .tokenNotFound }
         let token = Substring(afterScheme.drop { $0 == 32 || $0 == 9 })
         guard !token.isEmpty else { throw .tokenNotFound }
-        guard let record = state.tokens[ExactText(String(token))] else { throw .invalidToken }
+        let key = ExactText(String(token))
+        guard let record = state.tokens[key] else { throw .invalidToken }
         guard record.expires > unixNow() else { throw .expiredToken }
-        return Caller(token: String(token), userID: record.userID, isLegacy: record.isLegacy)
+        return Caller(token: key, userID: record.userID, isLegacy: record.isLegacy)
     }
 
     /// Authorization comes before the body is read (contract §1 check order).
@@ -210,7 +211,7 @@ public final class ThreadsAPI: CourseAPI {
     }
 
     private struct Caller {
-        var token: String
+        var token: ExactText
         var userID: Int
         var isLegacy: Bool
     }

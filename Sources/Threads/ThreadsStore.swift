@@ -90,8 +90,8 @@ public struct ThreadsState {
     }
 
     /// From now on the token's answers use the flat 2017–2018 shape (a forgotten token: nothing to do).
-    mutating func markLegacy(token: String) {
-        tokens[ExactText(token)]?.isLegacy = true
+    mutating func markLegacy(token: ExactText) {
+        tokens[token]?.isLegacy = true
     }
 
     mutating func removeMessage(_ id: Int) {
@@ -130,47 +130,53 @@ extension ThreadsState {
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
         // Checked in document order (so an error names the first bad row), then added by id.
-        var seededUsers: [Int: User] = [:]
-        var seededEmails: Set<ExactText> = []
-        for node in try root.array("users") {
+        let userNodes = try root.array("users"), threadNodes = try root.array("threads")
+        let messageNodes = try root.array("messages")
+        var seededUsers: [User] = [], userIDs: Set<Int> = [], seededEmails: Set<ExactText> = []
+        userIDs.reserveCapacity(userNodes.count)
+        seededEmails.reserveCapacity(userNodes.count)
+        for node in userNodes {
             let item = try node.object()
             let user = User(id: try item.int("user_id"), email: try item.text("email"), password: try item.text("password"),
                             fname: try item.text("fname"), lname: try item.text("lname"),
                             role: try item.optionalNode("role")?.string() ?? "USER")
-            if seededUsers[user.id] != nil { throw node.fail("duplicate user_id \(user.id)") }
+            if !userIDs.insert(user.id).inserted { throw node.fail("duplicate user_id \(user.id)") }
             if !seededEmails.insert(ExactText(user.email.lowercased())).inserted { throw node.fail("duplicate email \(user.email)") }
-            seededUsers[user.id] = user
+            seededUsers.append(user)
         }
-        var seededThreads: [Int: Thread] = [:]
-        for node in try root.array("threads") {
+        var seededThreads: [Thread] = [], threadIDs: Set<Int> = []
+        threadIDs.reserveCapacity(threadNodes.count)
+        for node in threadNodes {
             let item = try node.object()
             let thread = Thread(id: try item.int("thread_id"), userID: try item.int("user_id"),
                                 title: try item.text("title"), createdAt: try Self.stamp(item))
-            if seededThreads[thread.id] != nil { throw node.fail("duplicate thread_id \(thread.id)") }
-            if seededUsers[thread.userID] == nil { throw node.fail("user_id \(thread.userID) is not a user") }
-            seededThreads[thread.id] = thread
+            if !threadIDs.insert(thread.id).inserted { throw node.fail("duplicate thread_id \(thread.id)") }
+            if !userIDs.contains(thread.userID) { throw node.fail("user_id \(thread.userID) is not a user") }
+            seededThreads.append(thread)
         }
-        var seededMessages: [Int: Message] = [:]
-        for node in try root.array("messages") {
+        var seededMessages: [Message] = [], messageIDs: Set<Int> = []
+        messageIDs.reserveCapacity(messageNodes.count)
+        for node in messageNodes {
             let item = try node.object()
             let message = Message(id: try item.int("message_id"), threadID: try item.int("thread_id"),
                                   userID: try item.int("user_id"), text: try item.text("message"),
                                   createdAt: try Self.stamp(item))
-            if seededMessages[message.id] != nil { throw node.fail("duplicate message_id \(message.id)") }
-            if seededThreads[message.threadID] == nil { throw node.fail("thread_id \(message.threadID) is not a thread") }
-            if seededUsers[message.userID] == nil { throw node.fail("user_id \(message.userID) is not a user") }
-            seededMessages[message.id] = message
+            if !messageIDs.insert(message.id).inserted { throw node.fail("duplicate message_id \(message.id)") }
+            if !threadIDs.contains(message.threadID) { throw node.fail("thread_id \(message.threadID) is not a thread") }
+            if !userIDs.contains(message.userID) { throw node.fail("user_id \(message.userID) is not a user") }
+            seededMessages.append(message)
         }
         for node in try root.optionalNode("tokens")?.array() ?? [] {
             let item = try node.object()
             let userID = try item.int("user_id")
-            if seededUsers[userID] == nil { throw node.fail("user_id \(userID) is not a user") }
+            if !userIDs.contains(userID) { throw node.fail("user_id \(userID) is not a user") }
             tokens[ExactText(try item.text("token"))] = Token(userID: userID, expires: try item.int("exp"),
                                                    isLegacy: try item.optionalNode("legacy")?.bool() ?? false)
         }
-        for user in seededUsers.values.sorted(by: { $0.id < $1.id }) { add(user) }
-        for thread in seededThreads.values.sorted(by: { $0.id < $1.id }) { add(thread) }
-        for message in seededMessages.values.sorted(by: { $0.id < $1.id }) { add(message) }
+        // The sort is stable and linear on rows already in id order, as a saved state's are.
+        for user in seededUsers.sorted(by: { $0.id < $1.id }) { add(user) }
+        for thread in seededThreads.sorted(by: { $0.id < $1.id }) { add(thread) }
+        for message in seededMessages.sorted(by: { $0.id < $1.id }) { add(message) }
         nextUserID = (users.last?.id ?? 0) + 1
         nextThreadID = (threads.last?.id ?? 0) + 1
         nextMessageID = (messages.last?.id ?? 0) + 1

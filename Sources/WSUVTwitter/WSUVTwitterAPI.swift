@@ -61,7 +61,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         return APISummary(title: "WSU Vancouver CS 458 WSUV Twitter",
                           basePaths: ["/~cs458/cgi-bin/", "/~wcochran/cgi-bin/", "/cgi-bin/", "/"],
                           endpoints: "get-tweets.cgi, register.cgi, login.cgi, add-tweet.cgi, del-tweet.cgi",
-                          accounts: users.map { .init(login: $0.username, password: $0.password) })
+                          seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password) })
     }
 
     // MARK: Scripts

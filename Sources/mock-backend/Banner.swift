@@ -32,6 +32,7 @@ enum Banner {
                 let login = account.password.map { "\(account.login) / \($0)" } ?? account.login
                 lines.append("    account   \(login)" + (account.detail.isEmpty ? "" : "  (\(account.detail))"))
             }
+            if summary.unlistedAccounts > 0 { lines.append("    … and \(summary.unlistedAccounts) more accounts in the seed") }
         }
         lines.append("")
         lines.append(options.quiet ? "Request log off (--quiet). Ctrl-C stops." : "One line per request follows. Ctrl-C stops.")

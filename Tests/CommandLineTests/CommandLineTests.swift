@@ -80,9 +80,12 @@ final class CommandLineTests: XCTestCase {
         } else {
             print("no ::1 on this machine: only the IPv4 case runs")
         }
-        for (address, holder) in holders {
-            let (status, child) = try run(["--port", String(holder.port), "--only", "otp"])
-            XCTAssertEqual(status, 1, address)
+        // Every interface by default, or one family's wildcard.
+        let listeners = [(nil, "127.0.0.1"), (nil, "::1"), ("0.0.0.0", "127.0.0.1"), ("::", "::1")]
+        for (host, address) in listeners {
+            guard let holder = holders.first(where: { $0.0 == address })?.1 else { continue }
+            let (status, child) = try run(["--port", String(holder.port), "--only", "otp"] + (host.map { ["--host", $0] } ?? []))
+            XCTAssertEqual(status, 1, "\(host ?? "all") vs \(address)")
             XCTAssertEqual(child.standardError,
                            "mock-backend: port \(holder.port) is already in use on \(address); stop the other server or choose another port with --port\n")
         }

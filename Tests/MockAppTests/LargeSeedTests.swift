@@ -80,6 +80,10 @@ final class LargeSeedTests: XCTestCase {
             return try XCTUnwrap(answer.objectValue?["session_token"]?.stringValue)
         }
 
+        // The banner and the index page list a few accounts and count the rest.
+        XCTAssertEqual(api.summary.accounts.map(\.login), (0..<APISummary.listedAccounts).map { "user \($0)" })
+        XCTAssertEqual(api.summary.unlistedAccounts, n - APISummary.listedAccounts)
+        XCTAssertTrue(try server.request("GET", "/").text.contains("… and \(n - APISummary.listedAccounts) more accounts in the seed."))
         XCTAssertEqual(try ids(after: Self.wsuvStamp(n - 3).replacingOccurrences(of: " ", with: "%20")), [n - 2, n - 1, n])
         XCTAssertEqual(try ids(after: "2017").count, n)
         XCTAssertEqual(try ids(after: "2015").count, n)

@@ -581,6 +581,11 @@ final class WSUVTwitterTests: XCTestCase {
         assertBadRequest(try raw("POST /login.cgi HTTP/1.1\r\nHost: x\r\nContent-Type: \(Self.formType)\r\n"
             + "Transfer-Encoding: chunked\r\n\r\n\(String(body.utf8.count, radix: 16))\r\n\(body)\r\n0\r\n\r\n"))
         assertBadRequest(try server.request("FOO", "/login.cgi?\(body)", headers: [("Content-Type", Self.formType)], body: body))
+        // CGI.pm's multipart reader had a mode for bodies without a length: a chunked multipart POST is read.
+        let token = try login("alice", "wonderland")
+        let response = try raw("POST /login.cgi HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b2\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n\(String(parts.utf8.count, radix: 16))\r\n\(parts)\r\n0\r\n\r\n")
+        assertJSON(response, #"{"session_token":"\#(token)"}"#)
     }
 
     func testAMultipartFilePartHasItsFileNameAsValue() throws {

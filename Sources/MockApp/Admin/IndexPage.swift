@@ -128,7 +128,7 @@ struct IndexPage {
         </div>
         <div>
         <h3>Accounts</h3>
-        \(accountsTable(summary.accounts))
+        \(accountsTable(summary.accounts))\(summary.unlistedAccounts > 0 ? "\n<p class=\"muted\">… and \(summary.unlistedAccounts) more accounts in the seed.</p>" : "")
         </div>
         </div>
         </section>

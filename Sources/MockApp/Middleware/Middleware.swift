@@ -1,0 +1,27 @@
+import MockHTTP
+import MockKit
+
+/// A request inside the app, with where the router sends it.
+struct RoutedRequest {
+    var request: Request
+    let route: RouteMatch
+    /// The course API whose table has the path; nil for the control surface and unknown paths.
+    let api: (any MockAPI)?
+}
+
+/// One concern of the app around every answer (CORS, faults and latency, persistence, journal,
+/// log): small and synchronous, so the chain runs on the event-loop thread like the handlers.
+protocol Middleware: Sendable {
+    /// The answer to `request`: `next`'s, changed or not, or one of its own instead.
+    func respond(to request: RoutedRequest, next: (RoutedRequest) -> Response) -> Response
+    /// Called once the answer is written.
+    func didRespond(_ exchange: Exchange)
+}
+
+extension Middleware {
+    func respond(to request: RoutedRequest, next: (RoutedRequest) -> Response) -> Response {
+        next(request)
+    }
+
+    func didRespond(_ exchange: Exchange) {}
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// A response as bytes on the wire: status line, headers, `Date`, `Content-Length`, `Connection`
+/// and the body. What changes the bytes of every answer (compression, ETag) belongs here.
+/// One per event loop: the `Date` cache is not shared between threads.
+struct ResponseEncoder {
+    private let dateCache = HTTPDateCache()
+
+    struct Encoded {
+        /// Status line and headers, with the body packed in when it is small.
+        var head: [UInt8]
+        /// A large body, queued after the head without a copy.
+        var separateBody: [UInt8]?
+
+        var count: Int { head.count + (separateBody?.count ?? 0) }
+    }
+
+    /// `keepAlive` false adds `Connection: close`; a HEAD answer and 1xx, 204 and 304 carry no body.
+    func encode(_ response: Response, isHead: Bool, keepAlive: Bool, versionMinor: Int) -> Encoded {
+        let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
+        let sendsBody = hasBody && !isHead && !response.body.isEmpty
+        let packsBody = sendsBody && response.body.count < OutputQueue.packLimit
+        var head: [UInt8] = []
+        head.reserveCapacity(256 + (packsBody ? response.body.count : 0))
+        // Piece by piece: an interpolated line would be one more String allocation per answer.
+        head.append(contentsOf: "HTTP/1.1 ".utf8)
+        head.append(contentsOf: String(response.status).utf8)
+        head.append(32)
+        head.append(contentsOf: response.reasonPhrase.utf8)
+        head.append(13)
+        head.append(10)
+        for field in response.headers {
+            head.append(contentsOf: field.name.utf8)
+            head.append(58)
+            head.append(32)
+            head.append(contentsOf: field.value.utf8)
+            head.append(13)
+            head.append(10)
+        }
+        head.append(contentsOf: dateCache.headerLine())
+        if hasBody {
+            head.append(contentsOf: "Content-Length: ".utf8)
+            head.append(contentsOf: String(response.body.count).utf8)
+            head.append(13)
+            head.append(10)
+        }
+        if !keepAlive {
+            head.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if versionMinor == 0 {
+            head.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        head.append(13)
+        head.append(10)
+        if packsBody { head.append(contentsOf: response.body) }
+        return Encoded(head: head, separateBody: sendsBody && !packsBody ? response.body : nil)
+    }
+}
+
+/// `Date: …` header line, formatted once per second.
+final class HTTPDateCache {
+    private var second = 0
+    private var line: [UInt8] = []
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    func headerLine() -> [UInt8] {
+        let now = Int(Date().timeIntervalSince1970)
+        if now != second {
+            second = now
+            line = Array("Date: \(Self.format(now))\r\n".utf8)
+        }
+        return line
+    }
+
+    /// IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
+    static func format(_ unixSeconds: Int) -> String {
+        let time = CivilTime(unixSeconds: unixSeconds)
+        return "\(days[time.weekday]), \(pad(time.day)) \(months[time.month - 1]) \(time.year) "
+            + "\(pad(time.hour)):\(pad(time.minute)):\(pad(time.second)) GMT"
+    }
+}
