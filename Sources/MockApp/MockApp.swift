@@ -29,6 +29,7 @@ public final class MockApp: HTTPResponder {
     private let router: Router
     private let middlewares: [any Middleware]
     let journal: Journal
+    private let log: RequestLog?
     let faults = Locked(Faults())
     let startedAt = Date()
 
@@ -36,6 +37,7 @@ public final class MockApp: HTTPResponder {
     public init(apis: [any MockAPI], settings: AppSettings = AppSettings()) throws(RouteTableError) {
         self.apis = apis
         journal = Journal(capacity: settings.journalCapacity)
+        log = settings.log
         let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, startedAt: startedAt)
         router = try Router(groups: [admin.routes] + apis.map(\.routes))
         // The router has made sure that the names differ.
@@ -96,7 +98,7 @@ public final class MockApp: HTTPResponder {
     public func didRefuseTLS(_ attempt: TLSAttempt) {
         let reason = Self.tlsReason(attempt)
         journal.record(Journal.Entry(tlsAttempt: attempt, reason: reason))
-        settings.log?.note(reason, from: attempt.peer, at: attempt.at)
+        log?.note(reason, from: attempt.peer, at: attempt.at)
     }
 
     static func tlsReason(_ attempt: TLSAttempt) -> String {
