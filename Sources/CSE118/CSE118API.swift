@@ -62,7 +62,7 @@ public final class CSE118API: CourseAPI {
         // A reset drops every token, those of a loaded state document included (contract §7).
         state = SeededStore(seed: initial) { seed in
             var fresh = seed
-            fresh.tokens = [:]
+            fresh.forgetTokens()
             return fresh
         }
         clock = options.clock
@@ -76,15 +76,15 @@ public final class CSE118API: CourseAPI {
         CSE118SeedFile(state)
     }
 
-    /// The loaded document's tokens work until the next reset.
+    /// The loaded document's tokens work until the next reset; `PUT /reset` still restores the
+    /// seed's fixtures.
     public func loadingSeed(_ seed: CSE118State) -> ((inout CSE118State) -> Void)? {
-        { $0 = seed }
+        { $0 = $0.keepingFixtures(of: seed) }
     }
 
     public var summary: APISummary {
         let members = state.seed.members
         return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: ["/api/v2", "/api/v1"],
-                          endpoints: "POST /login, GET /workspace, GET /workspace/{id}/channel, … (docs at /api/v2/api-docs/)",
                           note: "each student has a private copy of the graded fixtures; PUT /api/v2/reset restores the caller's",
                           seeded: members.rows, count: members.count, accounts: { .init(login: $0.email, password: $0.password, detail: $0.name) })
     }
@@ -98,7 +98,7 @@ public final class CSE118API: CourseAPI {
             guard let member = state.member(email: input[field: "email"]),
                   member.password.hasSameBytes(as: input[field: "password"]) else { throw .invalidCredentials }
             let token = CSE118Token.mint(for: member, issuedAt: issuedAt)
-            state.tokens[ExactText(token)] = member.id
+            state.setToken(token, member: member.id)
             return Self.json(CSE118Shape.Login(id: member.id, name: member.name, accessToken: token))
         }
     }

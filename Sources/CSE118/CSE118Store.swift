@@ -59,12 +59,13 @@ public struct CSE118State {
     /// Member id → the workspaces they own or belong to (a handful each: an array is cheaper than a set).
     private var visibleTo: [String: [String]] = [:]
     /// Token → member id.
-    var tokens: [ExactText: String] = [:]
-    /// The workspaces of the document this state was loaded from, in its order, which `PUT /reset`
-    /// restores, and where each student's fixture copies are among them.
+    private(set) var tokens: [ExactText: String] = [:]
+    /// The seed's workspaces, in its order, which `PUT /reset` restores, and where each student's
+    /// fixture copies are among them.
     private var seededWorkspaces: [Workspace] = []
     private var seededFixtures: [String: [Int]] = [:]
     private var nextPosition = 0
+    public var changes = StateChanges()
 
     func member(_ id: String) -> Member? { members[id] }
 
@@ -116,10 +117,29 @@ public struct CSE118State {
 
     // MARK: Changes
 
+    mutating func setToken(_ token: String, member: String) {
+        tokens[ExactText(token)] = member
+        changes.touch(.row("tokens", "token", .string(token)))
+    }
+
+    /// A reset ends every token, those of a loaded state document included (contract §7).
+    mutating func forgetTokens() {
+        tokens = [:]
+    }
+
+    /// A loaded state document, with the fixtures `PUT /reset` restores still the seed's.
+    func keepingFixtures(of loaded: CSE118State) -> CSE118State {
+        var kept = loaded
+        kept.seededWorkspaces = seededWorkspaces
+        kept.seededFixtures = seededFixtures
+        return kept
+    }
+
     /// A new workspace, listed after every other.
     mutating func createWorkspace(id: String, name: String, owner: String) -> Workspace {
         let workspace = Workspace(id: id, name: name, owner: owner, fixtureOf: nil, members: [], position: nextPosition)
         insert(workspace)
+        changes.touch(Self.path(workspace: id))
         return workspace
     }
 
@@ -129,18 +149,21 @@ public struct CSE118State {
         guard let workspace = workspaces.removeValue(forKey: id) else { return nil }
         for member in [workspace.owner] + workspace.members { visibleTo[member]?.removeAll { $0 == id } }
         for channel in workspace.channels.rows { unindex(channel) }
+        changes.touch(Self.path(workspace: id))
         return workspace
     }
 
     mutating func addChannel(_ channel: Channel, to workspaceID: String) {
         workspaces[workspaceID]?.channels.append(channel)
         workspaceOfChannel[channel.id] = workspaceID
+        changes.touch(Self.path(workspace: workspaceID, channel: channel.id))
     }
 
     @discardableResult
     mutating func removeChannel(_ id: String) -> Channel? {
         guard let workspaceID = workspaceOfChannel[id], let channel = workspaces[workspaceID]?.channels.remove(id) else { return nil }
         unindex(channel)
+        changes.touch(Self.path(workspace: workspaceID, channel: id))
         return channel
     }
 
@@ -148,32 +171,47 @@ public struct CSE118State {
         guard let workspaceID = workspaceOfChannel[channelID] else { return }
         workspaces[workspaceID]?.channels.update(channelID) { $0.messages.append(message) }
         channelOfMessage[message.id] = channelID
+        changes.touch(Self.path(workspace: workspaceID, channel: channelID, message: message.id))
     }
 
     @discardableResult
     mutating func removeMessage(_ id: String) -> Message? {
         guard let channelID = channelOfMessage.removeValue(forKey: id), let workspaceID = workspaceOfChannel[channelID] else { return nil }
+        changes.touch(Self.path(workspace: workspaceID, channel: channelID, message: id))
         return workspaces[workspaceID]?.channels.update(channelID) { $0.messages.remove(id) } ?? nil
     }
 
+    /// The workspace row is written again with its member list: O(workspace), a rare change.
     mutating func addMember(_ memberID: String, to workspaceID: String) {
         workspaces[workspaceID]?.members.append(memberID)
         visibleTo[memberID, default: []].append(workspaceID)
+        changes.touch(Self.path(workspace: workspaceID))
     }
 
     /// Their messages stay in the workspace (contract §4).
     mutating func removeMember(_ memberID: String, from workspaceID: String) {
         workspaces[workspaceID]?.members.removeAll { $0 == memberID }
         visibleTo[memberID]?.removeAll { $0 == workspaceID }
+        changes.touch(Self.path(workspace: workspaceID))
     }
 
     /// `PUT /reset` for one caller (contract §7): the workspaces they created go, their fixture
     /// workspaces come back exactly as seeded, at their seed positions. Nothing else changes.
+    /// Written as the whole workspace list, since fixtures return to places in the middle of it.
     mutating func restoreFixtures(of caller: String) {
         let fixtures = (seededFixtures[caller] ?? []).map { seededWorkspaces[$0] }
         let created = (visibleTo[caller] ?? []).filter { workspaces[$0]?.owner == caller && workspaces[$0]?.fixtureOf == nil }
         for id in created + fixtures.map(\.id) { removeWorkspace(id) }
         for fixture in fixtures { insert(fixture) }
+        changes.touchEverything(in: "workspaces")
+    }
+
+    /// Where a workspace, one of its channels, or a message in it sits in the seed document.
+    private static func path(workspace: String, channel: String? = nil, message: String? = nil) -> RowPath {
+        var path = RowPath.row("workspaces", "id", .string(workspace))
+        if let channel { path = path.row("channels", "id", .string(channel)) }
+        if let message { path = path.row("messages", "id", .string(message)) }
+        return path
     }
 
     private mutating func insert(_ workspace: Workspace) {
@@ -273,7 +311,7 @@ extension CSE118State {
         }
         for node in try root.optionalNode("tokens")?.array() ?? [] {
             let item = try node.object()
-            tokens[ExactText(try item.text("token"))] = try memberID(item.node("member"))
+            setToken(try item.text("token"), member: try memberID(item.node("member")))
         }
     }
 
@@ -295,6 +333,27 @@ extension CSE118State {
     }
 }
 
+extension CSE118State: LoggedState {
+    public func seedRow(at path: RowPath) -> [UInt8]? {
+        let steps = path.steps
+        if steps.count == 1, steps[0].keyField == nil {
+            return Self.encode(allWorkspaces.map(CSE118SeedFile.Workspace.init))
+        }
+        guard case let .string(key)? = steps[0].key else { return nil }
+        if steps[0].member == "tokens" {
+            return tokens[ExactText(key)].map { Self.encode(CSE118SeedFile.Token(token: key, member: $0)) }
+        }
+        guard let workspace = workspaces[key] else { return nil }
+        guard steps.count > 1 else { return Self.encode(CSE118SeedFile.Workspace(workspace)) }
+        guard case let .string(channelID)? = steps[1].key, let channel = workspace.channels[channelID] else { return nil }
+        guard steps.count > 2 else { return Self.encode(CSE118SeedFile.Channel(channel)) }
+        guard case let .string(messageID)? = steps[2].key, let message = channel.messages[messageID] else { return nil }
+        return Self.encode(CSE118SeedFile.Message(message))
+    }
+
+    private static func encode(_ row: some Encodable) -> [UInt8] { OrderedJSON.encode(row, escapeSlash: false) }
+}
+
 /// The seed file's shape, written by `GET /_mock/state/cse118`.
 struct CSE118SeedFile: Encodable {
     struct Member: Encodable {
@@ -302,15 +361,29 @@ struct CSE118SeedFile: Encodable {
     }
     struct Message: Encodable {
         var id: String, member: String, posted: String, content: String
+
+        init(_ message: CSE118State.Message) {
+            (id, member, posted, content) = (message.id, message.member, message.posted, message.content)
+        }
     }
     struct Channel: Encodable {
         var id: String, name: String, messages: [Message]
+
+        init(_ channel: CSE118State.Channel) {
+            (id, name, messages) = (channel.id, channel.name, channel.messages.rows.map(Message.init))
+        }
     }
     struct Workspace: Encodable {
         var id: String, name: String, owner: String
         /// Written as `null` for workspaces created at run time, so the key is always there.
         var fixtureOf: JSONValue
         var members: [String], channels: [Channel]
+
+        init(_ workspace: CSE118State.Workspace) {
+            (id, name, owner, members) = (workspace.id, workspace.name, workspace.owner, workspace.members)
+            fixtureOf = workspace.fixtureOf.map(JSONValue.string) ?? .null
+            channels = workspace.channels.rows.map(Channel.init)
+        }
     }
     struct Token: Encodable {
         var token: String, member: String
@@ -322,15 +395,7 @@ struct CSE118SeedFile: Encodable {
 
     init(_ state: CSE118State) {
         members = state.members.rows.map { Member(id: $0.id, name: $0.name, email: $0.email, password: $0.password) }
-        workspaces = state.allWorkspaces.map { workspace in
-            Workspace(id: workspace.id, name: workspace.name, owner: workspace.owner,
-                      fixtureOf: workspace.fixtureOf.map(JSONValue.string) ?? .null, members: workspace.members,
-                      channels: workspace.channels.rows.map { channel in
-                          Channel(id: channel.id, name: channel.name, messages: channel.messages.rows.map {
-                              Message(id: $0.id, member: $0.member, posted: $0.posted, content: $0.content)
-                          })
-                      })
-        }
+        workspaces = state.allWorkspaces.map(Workspace.init)
         tokens = state.tokens.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }
             .map { Token(token: $0.key.string, member: $0.value) }
     }

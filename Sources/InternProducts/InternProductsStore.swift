@@ -30,6 +30,7 @@ public struct InternProductsState {
     /// The whole SUCCESS body of `/products`. Base64 images make it a few hundred kilobytes, so
     /// it is written once per product list, never per request.
     private(set) var productsBody: [UInt8] = []
+    public var changes = StateChanges()
 
     func user(named username: String) -> User? {
         userIndex[ExactText(username)].map { users[$0] }
@@ -49,6 +50,7 @@ public struct InternProductsState {
         userIndex[ExactText(user.username)] = users.count
         tokens.insert(ExactText(user.loginToken))
         users.append(user)
+        changes.touch(.row("users", "username", .string(user.username)))
     }
 }
 
@@ -195,6 +197,10 @@ extension InternProductsState {
 struct InternProductsSeedFile: Encodable {
     struct User: Encodable {
         var username: String, password: String, loginToken: String
+
+        init(_ user: InternProductsState.User) {
+            (username, password, loginToken) = (user.username, user.password, user.loginToken)
+        }
     }
     struct Product: Encodable {
         var title: String, description: String, tags: [String], date: Int, image: String
@@ -204,10 +210,19 @@ struct InternProductsSeedFile: Encodable {
     var products: [Product]
 
     init(_ state: InternProductsState) {
-        users = state.users.map { User(username: $0.username, password: $0.password, loginToken: $0.loginToken) }
+        users = state.users.map(User.init)
         products = state.products.map { Product(title: $0.title, description: $0.description, tags: $0.tags,
                                                 date: $0.date, image: $0.image) }
     }
+}
+
+extension InternProductsState: LoggedState {
+    public func seedRow(at path: RowPath) -> [UInt8]? {
+        guard path.steps[0].member == "users", case let .string(username)? = path.steps[0].key,
+              let user = user(named: username) else { return nil }
+        return OrderedJSON.encode(InternProductsSeedFile.User(user), escapeSlash: false)
+    }
+
 }
 
 // MARK: Tokens

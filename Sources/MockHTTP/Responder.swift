@@ -8,10 +8,14 @@ public protocol HTTPResponder: Sendable {
     func didRespond(_ exchange: Exchange)
     /// Called when a connection opened with a TLS handshake, which the server closed at once.
     func didRefuseTLS(_ attempt: TLSAttempt)
+    /// The answer to a request the HTTP layer refuses after reading its head (a body over the
+    /// limit, `status` 413); nil for the HTTP layer's plain-text answer. The body is not read.
+    func refusal(of request: Request, status: Int, reason: String) -> Response?
 }
 
 extension HTTPResponder {
     public func didRefuseTLS(_ attempt: TLSAttempt) {}
+    public func refusal(of request: Request, status: Int, reason: String) -> Response? { nil }
 }
 
 /// One finished request and its answer, for logs and the journal.
@@ -21,4 +25,11 @@ public struct Exchange: Sendable {
     public var durationMilliseconds: Double
     /// Bytes of the response as written, head included.
     public var responseBytes: Int
+}
+
+extension Exchange {
+    /// The status the client saw; nil when the connection was reset or closed instead.
+    public var sentStatus: Int? {
+        response.connectionFault == .reset || response.connectionFault == .close ? nil : response.status
+    }
 }

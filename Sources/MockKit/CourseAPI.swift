@@ -6,7 +6,7 @@ import MockHTTP
 public protocol CourseAPI: MockAPI {
     associatedtype Failure: APIError
     associatedtype Seed
-    associatedtype State
+    associatedtype State: LoggedState
 
     /// The short name used by `--only`, `/_mock/reset/{api}` and the journal; the seed is `Seed/<name>.json`.
     static var name: String { get }
@@ -20,16 +20,19 @@ public protocol CourseAPI: MockAPI {
 
     /// The live state and the seed it returns to.
     var state: SeededStore<Seed, State> { get }
-    /// A seed-format document (`PUT /_mock/state/{name}`, `--state`) read as the new seed.
+    /// A seed-format document (`PUT /_mock/state/{name}`, `--state`), read and checked as a seed is.
     func seed(from document: JSONValue) throws(SeedError) -> Seed
     /// The live state in the seed file's format (`GET /_mock/state/{name}`).
     func stateDocument(of state: State) -> any Encodable
-    /// How a loaded seed changes the live state; nil, the default, makes a fresh state from it.
+    /// How a loaded document changes the live state; nil, the default, makes a fresh state from it.
     func loadingSeed(_ seed: Seed) -> ((inout State) -> Void)?
 }
 
 extension CourseAPI {
     public var name: String { Self.name }
+
+    /// `/` as is, as most servers write it.
+    public static var escapesSlash: Bool { false }
 
     /// `Seed/<name>.json`, parsed.
     public static func seedDocument(in seed: SeedDirectory) throws(SeedError) -> JSONValue {
@@ -58,11 +61,26 @@ extension CourseAPI {
 
     public func loadState(_ document: JSONValue) throws(SeedError) {
         let loaded = try seed(from: document)
-        state.replaceSeed(loaded, update: loadingSeed(loaded))
+        state.load(loaded, update: loadingSeed(loaded))
+    }
+
+    public func attach(to log: StateLog) {
+        state.attach(to: log, as: name) { [unowned self] (state: State) -> [UInt8] in
+            let document = stateDocument(of: state)
+            return OrderedJSON.encode(document, escapeSlash: false)
+        }
+    }
+
+    public func holdingState(_ body: () -> Void) {
+        state.holding(body)
     }
 
     public func injectedFault(status: Int) -> Response {
         Failure.injectedFault(status: status)
+    }
+
+    public func bodyTooLarge(_ reason: String) -> Response {
+        Failure.bodyTooLarge(reason)
     }
 
     /// The route table with this API's 405.

@@ -3,18 +3,28 @@ import Foundation
 /// An API's live state and the seed it returns to, behind one lock: every read and change of the
 /// state goes through `withLock`, so concurrent requests on different loop threads see whole
 /// changes only, and a reset or a state load never interleaves with a request.
-public final class SeededStore<Seed, State>: @unchecked Sendable {
-    @usableFromInline let lock = NSLock()
-    private var seedValue: Seed
+///
+/// With `--state`, what a change touched (`LoggedState.changes`) becomes one record of the log,
+/// written under this lock so each API's records are in the order of its changes.
+public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
+    /// Recursive: the log, holding every store, exports and reloads through the usual methods.
+    @usableFromInline let lock = NSRecursiveLock()
+    private let seedValue: Seed
     @usableFromInline var state: State
     /// Counts changes: every `withLock`, reset and load; `read` leaves it alone.
     @usableFromInline var version = 0
     private let fresh: (Seed) -> State
+    private var log: StateLog?
+    private var api = ""
+    private var document: (State) -> [UInt8] = { _ in [] }
+    /// The log record of the last change in memory (0: none since the state was loaded).
+    @usableFromInline var lastRecord = 0
 
-    /// `fresh` makes the live state from the seed (at start, on reset and on load).
+    /// `fresh` makes the live state from the seed (at start and on reset).
     public init(seed: Seed, fresh: @escaping (Seed) -> State) {
         seedValue = seed
         state = fresh(seed)
+        state.changes = StateChanges()
         self.fresh = fresh
     }
 
@@ -22,7 +32,10 @@ public final class SeededStore<Seed, State>: @unchecked Sendable {
     @inlinable
     public func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
-        defer { lock.unlock() }
+        defer {
+            logChanges()
+            lock.unlock()
+        }
         version &+= 1
         return try body(&state)
     }
@@ -33,32 +46,84 @@ public final class SeededStore<Seed, State>: @unchecked Sendable {
     public func read<Result, Failure: Error>(_ body: (State, _ version: Int) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }
+        if lastRecord > 0 { noteRead() }
         return try body(state, version)
     }
 
-    /// The document the state was last filled from.
-    public var seed: Seed {
-        lock.lock()
-        defer { lock.unlock() }
-        return seedValue
-    }
+    /// The seed document, which reset returns to.
+    public var seed: Seed { seedValue }
 
     /// Back to the seed.
     public func reset() {
-        lock.lock()
-        state = fresh(seedValue)
-        version &+= 1
-        lock.unlock()
+        replace { $0 = fresh(seedValue) }
     }
 
-    /// A new seed (`PUT /_mock/state`, `--state`). The live state becomes a fresh one from it, or,
-    /// when `update` is given, the current state changed by it (for state that a load keeps).
-    public func replaceSeed(_ seed: Seed, update: ((inout State) -> Void)? = nil) {
+    /// A new live state from a loaded document (`PUT /_mock/state`, `--state`): a fresh one from
+    /// it, or, when `update` is given, the current state changed by it. The seed stays.
+    public func load(_ loaded: Seed, update: ((inout State) -> Void)?) {
+        replace { state in
+            if let update { update(&state) } else { state = fresh(loaded) }
+        }
+    }
+
+    private func replace(_ update: (inout State) -> Void) {
         lock.lock()
-        seedValue = seed
-        if let update { update(&state) } else { state = fresh(seed) }
+        defer {
+            logChanges()
+            lock.unlock()
+        }
+        update(&state)
+        state.changes.touchEverything()
         version &+= 1
-        lock.unlock()
+    }
+
+    /// From now on every change is a record of `log`; a whole state is written as `document` makes it.
+    public func attach(to log: StateLog, as api: String, document: @escaping (State) -> [UInt8]) {
+        lock.lock()
+        defer { lock.unlock() }
+        self.log = log
+        self.api = api
+        self.document = document
+    }
+
+    /// Runs `body` with the store locked: no request reads or changes it meanwhile.
+    public func holding<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// The request read changes that may not be stored yet: its answer waits for them.
+    @usableFromInline
+    func noteRead() {
+        RequestWrites.current.sawRecord(lastRecord)
+    }
+
+    /// Turns what the state reports as changed into a log record; a call that changed nothing
+    /// read every change so far.
+    @usableFromInline
+    func logChanges() {
+        guard let log else {
+            if !state.changes.isEmpty { state.changes = StateChanges() }
+            return
+        }
+        let writes = RequestWrites.current
+        guard !state.changes.isEmpty else {
+            if lastRecord > 0 { writes.sawRecord(lastRecord) }
+            return
+        }
+        let changes = state.changes
+        state.changes = StateChanges()
+        if writes.replaying {
+            // Loaded from the file: nothing in memory is unstored any more.
+            lastRecord = 0
+            return
+        }
+        let record = changes.wholeState
+            ? ChangeRecord.encode(wholeState: document(state), of: api)
+            : ChangeRecord.encode(changes, of: api, in: state)
+        lastRecord = log.append(record, of: api)
+        writes.wrote = lastRecord
     }
 }
 

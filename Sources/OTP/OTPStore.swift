@@ -51,6 +51,7 @@ struct OTPUser {
 /// Users and their live tokens: what the seed and the state document hold.
 public struct OTPDirectory {
     private(set) var users: [OTPUser] = []
+    var changes = StateChanges()
     /// Numbers, tokens and user ids compare byte for byte, as the real server's strings did.
     private var indexByPhone: [ExactText: Int] = [:]
     private var indexByToken: [ExactText: Int] = [:]
@@ -69,6 +70,7 @@ public struct OTPDirectory {
         while userIDs.contains(ExactText(userID)) { userID = OTPSecret.make(length: OTPSecret.userIDLength) }
         add(OTPUser(userID: userID, phone: phone, name: "", keyfilePassword: OTPSecret.make(length: OTPSecret.length),
                     authTokens: [], accounts: nil))
+        touch(users.count - 1)
         return (users.count - 1, true)
     }
 
@@ -78,12 +80,19 @@ public struct OTPDirectory {
         while self.index(token: token) != nil { token = OTPSecret.make(length: OTPSecret.length) }
         users[index].authTokens.append(token)
         indexByToken[ExactText(token)] = index
+        touch(index)
         return token
     }
 
     mutating func update(_ index: Int, name: String?, accounts: [OTPAccount]?) {
         if let name { users[index].name = name }
         if let accounts { users[index].accounts = accounts }
+        touch(index)
+    }
+
+    /// A user's row is written whole: its tokens and accounts are part of it.
+    private mutating func touch(_ index: Int) {
+        changes.touch(.row("users", "e164_phone_number", .string(users[index].phone)))
     }
 
     private mutating func add(_ user: OTPUser) {
@@ -157,7 +166,9 @@ enum OTPSecret {
     }
 
     static func isWellFormed(_ text: String, length: Int) -> Bool {
-        text.unicodeScalars.count == length && text.unicodeScalars.allSatisfy(alphabet.contains)
+        text.utf8.count == length && text.utf8.allSatisfy { byte in
+            (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 45 || byte == 95
+        }
     }
 
     /// Six digits, leading zeros kept.
@@ -174,11 +185,17 @@ extension OTPDirectory {
     /// Reads and checks a seed or state document (`Seed/otp.json`, contract §8).
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
-        for node in try root.array("users") {
+        let userNodes = try root.array("users")
+        // Sized up front, so the tables of a large seed are not rehashed as they fill.
+        users.reserveCapacity(userNodes.count)
+        indexByPhone.reserveCapacity(userNodes.count)
+        indexByToken.reserveCapacity(userNodes.count)
+        userIDs.reserveCapacity(userNodes.count)
+        for node in userNodes {
             let item = try node.object()
             let phoneNode = try item.node("e164_phone_number")
             let phone = try phoneNode.string()
-            guard PhoneNumber.normalize(phone) == phone else {
+            guard PhoneNumber.isNormalized(phone) else {
                 throw phoneNode.fail("expected a valid US number written as +1 and ten digits")
             }
             if index(phone: phone) != nil { throw phoneNode.fail("duplicate number \(phone)") }
@@ -208,6 +225,20 @@ extension OTPDirectory {
     }
 }
 
+/// Only the directory is written to the state; pending codes and the outbox last one run.
+extension OTPState: LoggedState {
+    public var changes: StateChanges {
+        get { directory.changes }
+        set { directory.changes = newValue }
+    }
+
+    public func seedRow(at path: RowPath) -> [UInt8]? {
+        guard path.steps[0].member == "users", case let .string(phone)? = path.steps[0].key,
+              let index = directory.index(phone: phone) else { return nil }
+        return OrderedJSON.encode(OTPSeedFile.User(directory[index]), escapeSlash: false)
+    }
+}
+
 /// The seed file's shape, written by `GET /_mock/state/otp`.
 struct OTPSeedFile: Encodable {
     struct User: Encodable {
@@ -217,14 +248,16 @@ struct OTPSeedFile: Encodable {
         var keyfile_password: String
         var auth_tokens: [String]
         var accounts: [OTPAccount]?
+
+        init(_ user: OTPUser) {
+            (user_id, e164_phone_number, name, keyfile_password, auth_tokens, accounts) =
+                (user.userID, user.phone, user.name, user.keyfilePassword, user.authTokens, user.accounts)
+        }
     }
 
     var users: [User]
 
     init(_ directory: OTPDirectory) {
-        users = directory.users.map {
-            User(user_id: $0.userID, e164_phone_number: $0.phone, name: $0.name, keyfile_password: $0.keyfilePassword,
-                 auth_tokens: $0.authTokens, accounts: $0.accounts)
-        }
+        users = directory.users.map(User.init)
     }
 }

@@ -59,7 +59,6 @@ public final class ThreadsAPI: CourseAPI {
     public var summary: APISummary {
         let users = state.seed.users
         return APISummary(title: "UNC Charlotte ITIS/CS 4180 message threads", basePaths: ["/api/"],
-                          endpoints: "POST /api/login, POST /api/signup, GET /api/threads, GET /api/messages/{id}, …",
                           seeded: users.rows, count: users.count, accounts: { .init(login: $0.email, password: $0.password, detail: "\($0.fname) \($0.lname)") })
     }
 
@@ -218,7 +217,7 @@ public final class ThreadsAPI: CourseAPI {
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
         let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
-        state.tokens[ExactText(token)] = ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime)
+        state.setToken(token, to: ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime))
         return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
                           userLname: user.lname, userRole: user.role)
     }

@@ -48,10 +48,11 @@ public struct ThreadsState {
     private var userIDByEmail: [ExactText: Int] = [:]
     /// Each thread's message ids, ascending.
     private var messageIDsByThread: [Int: [Int]] = [:]
-    var tokens: [ExactText: Token] = [:]
+    private(set) var tokens: [ExactText: Token] = [:]
     var nextUserID = 1
     var nextThreadID = 1
     var nextMessageID = 1
+    public var changes = StateChanges()
 
     func user(_ id: Int) -> User? { users[id] }
 
@@ -70,33 +71,51 @@ public struct ThreadsState {
     mutating func add(_ user: User) {
         users.append(user)
         userIDByEmail[ExactText(user.email.lowercased())] = user.id
+        changes.touch(.row("users", "user_id", .int(user.id)))
+        changes.touch(.member("next_ids"))
     }
 
     /// Adds a thread whose id is above every earlier one.
     mutating func add(_ thread: Thread) {
         threads.append(thread)
+        changes.touch(.row("threads", "thread_id", .int(thread.id)))
+        changes.touch(.member("next_ids"))
     }
 
     /// Adds a message, to an existing thread, whose id is above every earlier one.
     mutating func add(_ message: Message) {
         messages.append(message)
         messageIDsByThread[message.threadID, default: []].append(message.id)
+        changes.touch(.row("messages", "message_id", .int(message.id)))
+        changes.touch(.member("next_ids"))
     }
 
     /// Removes a thread and its messages.
     mutating func removeThread(_ id: Int) {
-        for messageID in messageIDsByThread.removeValue(forKey: id) ?? [] { messages.remove(messageID) }
+        for messageID in messageIDsByThread.removeValue(forKey: id) ?? [] {
+            messages.remove(messageID)
+            changes.touch(.row("messages", "message_id", .int(messageID)))
+        }
         threads.remove(id)
+        changes.touch(.row("threads", "thread_id", .int(id)))
+    }
+
+    mutating func setToken(_ token: String, to record: Token?) {
+        tokens[ExactText(token)] = record
+        changes.touch(.row("tokens", "token", .string(token)))
     }
 
     /// From now on the token's answers use the flat 2017–2018 shape (a forgotten token: nothing to do).
     mutating func markLegacy(token: ExactText) {
-        tokens[token]?.isLegacy = true
+        guard var record = tokens[token] else { return }
+        record.isLegacy = true
+        setToken(token.string, to: record)
     }
 
     mutating func removeMessage(_ id: Int) {
         guard let message = messages.remove(id) else { return }
         messageIDsByThread[message.threadID]?.removeAll { $0 == id }
+        changes.touch(.row("messages", "message_id", .int(id)))
     }
 
     func creator(_ userID: Int) -> Creator {
@@ -170,8 +189,8 @@ extension ThreadsState {
             let item = try node.object()
             let userID = try item.int("user_id")
             if !userIDs.contains(userID) { throw node.fail("user_id \(userID) is not a user") }
-            tokens[ExactText(try item.text("token"))] = Token(userID: userID, expires: try item.int("exp"),
-                                                   isLegacy: try item.optionalNode("legacy")?.bool() ?? false)
+            setToken(try item.text("token"), to: Token(userID: userID, expires: try item.int("exp"),
+                                                       isLegacy: try item.optionalNode("legacy")?.bool() ?? false))
         }
         // The sort is stable and linear on rows already in id order, as a saved state's are.
         for user in seededUsers.sorted(by: { $0.id < $1.id }) { add(user) }
@@ -198,23 +217,60 @@ extension ThreadsState {
     }
 }
 
+extension ThreadsState: LoggedState {
+    public func seedRow(at path: RowPath) -> [UInt8]? {
+        let step = path.steps[0]
+        switch (step.member, step.key) {
+        case let ("users", .int(id)?): return users[id].map { Self.encode(ThreadsSeedFile.User($0)) }
+        case let ("threads", .int(id)?): return threads[id].map { Self.encode(ThreadsSeedFile.Thread($0)) }
+        case let ("messages", .int(id)?): return messages[id].map { Self.encode(ThreadsSeedFile.Message($0)) }
+        case let ("tokens", .string(token)?): return tokens[ExactText(token)].map { Self.encode(ThreadsSeedFile.Token(token, $0)) }
+        case ("next_ids", nil): return Self.encode(ThreadsSeedFile.NextIDs(self))
+        default: return nil
+        }
+    }
+
+    private static func encode(_ row: some Encodable) -> [UInt8] { OrderedJSON.encode(row, escapeSlash: false) }
+}
+
 /// The seed file's shape, written by `GET /_mock/state/threads`.
 struct ThreadsSeedFile: Encodable {
     struct User: Encodable {
         var user_id: Int, email: String, password: String, fname: String, lname: String, role: String
+
+        init(_ user: ThreadsState.User) {
+            (user_id, email, password, fname, lname, role) = (user.id, user.email, user.password, user.fname, user.lname, user.role)
+        }
     }
     struct Thread: Encodable {
         var thread_id: Int, user_id: Int, title: String, created_at: String
+
+        init(_ thread: ThreadsState.Thread) {
+            (thread_id, user_id, title, created_at) = (thread.id, thread.userID, thread.title, thread.createdAt)
+        }
     }
     struct Message: Encodable {
         var message_id: Int, thread_id: Int, user_id: Int, message: String, created_at: String
+
+        init(_ message: ThreadsState.Message) {
+            (message_id, thread_id, user_id, self.message, created_at) =
+                (message.id, message.threadID, message.userID, message.text, message.createdAt)
+        }
     }
     struct Token: Encodable {
         /// Written only when true, so state files without 2017–2018 sessions stay as they were.
         var token: String, user_id: Int, exp: Int, legacy: Bool?
+
+        init(_ token: String, _ record: ThreadsState.Token) {
+            (self.token, user_id, exp, legacy) = (token, record.userID, record.expires, record.isLegacy ? true : nil)
+        }
     }
     struct NextIDs: Encodable {
         var user: Int, thread: Int, message: Int
+
+        init(_ state: ThreadsState) {
+            (user, thread, message) = (state.nextUserID, state.nextThreadID, state.nextMessageID)
+        }
     }
 
     var users: [User]
@@ -224,14 +280,12 @@ struct ThreadsSeedFile: Encodable {
     var next_ids: NextIDs
 
     init(_ state: ThreadsState) {
-        users = state.users.rows.map { User(user_id: $0.id, email: $0.email, password: $0.password, fname: $0.fname,
-                                       lname: $0.lname, role: $0.role) }
-        threads = state.threads.rows.map { Thread(thread_id: $0.id, user_id: $0.userID, title: $0.title, created_at: $0.createdAt) }
-        messages = state.messages.rows.map { Message(message_id: $0.id, thread_id: $0.threadID, user_id: $0.userID,
-                                                message: $0.text, created_at: $0.createdAt) }
-        tokens = state.tokens.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }.map { Token(token: $0.key.string, user_id: $0.value.userID, exp: $0.value.expires,
-                                                                     legacy: $0.value.isLegacy ? true : nil) }
-        next_ids = NextIDs(user: state.nextUserID, thread: state.nextThreadID, message: state.nextMessageID)
+        users = state.users.rows.map(User.init)
+        threads = state.threads.rows.map(Thread.init)
+        messages = state.messages.rows.map(Message.init)
+        tokens = state.tokens.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }
+            .map { Token($0.key.string, $0.value) }
+        next_ids = NextIDs(state)
     }
 }
 

@@ -8,11 +8,12 @@ enum CGIMultipart {
     static func boundary(in contentType: String) -> [UInt8]? {
         let bytes = Array(contentType.utf8)
         let key = Array("boundary=".utf8)
+        let stops = Array("\";,".utf8)
         var searchFrom = 0
         while let found = bytes[searchFrom...].firstRange(of: key) {
             var start = found.upperBound
             if start < bytes.count, bytes[start] == UInt8(ascii: "\"") { start += 1 }
-            let value = bytes[start...].prefix { !Array("\";,".utf8).contains($0) }
+            let value = bytes[start...].prefix { !stops.contains($0) }
             if !value.isEmpty { return Array(value) }
             searchFrom = found.lowerBound + 1
         }

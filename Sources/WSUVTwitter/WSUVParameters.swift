@@ -40,7 +40,7 @@ struct WSUVParameters {
             }
         } else if request.headers["Content-Length"] == nil {
             // CGI.pm read a body only as long as CONTENT_LENGTH, which a chunked body has not.
-            unreadBecause = "CGI.pm reads no body without Content-Length (this one was chunked)"
+            unreadBecause = "CGI.pm reads no body without Content-Length (a chunked body has none)"
         } else {
             addForm(request.body)
         }

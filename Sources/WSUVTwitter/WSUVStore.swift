@@ -22,21 +22,23 @@ public struct WSUVState {
         var isDeleted: Bool
     }
 
-    /// A tweet's place in the stamp order: by time stamp byte by byte, then by id.
+    /// A tweet's place in the stamp order: by time stamp, then by id.
     struct StampedTweet: Comparable {
-        var stamp: String
+        /// The stamp's digits as one number (`2016-04-21 17:05:43` → 20160421170543). Every stamp
+        /// has the one shape `YYYY-MM-DD HH:MM:SS`, so the numbers sort as the stamps' bytes do.
+        var key: Int
         var id: Int
+        var stamp: String
 
         init(_ tweet: Tweet) {
-            stamp = tweet.timeStamp
+            key = tweet.timeStamp.utf8.reduce(0) { $1 >= 48 && $1 <= 57 ? $0 * 10 + Int($1 - 48) : $0 }
             id = tweet.id
+            stamp = tweet.timeStamp
         }
 
-        static func < (lhs: Self, rhs: Self) -> Bool {
-            lhs.stamp.hasSameBytes(as: rhs.stamp) ? lhs.id < rhs.id : lhs.stamp.utf8.lexicographicallyPrecedes(rhs.stamp.utf8)
-        }
+        static func < (lhs: Self, rhs: Self) -> Bool { (lhs.key, lhs.id) < (rhs.key, rhs.id) }
 
-        static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.stamp.hasSameBytes(as: rhs.stamp) }
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.key == rhs.key && lhs.id == rhs.id }
     }
 
     /// The stored token of a logged-out user.
@@ -52,6 +54,7 @@ public struct WSUVState {
     private(set) var tweets = IDTable<Tweet>()
     /// Every tweet's (stamp, id), so `get-tweets.cgi?date=` finds the newer ones without a scan.
     private var tweetsByStamp = SortedIndex<StampedTweet>()
+    public var changes = StateChanges()
 
     func userIndex(_ username: String) -> Int? { userIndexByName[ExactText(username)] }
 
@@ -60,12 +63,14 @@ public struct WSUVState {
         userIndexByName[ExactText(user.username)] = users.count
         if user.sessionToken != Self.loggedOut { liveTokens.insert(ExactText(user.sessionToken)) }
         users.append(user)
+        changes.touch(.row("users", "username", .string(user.username)))
     }
 
     mutating func setSessionToken(_ token: String, ofUser index: Int) {
         liveTokens.remove(ExactText(users[index].sessionToken))
         if token != Self.loggedOut { liveTokens.insert(ExactText(token)) }
         users[index].sessionToken = token
+        changes.touch(.row("users", "username", .string(users[index].username)))
     }
 
     var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
@@ -74,6 +79,7 @@ public struct WSUVState {
     mutating func add(_ tweet: Tweet) {
         tweets.append(tweet)
         tweetsByStamp.insert(StampedTweet(tweet))
+        changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
     }
 
     /// Puts a changed tweet in place of the one with its id.
@@ -81,6 +87,7 @@ public struct WSUVState {
         if let old = tweets[tweet.id] { tweetsByStamp.remove(StampedTweet(old)) }
         tweets.replace(tweet)
         tweetsByStamp.insert(StampedTweet(tweet))
+        changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
     }
 
     /// `SELECT … WHERE time_stamp > ?date`, ascending id: the tweets stamped after `date` as text,
@@ -157,12 +164,14 @@ extension WSUVState {
             }
             add(user)
         }
-        var seededTweets: [Int: Tweet] = [:]
-        for node in try root.array("tweets") {
+        let tweetNodes = try root.array("tweets")
+        var seededTweets: [Tweet] = [], tweetIDs = Set<Int>(minimumCapacity: tweetNodes.count)
+        seededTweets.reserveCapacity(tweetNodes.count)
+        for node in tweetNodes {
             let item = try node.object()
             let id = try item.int("tweet_id")
             guard id >= 1 else { throw SeedError(path: "\(item.path).tweet_id", problem: "must be 1 or more") }
-            if seededTweets[id] != nil { throw node.fail("duplicate tweet_id \(id)") }
+            if !tweetIDs.insert(id).inserted { throw node.fail("duplicate tweet_id \(id)") }
             let username = try item.string("username")
             if userIndex(username) == nil { throw SeedError(path: "\(item.path).username", problem: "\(username) is not a user") }
             let stamp = try item.string("time_stamp")
@@ -173,11 +182,26 @@ extension WSUVState {
             guard deleted == 0 || deleted == 1 else {
                 throw SeedError(path: "\(item.path).isdeleted", problem: "expected 0 or 1")
             }
-            seededTweets[id] = Tweet(id: id, username: username, timeStamp: stamp, text: try item.string("tweet"),
-                                     isDeleted: deleted == 1)
+            seededTweets.append(Tweet(id: id, username: username, timeStamp: stamp, text: try item.string("tweet"),
+                                      isDeleted: deleted == 1))
         }
-        tweets = IDTable(seededTweets.values)
-        tweetsByStamp = SortedIndex(sorted: seededTweets.values.map(StampedTweet.init).sorted())
+        // Both sorts are linear on rows already in order, as a saved state's and most seeds' are.
+        tweets = IDTable(seededTweets)
+        tweetsByStamp = SortedIndex(sorted: seededTweets.map(StampedTweet.init).sorted())
+    }
+}
+
+extension WSUVState: LoggedState {
+    public func seedRow(at path: RowPath) -> [UInt8]? {
+        let step = path.steps[0]
+        switch (step.member, step.key) {
+        case let ("users", .string(username)?):
+            return userIndex(username).map { OrderedJSON.encode(WSUVSeedFile.User(users[$0]), escapeSlash: false) }
+        case let ("tweets", .int(id)?):
+            return tweets[id].map { OrderedJSON.encode(shape($0), escapeSlash: false) }
+        default:
+            return nil
+        }
     }
 }
 
@@ -185,13 +209,17 @@ extension WSUVState {
 struct WSUVSeedFile: Encodable {
     struct User: Encodable {
         var username: String, password: String, session_token: String
+
+        init(_ user: WSUVState.User) {
+            (username, password, session_token) = (user.username, user.password, user.sessionToken)
+        }
     }
 
     var users: [User]
     var tweets: [TweetShape]
 
     init(_ state: WSUVState) {
-        users = state.users.map { User(username: $0.username, password: $0.password, session_token: $0.sessionToken) }
+        users = state.users.map(User.init)
         tweets = state.tweets.rows.map(state.shape)
     }
 }

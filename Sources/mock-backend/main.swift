@@ -61,21 +61,35 @@ var settings = AppSettings(adminToken: options.adminToken,
                            log: options.quiet ? nil : RequestLog(format: options.logFormat))
 settings.journalCapacity = options.journal
 settings.latency = options.latency
+// The state file is read, then written anew before the port opens: one that cannot be written
+// stops the start here, before any change could be acknowledged.
 if let path = options.stateFile {
-    let stateFile = StateFile(url: URL(fileURLWithPath: path))
+    let stateLog = StateLog(path: URL(fileURLWithPath: path).path, console: Console.standard.write)
     do {
-        try stateFile.load(into: apis)
+        try stateLog.open(apis)
     } catch {
-        fail("bad state file: \(error)")
+        fail("\(error)")
     }
-    settings.stateFile = stateFile
+    settings.stateLog = stateLog
+}
+// Stubs: --stubs, or the seed folder's stubs/ when it has one.
+let stubsFolder = options.stubsDirectory.map { URL(fileURLWithPath: $0) } ?? seed.stubsFolder
+if let path = options.stubsDirectory, !FileManager.default.fileExists(atPath: path) {
+    fail("--stubs: no such folder \(path)")
+}
+let stubs: StubSet
+do {
+    stubs = try StubSet.load(folder: stubsFolder, apis: apis)
+} catch {
+    fail("bad stub: \(error)")
 }
 let app: MockApp
 do {
-    app = try MockApp(apis: apis, settings: settings)
+    app = try MockApp(apis: apis, settings: settings, stubs: stubs)
 } catch {
     fail("bad route table: \(error)")
 }
+let stateLog = settings.stateLog
 var configuration = ServerConfiguration()
 configuration.host = options.host
 configuration.port = options.port
@@ -88,6 +102,8 @@ let server = HTTPServer(configuration: configuration, responder: app)
 TerminationSignals.handle { _ in
     Console.standard.write("mock-backend: stopping (finishing requests in flight, at most 5 s)")
     server.stop(grace: 5)
+    // After the last answer: the file left behind is one snapshot, plain JSON.
+    stateLog?.close()
     exit(0)
 }
 do {
@@ -96,6 +112,6 @@ do {
     fail("\(error)")
 }
 
-Banner.print(server: server, apis: apis, seed: seed, options: options)
+Banner.print(server: server, apis: apis, seed: seed, stubs: stubs, options: options)
 
 dispatchMain()

@@ -95,13 +95,13 @@ final class CSE118StateTests: XCTestCase {
         let freshClient = CSE118Client(server: freshServer)
         XCTAssertEqual(try probes.map { try freshClient.call("GET", $0.1, token: $0.0).text }, before)
 
-        // The loaded document is now the seed: Sammy's reset deletes what he created before the export.
+        // PUT /reset restores the seed's fixtures, whatever document was loaded since: Sammy's reset
+        // deletes what he created before the export, Riley's deleted Student Workspace comes back.
         assertCSE118(try freshClient.call("PUT", "/reset", token: sammy), 200, "{}")
         XCTAssertEqual(try freshClient.jsonArray(freshClient.call("GET", "/workspace", token: sammy)).count, 3)
-        // Riley's deleted Student Workspace is not in the loaded seed as her fixture any more.
         assertCSE118(try freshClient.call("PUT", "/reset", token: riley), 200, "{}")
         XCTAssertEqual(try freshClient.jsonArray(freshClient.call("GET", "/workspace", token: riley)).map { $0["name"] as? String },
-                       ["Molly Workspace", "Anna Workspace"])
+                       ["Student Workspace", "Molly Workspace", "Anna Workspace"])
     }
 
     func testLoadStateRejectsBadDocumentsAndChangesNothing() throws {

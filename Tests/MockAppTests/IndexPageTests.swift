@@ -91,8 +91,13 @@ final class IndexPageTests: XCTestCase {
     }
 
     func testAccountNamesAreEscaped() throws {
-        let state = #"{"users":[{"username":"<b>&\"x'","password":"p<w>","session_token":"0"}],"tweets":[]}"#
-        XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: state).text, #"{"loaded":"wsuv"}"#)
+        let seed = FileManager.default.temporaryDirectory.appendingPathComponent("seed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: seed, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: seed) }
+        let document = #"{"users":[{"username":"<b>&\"x'","password":"p<w>","session_token":"0"}],"tweets":[]}"#
+        try Data(document.utf8).write(to: seed.appendingPathComponent("wsuv.json"))
+        apis = try APICatalog.load(["wsuv"], seed: SeedDirectory(url: seed), options: APIOptions())
+        server = try TestServer(responder: MockApp(apis: apis))
         let html = try page(["Host: 127.0.0.1"]).text
         XCTAssertTrue(html.contains("<tr><td><code>&lt;b&gt;&amp;&quot;x&#39;</code></td><td><code>p&lt;w&gt;</code></td></tr>"),
                       html)

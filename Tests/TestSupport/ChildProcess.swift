@@ -11,21 +11,31 @@ public final class ChildProcess: @unchecked Sendable {
     /// The `mock-backend` program `swift build` put in the build products folder, which also holds
     /// the test bundle. On Linux the bundle is the running executable; on macOS the running
     /// executable is Xcode's `xctest`, which loaded the bundle, so the folder comes from the bundle.
-    /// MOCK_BACKEND_EXECUTABLE overrides the search.
+    /// Last resort: the package's `.build/debug`. MOCK_BACKEND_EXECUTABLE overrides the search.
     public static let executable: URL = {
         if let path = ProcessInfo.processInfo.environment["MOCK_BACKEND_EXECUTABLE"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
         let testBundles = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let folders = testBundles.map { $0.deletingLastPathComponent() }
-            + [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+            + [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+               package.appendingPathComponent(".build/debug")]
         let candidates = folders.map { $0.appendingPathComponent("mock-backend") }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    public init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
-        process.executableURL = Self.executable
-        process.arguments = arguments
+    /// `wrapper` runs the program through another one, e.g. `["/usr/bin/setpriv", "--reuid=10001", …]`.
+    public init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
+                wrapper: [String] = []) throws {
+        if let launcher = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: launcher)
+            process.arguments = wrapper.dropFirst() + [Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         var merged = ProcessInfo.processInfo.environment
         // The poller choice is kept, so a suite run on the poll backend runs its children on it too.
         for key in merged.keys where (key.hasPrefix("MOCK_") && key != "MOCK_POLLER") || key == "PORT" { merged[key] = nil }
@@ -82,6 +92,24 @@ public final class ChildProcess: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.02)
         }
         return false
+    }
+
+    /// A server on a free loopback port, with the port read from its banner; nil (and the
+    /// output in `failure`) when it never said it listens.
+    public static func startServer(_ extra: [String] = [], environment: [String: String] = [:], directory: URL? = nil,
+                                   wrapper: [String] = []) throws -> (ChildProcess, Int) {
+        let child = try ChildProcess(["--host", "127.0.0.1", "--port", "0"] + extra, environment: environment,
+                                     directory: directory, wrapper: wrapper)
+        guard child.waitForOutput("Ctrl-C stops."), let marker = child.standardOutput.range(of: "listening on 127.0.0.1:"),
+              let port = Int(child.standardOutput[marker.upperBound...].prefix { $0.isNumber }) else {
+            throw StartFailure(output: child.standardOutput + child.standardError)
+        }
+        return (child, port)
+    }
+
+    public struct StartFailure: Error, CustomStringConvertible {
+        public var output: String
+        public var description: String { "the server did not start: \(output)" }
     }
 
     deinit {

@@ -42,18 +42,24 @@ public final class TestServer {
     /// One request on a new connection, as a client library would send it.
     public func request(_ method: String, _ target: String, headers: [(String, String)] = [],
                         body: [UInt8] = []) throws -> ClientResponse {
-        let client = try connect()
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
-        client.send(Array((head + "\r\n").utf8) + body)
-        return try client.readResponse(head: method == "HEAD")
+        try httpRequest(port: port, method, target, headers: headers, body: body)
     }
 
     public func request(_ method: String, _ target: String, headers: [(String, String)] = [],
                         body: String) throws -> ClientResponse {
         try request(method, target, headers: headers, body: Array(body.utf8))
     }
+}
+
+/// One request on a new connection to a loopback port, as a client library would send it.
+public func httpRequest(port: Int, _ method: String, _ target: String, headers: [(String, String)] = [],
+                        body: [UInt8] = []) throws -> ClientResponse {
+    let client = try BlockingClient(host: "127.0.0.1", port: port, timeout: 10)
+    var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+    for (name, value) in headers { head += "\(name): \(value)\r\n" }
+    if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
+    client.send(Array((head + "\r\n").utf8) + body)
+    return try client.readResponse(head: method == "HEAD")
 }
 
 /// A raw request head for hand-made exchanges.

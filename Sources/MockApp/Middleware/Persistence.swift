@@ -1,15 +1,20 @@
 import MockHTTP
+import MockKit
 
-/// `--state FILE`: once a course API has handled a request, its state is written before the answer
-/// goes out (docs/admin.md#state-that-survives---state-file). The file decides what changed.
+/// `--state FILE`: an answer goes out only once what its request changed is stored, and never
+/// shows a change that was not (docs/admin.md#state-that-survives---state-file). A change that
+/// cannot be stored is answered with the API's own server error, or, for a reset or a load, the
+/// control surface's JSON error; a read that saw a change withdrawn since is answered again.
 struct Persistence: Middleware {
-    let stateFile: StateFile
+    let stateLog: StateLog
 
     func respond(to request: RoutedRequest, next: (RoutedRequest) -> Response) -> Response {
-        let response = next(request)
-        if case .found = request.route, let api = request.api {
-            stateFile.persist(api)
+        guard case .found = request.route else { return next(request) }
+        return stateLog.onceStored({ next(request) }) {
+            if let api = request.api { return api.injectedFault(status: 500) }
+            return Response.json(500, ["error": "state_not_stored",
+                                       "detail": "the state file \(stateLog.path) cannot store changes: "
+                                           + (stateLog.failureReason ?? "a write failed")])
         }
-        return response
     }
 }

@@ -1,0 +1,240 @@
+import MockHTTP
+
+/// The `--state` file: a snapshot, then the change log.
+///
+///     {"threads":{…seed document…},"wsuv":{…},…}
+///     ~1c291ca3 {"api":"threads","rows":[{"at":[["messages","message_id",7]],"row":{…}}]}
+///     ~9a0f33e1 {"api":"wsuv","state":{…}}
+///
+/// The snapshot is one JSON object with a member per API, each in its seed format (a file written
+/// by hand or by an older version, pretty-printed or not, is a snapshot with no log). Each record
+/// is one line: `~`, the CRC-32 of its JSON chained from the record before (the first one from 0),
+/// a space, the JSON. A newline followed by `~` never occurs inside JSON, so the first one ends the
+/// snapshot. A record that is cut short, or whose checksum does not follow the chain, ends the
+/// log: it is a write that a crash interrupted, never acknowledged. A snapshot followed by no
+/// record is plain JSON, which is what a server leaves when it stops.
+struct StateFileContents {
+    /// Each API's document after the log, in the snapshot's order (APIs first seen in the log last).
+    var documents: [(api: String, document: JSONValue)] = []
+    var snapshotLength = 0
+    /// Where the last whole record ends: appending starts here.
+    var validLength = 0
+    /// The checksum of the last whole record (0 when there is none).
+    var chain: UInt32 = 0
+    var records = 0
+    /// Bytes after the last whole record, dropped.
+    var droppedLength = 0
+
+    static let recordMark = UInt8(ascii: "~")
+
+    /// Reads a whole file; only an unreadable snapshot is an error.
+    init(_ bytes: [UInt8], file: String) throws(SeedError) {
+        let snapshotEnd = Self.snapshotEnd(in: bytes)
+        snapshotLength = snapshotEnd
+        let snapshot = bytes[0..<snapshotEnd]
+        if !snapshot.allSatisfy({ $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }) {
+            let parsed: JSONValue
+            do {
+                parsed = try JSONParser.parse(snapshot, maxDepth: 64)
+            } catch {
+                throw SeedError(file: file, path: "$", problem: "not a state file (\(error)); move it away or give another --state FILE")
+            }
+            guard case let .object(sections) = parsed else {
+                throw SeedError(file: file, path: "$", problem: "not a state file: expected an object with one member per API")
+            }
+            documents = sections.members.map { ($0.key, $0.value) }
+        }
+        var replays: [String: DocumentReplay] = [:]
+        var offset = snapshotEnd
+        validLength = snapshotEnd
+        while offset < bytes.count, let record = Self.record(in: bytes, at: offset, after: chain) {
+            let name = record.api
+            if replays[name] == nil {
+                if let index = documents.firstIndex(where: { $0.api == name }) {
+                    replays[name] = DocumentReplay(documents[index].document)
+                } else {
+                    documents.append((name, .object(JSONObject())))
+                    replays[name] = DocumentReplay(.object(JSONObject()))
+                }
+            }
+            replays[name]!.apply(record.change)
+            chain = record.checksum
+            offset = record.end
+            validLength = offset
+            records += 1
+        }
+        droppedLength = bytes.count - validLength
+        for index in documents.indices {
+            if let replay = replays[documents[index].api] { documents[index].document = replay.document }
+        }
+    }
+
+    /// The first `\n~`, or the end.
+    private static func snapshotEnd(in bytes: [UInt8]) -> Int {
+        var index = 0
+        while let newline = bytes[index...].firstIndex(of: 10) {
+            if newline + 1 < bytes.count, bytes[newline + 1] == recordMark { return newline + 1 }
+            index = newline + 1
+        }
+        return bytes.count
+    }
+
+    /// The record line at `offset` when it is whole and follows the chain.
+    private static func record(in bytes: [UInt8], at offset: Int,
+                               after chain: UInt32) -> (api: String, change: JSONObject, checksum: UInt32, end: Int)? {
+        guard bytes[offset] == recordMark, let newline = bytes[offset...].firstIndex(of: 10),
+              newline - offset > 10, bytes[offset + 9] == 32,
+              let checksum = UInt32(String(decoding: bytes[(offset + 1)..<(offset + 9)], as: UTF8.self), radix: 16)
+        else { return nil }
+        let json = bytes[(offset + 10)..<newline]
+        guard CRC32.checksum(json, continuing: chain) == checksum,
+              case let .object(change)? = try? JSONParser.parse(json, maxDepth: 64),
+              let api = change["api"]?.stringValue else { return nil }
+        return (api, change, checksum, newline + 1)
+    }
+
+    /// One record line for `json`, chained from `chain`.
+    static func line(_ json: [UInt8], after chain: UInt32) -> (bytes: [UInt8], checksum: UInt32) {
+        let checksum = CRC32.checksum(json, continuing: chain)
+        var hex = Array(String(checksum, radix: 16).utf8)
+        hex.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: 8 - hex.count), at: 0)
+        return ([recordMark] + hex + [32] + json + [10], checksum)
+    }
+
+    /// The snapshot line: every API's seed document in one object, then a newline.
+    static func snapshot(_ documents: [(api: String, document: [UInt8])]) -> [UInt8] {
+        var writer = JSONWriter(escapeSlash: false)
+        writer.beginObject()
+        for (api, document) in documents {
+            writer.key(api)
+            writer.raw(document)
+        }
+        writer.endObject()
+        return writer.bytes + [10]
+    }
+}
+
+/// One API's seed document with log records applied to it. Rows of top-level arrays are found by
+/// key through an index built once, so replaying a log costs O(records + rows).
+struct DocumentReplay {
+    private var members: [(key: String, value: JSONValue)]
+    private var keyedArrays: [String: KeyedRows] = [:]
+
+    private struct KeyedRows {
+        var rows: [JSONValue?]
+        var slotOfKey: [RowKey: Int]
+    }
+
+    init(_ document: JSONValue) {
+        members = document.objectValue?.members ?? []
+    }
+
+    /// Applies one record: `{"state":{…}}` or `{"rows":[{"at":[…],"row":…},…]}`.
+    mutating func apply(_ record: JSONObject) {
+        if let whole = record["state"] {
+            members = whole.objectValue?.members ?? []
+            keyedArrays = [:]
+            return
+        }
+        for change in record["rows"]?.arrayValue ?? [] {
+            guard let object = change.objectValue, let steps = object["at"]?.arrayValue.flatMap(Self.steps),
+                  let first = steps.first else { continue }
+            let row = object["row"].flatMap { $0.isNull ? nil : $0 }
+            guard let keyField = first.keyField, let key = first.key else {
+                keyedArrays[first.member] = nil
+                setMember(first.member, row ?? .null)
+                continue
+            }
+            // Taken out while it changes, so the rows are not copied.
+            var table = keyedArrays.removeValue(forKey: first.member) ?? takeArray(first.member, keyField: keyField)
+            if steps.count == 1 {
+                Self.put(row, at: key, in: &table)
+            } else if let slot = table.slotOfKey[key], var parent = table.rows[slot] {
+                Self.edit(&parent, steps[1...], row)
+                table.rows[slot] = parent
+            }
+            keyedArrays[first.member] = table
+        }
+    }
+
+    /// The document with every record applied.
+    var document: JSONValue {
+        var result = members
+        for (name, table) in keyedArrays {
+            let value = JSONValue.array(table.rows.compactMap { $0 })
+            if let index = result.firstIndex(where: { $0.key == name }) {
+                result[index].value = value
+            } else {
+                result.append((name, value))
+            }
+        }
+        return .object(JSONObject(result))
+    }
+
+    private static func steps(_ items: [JSONValue]) -> [RowPath.Step]? {
+        var steps: [RowPath.Step] = []
+        for item in items {
+            guard let parts = item.arrayValue, let member = parts.first?.stringValue else { return nil }
+            if parts.count == 3, let keyField = parts[1].stringValue, let key = RowKey(parts[2]) {
+                steps.append(RowPath.Step(member: member, keyField: keyField, key: key))
+            } else if parts.count == 1 {
+                steps.append(RowPath.Step(member: member, keyField: nil, key: nil))
+            } else {
+                return nil
+            }
+        }
+        return steps
+    }
+
+    private mutating func setMember(_ name: String, _ value: JSONValue) {
+        if let index = members.firstIndex(where: { $0.key == name }) {
+            members[index].value = value
+        } else {
+            members.append((name, value))
+        }
+    }
+
+    /// Moves a top-level array out of the document and indexes its rows by `keyField`.
+    private mutating func takeArray(_ name: String, keyField: String) -> KeyedRows {
+        var rows: [JSONValue?] = []
+        if let index = members.firstIndex(where: { $0.key == name }) {
+            rows = (members[index].value.arrayValue ?? []).map { $0 }
+            members[index].value = .null
+        }
+        var slotOfKey: [RowKey: Int] = [:]
+        for (slot, row) in rows.enumerated() {
+            if let key = row?.objectValue?[keyField].flatMap(RowKey.init) { slotOfKey[key] = slot }
+        }
+        return KeyedRows(rows: rows, slotOfKey: slotOfKey)
+    }
+
+    private static func put(_ row: JSONValue?, at key: RowKey, in table: inout KeyedRows) {
+        if let slot = table.slotOfKey[key] {
+            table.rows[slot] = row
+            if row == nil { table.slotOfKey[key] = nil }
+        } else if let row {
+            table.slotOfKey[key] = table.rows.count
+            table.rows.append(row)
+        }
+    }
+
+    /// A change to a row nested in `parent` (small: one workspace, one channel).
+    private static func edit(_ parent: inout JSONValue, _ steps: ArraySlice<RowPath.Step>, _ row: JSONValue?) {
+        guard var object = parent.objectValue, let step = steps.first, let keyField = step.keyField, let key = step.key,
+              let index = object.members.lastIndex(where: { $0.key == step.member }),
+              var items = object.members[index].value.arrayValue else { return }
+        let position = items.firstIndex { $0.objectValue?[keyField].flatMap(RowKey.init) == key }
+        if steps.count == 1 {
+            switch (position, row) {
+            case let (position?, row?): items[position] = row
+            case let (position?, nil): items.remove(at: position)
+            case let (nil, row?): items.append(row)
+            case (nil, nil): break
+            }
+        } else if let position {
+            edit(&items[position], steps.dropFirst(), row)
+        }
+        object.members[index].value = .array(items)
+        parent = .object(object)
+    }
+}
