@@ -34,7 +34,7 @@ public protocol MockAPI: AnyObject, Sendable {
     func attach(to log: StateLog)
     /// Runs `body` with the state locked: no request reads or changes it meanwhile.
     func holdingState(_ body: () -> Void)
-    /// This API's own answer to an injected fault of the given status (admin.md, Faults).
+    /// This API's own answer to an injected fault of the given status (docs/admin.md#faults-and-latency).
     func injectedFault(status: Int) -> Response
     /// This API's own answer to a body over `--max-body` (docs/reliability.md#memory-and-size-limits).
     func bodyTooLarge(_ reason: String) -> Response

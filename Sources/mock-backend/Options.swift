@@ -3,7 +3,7 @@ import MockHTTP
 import MockApp
 import MockKit
 
-/// Every setting of admin.md's command-line list; each flag has an environment variable, and a flag
+/// Every setting of README.md#command-line; each flag has an environment variable, and a flag
 /// beats its variable.
 struct Options {
     var host: String?
