@@ -1,10 +1,10 @@
 import MockHTTP
 import MockKit
 
-/// Every error the cse118 API answers (contract §2 and §5), in one place.
+/// Every error the cse118 API answers (docs/apis/cse118.md#errors), in one place.
 /// The body is `{"message":"…","status":N}`, except validation failures, which carry the
 /// express-openapi-validator envelope `{"message":"…","errors":[…],"status":400}`.
-public enum CSE118Error: HTTPStatusError, Equatable {
+public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {
     case invalidJSON
     case validation([ValidationProblem])
     case invalidCredentials
@@ -82,10 +82,6 @@ public enum CSE118Error: HTTPStatusError, Equatable {
         case .memberAlreadyInWorkspace: return "that member is in the workspace already"
         case .serviceUnavailable: return "injected fault"
         }
-    }
-
-    public static func methodNotAllowed(_ request: Request) -> Response {
-        methodNotAllowed.response
     }
 
     public func response(status: Int) -> Response {

@@ -2,7 +2,7 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// Endava School of iOS "InternProducts" LocalBackend (contract: internproducts.md).
+/// Endava School of iOS "InternProducts" LocalBackend (docs/apis/internproducts.md).
 /// Paths match case-insensitively; parameters come from the query only; every answer is 200.
 ///
 /// | method    | path      | query                        | answer                                  |
@@ -49,7 +49,6 @@ public final class InternProductsAPI: CourseAPI {
     public var summary: APISummary {
         let users = state.seed.users
         return APISummary(title: "Endava School of iOS InternProducts", basePaths: ["/"],
-                          endpoints: "GET /register, GET /login, GET /products (query parameters)",
                           seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken)") })
     }
 

@@ -16,6 +16,17 @@ public protocol APIError: Error {
     static func bodyTooLarge(_ reason: String) -> Response
 }
 
+/// An error whose 405 is one of its cases, the same answer whatever the method.
+public protocol MethodNotAllowedCase: APIError {
+    static var methodNotAllowed: Self { get }
+}
+
+extension MethodNotAllowedCase {
+    public static func methodNotAllowed(_ request: Request) -> Response {
+        methodNotAllowed.response
+    }
+}
+
 /// Turns a throwing endpoint into a route handler: a thrown error becomes its API's answer.
 @inlinable
 public func endpoint<Failure: APIError>(_ body: @escaping @Sendable (Request) throws(Failure) -> Response) -> Handler {

@@ -31,6 +31,9 @@ public protocol CourseAPI: MockAPI {
 extension CourseAPI {
     public var name: String { Self.name }
 
+    /// `/` as is, as most servers write it.
+    public static var escapesSlash: Bool { false }
+
     /// `Seed/<name>.json`, parsed.
     public static func seedDocument(in seed: SeedDirectory) throws(SeedError) -> JSONValue {
         try seed.document("\(name).json")

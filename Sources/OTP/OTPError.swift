@@ -1,10 +1,10 @@
 import MockHTTP
 import MockKit
 
-/// Every error the OTP API answers (contract §5), in one place. The body is always the flat
+/// Every error the OTP API answers (docs/apis/otp.md#errors), in one place. The body is always the flat
 /// `{"error_code":"…","error_message":"…","status":"error"}`, and the status 200: the client reads
 /// only the body. The 405 is the one exception.
-public enum OTPError: APIError, Equatable {
+public enum OTPError: APIError, MethodNotAllowedCase, Equatable {
     case invalidRequest
     case notAString(field: String)
     case invalidPhoneNumber
@@ -74,10 +74,6 @@ public enum OTPError: APIError, Equatable {
 
     public static func injectedFault(status: Int) -> Response {
         serverError.response
-    }
-
-    public static func methodNotAllowed(_ request: Request) -> Response {
-        methodNotAllowed.response
     }
 
     /// With its status, like the 405: the body was never read, so the client must see it was refused.

@@ -2,7 +2,7 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// UNC Charlotte ITIS/CS 4180 message threads (contract: threads.md).
+/// UNC Charlotte ITIS/CS 4180 message threads (docs/apis/threads.md).
 ///
 /// | method            | path                              | auth | fields                         |
 /// |-------------------|-----------------------------------|------|--------------------------------|
@@ -59,7 +59,6 @@ public final class ThreadsAPI: CourseAPI {
     public var summary: APISummary {
         let users = state.seed.users
         return APISummary(title: "UNC Charlotte ITIS/CS 4180 message threads", basePaths: ["/api/"],
-                          endpoints: "POST /api/login, POST /api/signup, GET /api/threads, GET /api/messages/{id}, …",
                           seeded: users.rows, count: users.count, accounts: { .init(login: $0.email, password: $0.password, detail: "\($0.fname) \($0.lname)") })
     }
 
@@ -205,7 +204,7 @@ public final class ThreadsAPI: CourseAPI {
         return Caller(token: key, userID: record.userID, isLegacy: record.isLegacy)
     }
 
-    /// Authorization comes before the body is read (contract §1 check order).
+    /// Authorization comes before the body is read (docs/apis/threads.md#how-requests-are-read).
     private func authorizeOnly(_ request: Request) throws(ThreadsError) {
         _ = try state.read { state, _ throws(ThreadsError) in try authorize(request, in: state) }
     }

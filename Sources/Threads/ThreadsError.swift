@@ -1,9 +1,9 @@
 import MockHTTP
 import MockKit
 
-/// Every error the threads API answers, with its status and text (contract §5), in one place.
+/// Every error the threads API answers, with its status and text (docs/apis/threads.md#errors), in one place.
 /// The body is always `{"status":"error","message":"…"}`.
-public enum ThreadsError: HTTPStatusError {
+public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
     case invalidJSON
     case missingField(name: String, message: String)
     case badCredentials
@@ -64,10 +64,6 @@ public enum ThreadsError: HTTPStatusError {
         case .emailExists: return "an account with that email exists already; log in instead"
         case .serviceUnavailable: return "injected fault"
         }
-    }
-
-    public static func methodNotAllowed(_ request: Request) -> Response {
-        methodNotAllowed.response
     }
 
     public func response(status: Int) -> Response {

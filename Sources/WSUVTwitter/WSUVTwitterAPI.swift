@@ -2,7 +2,7 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// WSU Vancouver CS 458 "WSUV Twitter" (contract: wsuv-twitter.md): five Perl CGI scripts on one
+/// WSU Vancouver CS 458 "WSUV Twitter" (docs/apis/wsuv-twitter.md): five Perl CGI scripts on one
 /// SQLite database, each under four prefixes. The scripts never looked at the method.
 ///
 /// | script          | parameters                          | answer                                   |
@@ -60,7 +60,6 @@ public final class WSUVTwitterAPI: CourseAPI {
         let users = state.seed.users
         return APISummary(title: "WSU Vancouver CS 458 WSUV Twitter",
                           basePaths: ["/~cs458/cgi-bin/", "/~wcochran/cgi-bin/", "/cgi-bin/", "/"],
-                          endpoints: "get-tweets.cgi, register.cgi, login.cgi, add-tweet.cgi, del-tweet.cgi",
                           seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password) })
     }
 

@@ -3,7 +3,7 @@ import MockHTTP
 import MockApp
 import MockKit
 
-/// Every setting of admin.md's command-line list; each flag has an environment variable, and a flag
+/// Every setting of README.md#command-line; each flag has an environment variable, and a flag
 /// beats its variable.
 struct Options {
     var host: String?
@@ -17,6 +17,7 @@ struct Options {
     var otpTTL = 600
     var wsuvTimeZone = "America/Los_Angeles"
     var maxBody = 16 * 1024 * 1024
+    var maxConnectionsPerAddress: Int?
     var adminToken: String?
     var journal = 1000
     var quiet = false
@@ -37,7 +38,7 @@ struct Options {
         ("--state", "MOCK_STATE"), ("--latency", "MOCK_LATENCY"), ("--otp-code", "MOCK_OTP_CODE"),
         ("--otp-ttl", "MOCK_OTP_TTL"), ("--wsuv-tz", "MOCK_WSUV_TZ"), ("--max-body", "MOCK_MAX_BODY"),
         ("--admin-token", "MOCK_ADMIN_TOKEN"), ("--journal", "MOCK_JOURNAL"), ("--log-format", "MOCK_LOG_FORMAT"),
-        ("--poller", "MOCK_POLLER"),
+        ("--poller", "MOCK_POLLER"), ("--max-connections-per-address", "MOCK_MAX_CONNECTIONS_PER_ADDRESS"),
     ]
 
     init(arguments: [String], environment: [String: String]) throws(UsageError) {
@@ -104,6 +105,7 @@ struct Options {
         stubsDirectory = values["--stubs"]
         otpTTL = try integer("--otp-ttl", 1...31_536_000) ?? otpTTL
         maxBody = try integer("--max-body", 1...(1 << 40)) ?? maxBody
+        maxConnectionsPerAddress = try integer("--max-connections-per-address", 1...1_000_000)
         journal = try integer("--journal", 0...1_000_000) ?? journal
         adminToken = values["--admin-token"]
         if let only = values["--only"] {
@@ -175,6 +177,9 @@ struct Options {
       --otp-ttl SECONDS     one-time code lifetime, at least 1 [MOCK_OTP_TTL] (default 600)
       --wsuv-tz ZONE        WSUV Twitter time zone [MOCK_WSUV_TZ] (default America/Los_Angeles)
       --max-body BYTES      largest request body [MOCK_MAX_BODY] (default 16777216)
+      --max-connections-per-address N
+                            connections one client address may hold [MOCK_MAX_CONNECTIONS_PER_ADDRESS]
+                            (default 1000, at most half of all connections)
       --admin-token T       require this token on /_mock/… [MOCK_ADMIN_TOKEN]
       --journal N           requests kept for /_mock/requests, 0 = off [MOCK_JOURNAL] (default 1000)
       --quiet               no line per request [MOCK_QUIET=1]

@@ -2,7 +2,7 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// The control surface of admin.md: `/` and `/_mock/…`, for the people who run the mock.
+/// The control surface of docs/admin.md: `/` and `/_mock/…`, for the people who run the mock.
 /// Only loopback callers may use `/_mock/…`, or, with `--admin-token`, callers that present the token;
 /// the index page is public but shows the last requests only to them.
 ///
@@ -76,7 +76,7 @@ final class AdminAPI: Sendable {
         let page = IndexPage(version: MockBackend.version, uptime: Date().timeIntervalSince(startedAt),
                              authority: IndexPage.Authority(hostHeader: request.headers["Host"]),
                              lanAddresses: HTTPServer.lanAddresses,
-                             apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary,
+                             apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary, endpoints: $0.endpoints,
                                                             hasOpenAPIDocument: $0.openAPIDocument != nil) },
                              stubs: stubs.all, requests: requests)
         return .html(page.html)

@@ -12,6 +12,7 @@ struct IndexPage {
     struct API {
         var name: String
         var summary: APISummary
+        var endpoints: [String]
         var hasOpenAPIDocument: Bool
     }
 
@@ -124,7 +125,7 @@ struct IndexPage {
         <div>
         <h3>Base URL</h3>
         \(baseURLs(summary.basePaths))
-        <p class="endpoints">\(escape(summary.endpoints))</p>
+        <p class="endpoints">\(escape(api.endpoints.joined(separator: ", ")))</p>
         \(summary.note.map { "<p class=\"note\">\(escape($0))</p>" } ?? "")
         \(api.hasOpenAPIDocument ? "<p><a href=\"/_mock/openapi/\(escape(api.name)).json\">OpenAPI document</a></p>" : "")
         </div>
