@@ -1,7 +1,7 @@
 import MockHTTP
 import MockKit
 
-/// One wallet account, three strings kept exactly as the client sent them (contract §6).
+/// One wallet account, three strings kept exactly as the client sent them (docs/apis/otp.md#endpoints).
 struct OTPAccount: Encodable, Equatable {
     var id: String
     var amount: String
@@ -11,7 +11,7 @@ struct OTPAccount: Encodable, Equatable {
         case id = "ID", amount, name
     }
 
-    /// A posted or seeded account list (contract §7 row 4); other keys of an account are dropped.
+    /// A posted or seeded account list (docs/apis/otp.md#endpoints); other keys of an account are dropped.
     static func list(_ node: SeedNode) throws(SeedError) -> [OTPAccount] {
         var accounts: [OTPAccount] = []
         for item in try node.array() {
@@ -126,7 +126,7 @@ public struct OTPState {
         var wrongCodes = 0
     }
 
-    /// Wrong codes a pending code takes before it is locked (contract §4, decision 8).
+    /// Wrong codes a pending code takes before it is locked (docs/apis/otp.md#endpoints).
     static let attemptLimit = 5
     /// Wrong codes a number takes per hour, across resends, and codes sent to it per hour.
     static let wrongCodesPerHour = 10
@@ -159,7 +159,7 @@ public struct OTPState {
         if outbox.count > Self.outboxLimit { outbox.removeFirst(outbox.count - Self.outboxLimit) }
     }
 
-    /// Contract §4 rows 5–8: a right code is used up; a wrong one counts towards the lock.
+    /// docs/apis/otp.md#endpoints: a right code is used up; a wrong one counts towards the lock.
     mutating func consumeCode(of phone: String, attempt: String, nowMillis: Int) throws(OTPError) {
         guard var pending = pendingCodes[phone] else { throw .incorrectCode }
         var budget = currentBudget(of: phone, nowMillis: nowMillis)
@@ -220,7 +220,7 @@ enum OTPSecret {
 // MARK: Seed format
 
 extension OTPDirectory {
-    /// Reads and checks a seed or state document (`Seed/otp.json`, contract §8).
+    /// Reads and checks a seed or state document (`Seed/otp.json`, docs/apis/otp.md#accounts).
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
         let userNodes = try root.array("users")

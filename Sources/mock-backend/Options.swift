@@ -3,7 +3,7 @@ import MockHTTP
 import MockApp
 import MockKit
 
-/// Every setting of admin.md's command-line list; each flag has an environment variable, and a flag
+/// Every setting of README.md#command-line; each flag has an environment variable, and a flag
 /// beats its variable.
 struct Options {
     var host: String?
@@ -22,6 +22,7 @@ struct Options {
     var journal = 1000
     var quiet = false
     var adminRequiresToken = false
+    var watch = false
     var logFormat = RequestLog.Format.text
     var poller = PollerKind.available[0]
     var healthcheck: String??
@@ -46,12 +47,12 @@ struct Options {
         for (flag, variable) in Self.valued {
             if let value = environment[variable], !value.isEmpty { values[flag] = value }
         }
-        if let quiet = environment["MOCK_QUIET"], !["", "0", "false", "no"].contains(quiet.lowercased()) {
-            self.quiet = true
+        func isOn(_ variable: String) -> Bool {
+            environment[variable].map { !["", "0", "false", "no"].contains($0.lowercased()) } ?? false
         }
-        if let required = environment["MOCK_ADMIN_REQUIRE_TOKEN"], !["", "0", "false", "no"].contains(required.lowercased()) {
-            adminRequiresToken = true
-        }
+        quiet = isOn("MOCK_QUIET")
+        adminRequiresToken = isOn("MOCK_ADMIN_REQUIRE_TOKEN")
+        watch = isOn("MOCK_WATCH")
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -66,6 +67,7 @@ struct Options {
             case "--version": showVersion = true
             case "--quiet", "-q": quiet = true
             case "--admin-require-token": adminRequiresToken = true
+            case "--watch": watch = true
             case "--healthcheck":
                 if let inline {
                     healthcheck = .some(inline)
@@ -188,6 +190,7 @@ struct Options {
                             [MOCK_ADMIN_REQUIRE_TOKEN=1]
       --journal N           requests kept for /_mock/requests, 0 = off [MOCK_JOURNAL] (default 1000)
       --quiet               no line per request [MOCK_QUIET=1]
+      --watch               reload a seed or stub file when it changes (polled every second) [MOCK_WATCH=1]
       --log-format F        text or json [MOCK_LOG_FORMAT] (default text)
       --poller P            epoll (Linux's default) or poll (macOS's only one) [MOCK_POLLER]
       --healthcheck [URL]   ask a running server's /_mock/health; exit 0 if healthy, 1 if not

@@ -122,5 +122,7 @@ if options.adminToken == nil && !options.adminRequiresToken && [nil, "0.0.0.0", 
                  and behind a proxy or port forward every caller is loopback. Set --admin-token.
         """)
 }
+let watcher = options.watch ? SeedWatcher(seed: seed, apis: apis, stubs: stubs) : nil
+watcher?.start()
 
 dispatchMain()
