@@ -43,6 +43,9 @@ final class StateFileTests: XCTestCase {
 
     func testAcknowledgedChangesSurviveSIGKILLAndResetReturnsToTheSeed() throws {
         var (server, port) = try start()
+        XCTAssertTrue(try httpRequest(port: port, "GET", "/").text.contains(
+            "<p class=\"meta\">State: every change is stored in <code>\(state.path)</code> before it is answered; "
+                + "reset (<code>POST /_mock/reset</code>) returns to the seed files.</p>"), "the index page names the file")
         let seedState = try httpRequest(port: port, "GET", "/_mock/state/threads").text
         XCTAssertEqual(try signup("keep@x.com", port: port).status, 200)
         killHard(server)

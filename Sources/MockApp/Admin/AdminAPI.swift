@@ -71,7 +71,7 @@ final class AdminAPI: Sendable {
                              lanAddresses: HTTPServer.lanAddresses,
                              apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary,
                                                             hasOpenAPIDocument: $0.openAPIDocument != nil) },
-                             requests: requests)
+                             requests: requests, stateFile: settings.stateLog?.path)
         return .html(page.html)
     }
 
