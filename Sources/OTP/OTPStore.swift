@@ -182,6 +182,9 @@ enum OTPSecret {
 extension OTPDirectory {
     /// Reads and checks a seed or state document (`Seed/otp.json`, contract §8).
     init(seed document: JSONValue) throws(SeedError) {
+        // Reading a seed is no change: nothing is recorded meanwhile.
+        changes.isRecording = false
+        defer { changes = StateChanges() }
         let root = try SeedNode(document).object()
         for node in try root.array("users") {
             let item = try node.object()
