@@ -34,6 +34,8 @@ let package = Package(
     ] + courseAPIs.map { name in
         .testTarget(name: "\(name)Tests", dependencies: ["MockHTTP", "MockKit", .target(name: name), "MockApp", "TestSupport"])
     } + [
+        // A sixth API built with the kit alone, served like the real five (docs/adding-an-api.md).
+        .testTarget(name: "ExampleAPITests", dependencies: ["MockHTTP", "MockKit", "MockApp", "TestSupport"]),
         // Runs the built mock-backend program as a user would.
         .testTarget(name: "CommandLineTests", dependencies: ["MockHTTP", "MockKit", "MockApp", "TestSupport"]),
     ]

@@ -3,7 +3,8 @@
 standard library, Foundation, Dispatch or XCTest that is newer than macOS 13, our floor.
 
 How: `swift build --build-tests` leaves an index store (every symbol each of our files references,
-by USR); `swift-symbolgraph-extract` prints the toolchain's public declarations with the @available
+by USR), and scripts/check-darwin.sh one for the Darwin branches that Linux does not compile;
+`swift-symbolgraph-extract` prints the toolchain's public declarations with the @available
 annotations Apple's platforms get (the Linux toolchain's interfaces carry them). A reference to a
 declaration introduced after macOS 13.0 - or unavailable there - on itself or on the type it belongs
 to, fails the check with its file and line.
@@ -159,6 +160,10 @@ def main():
     found = references(store)
     if not found:
         sys.exit("check-availability: the index store holds no references from Sources/ or Tests/; was it built?")
+    with tempfile.TemporaryDirectory() as darwin_store:
+        subprocess.run([os.path.join(root, "scripts", "check-darwin.sh")], check=True, stdout=subprocess.DEVNULL,
+                       env=dict(os.environ, DARWIN_INDEX_STORE=darwin_store))
+        found += references(darwin_store)
     with tempfile.TemporaryDirectory() as folder:
         why = too_new(folder)
         problems = sorted({(path, line, name, reason) for path, line, usr, name in found

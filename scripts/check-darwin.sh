@@ -27,5 +27,8 @@ done
 echo "check-darwin: type-checking ${files[*]} against the stand-in Darwin module"
 swiftc -emit-module -parse-as-library -module-name Darwin -I "$standin/CDarwin" \
     -emit-module-path "$work/Darwin.swiftmodule" "$standin/Darwin.swift"
-swiftc -typecheck -module-name MockHTTP -I "$work" -I "$standin/CDarwin" "${files[@]}" "$standin/Stubs.swift"
+# A module rather than -typecheck, so that there is an index for scripts/check-availability.py,
+# which sets DARWIN_INDEX_STORE to check these branches for declarations newer than macOS 13 too.
+swiftc -emit-module -module-name MockHTTP -I "$work" -I "$standin/CDarwin" -emit-module-path "$work/MockHTTP.swiftmodule" \
+    -index-store-path "${DARWIN_INDEX_STORE:-$work/index}" "${files[@]}" "$standin/Stubs.swift"
 echo "check-darwin: every Darwin branch compiles"

@@ -65,14 +65,17 @@ missing=$(echo "$libraries" | grep 'not found' || true)
 check "--version" "$(run_clean "$binary" --version)" '^mock-backend [0-9]'
 
 # start_server LOG ARGS…: starts the program (run_clean) in the background, waits for its banner,
-# and sets $server_pid and $port (from "listening on port N").
+# and sets $server_pid and $port (from "listening on port N"). On a busy machine the program may
+# take long to start, so the log exists before it does, and the wait is for the line (up to 2 min)
+# as long as the program lives.
 start_server() {
     local log=$1; shift
+    : > "$log"
     # Not through run_clean: $! must be the program itself, not a shell around it.
-    (cd "$elsewhere" && exec "${clean_env[@]}" "$@") > "$log" 2>&1 &
+    (cd "$elsewhere" && exec "${clean_env[@]}" "$@") >> "$log" 2>&1 &
     server_pid=$!
     servers+=("$server_pid")
-    for _ in $(seq 100); do
+    for _ in $(seq 1200); do
         port=$(sed -n 's/^listening on port \([0-9]*\).*/\1/p' "$log")
         [[ -n "$port" ]] && return 0
         kill -0 "$server_pid" 2>/dev/null || break

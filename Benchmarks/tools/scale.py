@@ -63,11 +63,12 @@ wrk.headers["Content-Type"] = "application/json"
 }
 
 
-def start(binary, seed, port):
+def start(binary, seed, port, only=None):
     """Starts the server; returns (process, milliseconds from spawn to the first 200 answer, CPU
     milliseconds the process had used by then: on a busy machine the wall time also counts waiting)."""
     begin = time.perf_counter()
-    process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", str(port), "--seed", seed, "--quiet"],
+    command = [binary, "--host", "127.0.0.1", "--port", str(port), "--seed", seed, "--quiet"]
+    process = subprocess.Popen(command + (["--only", only] if only else []),
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     while time.perf_counter() < begin + 60:
         if process.poll() is not None:
@@ -181,12 +182,56 @@ def measure(binary, seeds, seconds, rounds, scripts, stamps):
                 results[size]["runs"][name] = summary
                 log(f"    {size:5s} {name:38s} {summary['rps']:10.0f} req/s  p99 {summary['p99_ms']:.2f} ms  "
                     f"non-2xx {summary['non_2xx']}")
+            # The two sizes of one round ran back to back, so a busy spell of the machine hits both:
+            # the median of the rounds' ratios is steadier than the ratio of the medians.
+            results["large"]["runs"][name]["ratio"] = statistics.median(
+                large["rps"] / small["rps"] if small["rps"] else 0
+                for small, large in zip(outcomes["small"], outcomes["large"]))
         for size in seeds:
             results[size]["peak_rss_mb"] = memory_kb([processes[size].pid], "VmHWM") / 1024
     finally:
         for size, process in processes.items():
             stop(process, PORTS[size])
     return results
+
+
+APIS = ["threads", "internproducts", "wsuv", "cse118", "otp"]
+
+
+def stored_rows(seed, api):
+    """Rows in an API's seed file: every object that is an element of a list, nested ones included."""
+    def count(value):
+        if isinstance(value, list):
+            return sum(isinstance(item, dict) + count(item) for item in value)
+        if isinstance(value, dict):
+            return sum(count(item) for item in value.values())
+        return 0
+    with open(os.path.join(seed, f"{api}.json")) as file:
+        return count(json.load(file))
+
+
+def memory_per_row(binary, seeds):
+    """Each API alone, small and large: RSS after start, and the difference per extra stored row."""
+    results = {}
+    for api in APIS:
+        rss, rows = {}, {}
+        for size, seed in seeds.items():
+            process, *_ = start(binary, seed, PORTS[size], only=api)
+            rss[size] = memory_kb([process.pid], "VmRSS") / 1024
+            stop(process, PORTS[size])
+            rows[size] = stored_rows(seed, api)
+        results[api] = {"rows": rows, "rss_mb": rss,
+                        "bytes_per_row": (rss["large"] - rss["small"]) * 1024 * 1024 / (rows["large"] - rows["small"])}
+        log(f"    {api:15s} {rows['large']:8d} rows  {rss['large']:7.1f} MB  {results[api]['bytes_per_row']:6.0f} B/row")
+    return results
+
+
+def memory_table(results):
+    lines = ["| API | rows (large seed) | RSS, 10 rows | RSS, large | bytes per extra row |", "|---|---:|---:|---:|---:|"]
+    for api, entry in results.items():
+        lines.append(f"| {api} | {entry['rows']['large']:,} | {entry['rss_mb']['small']:.1f} MB | "
+                     f"{entry['rss_mb']['large']:.1f} MB | {entry['bytes_per_row']:,.0f} |")
+    return "\n".join(lines)
 
 
 def newest_stamps(seed, count):
@@ -199,12 +244,12 @@ def newest_stamps(seed, count):
 def markdown_table(results):
     """The results as a Markdown table: small, large and their ratio per measure."""
     small, large = results["small"], results["large"]
-    lines = ["| measure | 10 rows | 100,000 rows | large / small |", "|---|---:|---:|---:|"]
+    lines = ["| measure | 10 rows | 100,000 rows | large / small (median of the rounds) |", "|---|---:|---:|---:|"]
     for name in small["runs"]:
         a, b = small["runs"][name], large["runs"][name]
         note = " (answer grows with the data)" if a.get("grows") else ""
         lines.append(f"| {name}{note}: req/s (p99 ms) | {a['rps']:,.0f} ({a['p99_ms']:.2f}) | "
-                     f"{b['rps']:,.0f} ({b['p99_ms']:.2f}) | {b['rps'] / a['rps']:.2f} |")
+                     f"{b['rps']:,.0f} ({b['p99_ms']:.2f}) | {b.get('ratio', b['rps'] / a['rps']):.2f} |")
     for key, label in (("startup_ms", "start-up to first answer, ms"), ("startup_cpu_ms", "CPU used by then, ms"),
                        ("idle_rss_mb", "RSS after start, MB"), ("peak_rss_mb", "peak RSS at the end, MB")):
         ratio = f"{large[key] / small[key]:.2f}" if small[key] else "—"
@@ -229,9 +274,10 @@ def main():
             scripts[name] = file.name
     # The newest seeded tweet's stamp minus 3 tweets: the date a client holding all but those sends.
     stamps = {size: newest_stamps(seed, 3) for size, seed in (("small", args.small), ("large", args.large))}
+    seeds = {"small": args.small, "large": args.large}
     try:
-        results = measure(args.binary, {"small": args.small, "large": args.large}, args.seconds, args.rounds,
-                          scripts, stamps)
+        results = measure(args.binary, seeds, args.seconds, args.rounds, scripts, stamps)
+        results["memory"] = memory_per_row(args.binary, seeds)
     finally:
         for path in scripts.values():
             os.unlink(path)
@@ -241,6 +287,8 @@ def main():
             file.write("\n")
 
     print(markdown_table(results))
+    print()
+    print(memory_table(results["memory"]))
 
 if __name__ == "__main__":
     main()

@@ -85,7 +85,6 @@ public final class CSE118API: CourseAPI {
     public var summary: APISummary {
         let members = state.seed.members
         return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: ["/api/v2", "/api/v1"],
-                          endpoints: "POST /login, GET /workspace, GET /workspace/{id}/channel, … (docs at /api/v2/api-docs/)",
                           note: "each student has a private copy of the graded fixtures; PUT /api/v2/reset restores the caller's",
                           seeded: members.rows, count: members.count, accounts: { .init(login: $0.email, password: $0.password, detail: $0.name) })
     }

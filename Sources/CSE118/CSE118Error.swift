@@ -4,7 +4,7 @@ import MockKit
 /// Every error the cse118 API answers (contract §2 and §5), in one place.
 /// The body is `{"message":"…","status":N}`, except validation failures, which carry the
 /// express-openapi-validator envelope `{"message":"…","errors":[…],"status":400}`.
-public enum CSE118Error: HTTPStatusError, Equatable {
+public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {
     case invalidJSON
     case validation([ValidationProblem])
     case invalidCredentials
@@ -84,15 +84,16 @@ public enum CSE118Error: HTTPStatusError, Equatable {
         }
     }
 
-    public static func methodNotAllowed(_ request: Request) -> Response {
-        methodNotAllowed.response
-    }
-
     public func response(status: Int) -> Response {
         if case let .validation(problems) = self {
             return CSE118API.json(ValidationBody(message: message, errors: problems, status: status), status: status)
         }
         return CSE118API.json(ErrorBody(message: message, status: status), status: status)
+    }
+
+    /// In the words of Express's body parser, whose limit the real server had.
+    public static func bodyTooLarge(_ reason: String) -> Response {
+        CSE118API.json(ErrorBody(message: "request entity too large", status: 413), status: 413)
     }
 
     private struct ErrorBody: Encodable {

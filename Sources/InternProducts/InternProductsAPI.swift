@@ -49,7 +49,6 @@ public final class InternProductsAPI: CourseAPI {
     public var summary: APISummary {
         let users = state.seed.users
         return APISummary(title: "Endava School of iOS InternProducts", basePaths: ["/"],
-                          endpoints: "GET /register, GET /login, GET /products (query parameters)",
                           seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken)") })
     }
 

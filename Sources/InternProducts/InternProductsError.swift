@@ -52,4 +52,8 @@ public enum InternProductsError: HTTPStatusError {
     public func response(status: Int) -> Response {
         InternProductsAPI.json(InternProductsAPI.Failed(message: message), status: status)
     }
+
+    public static func bodyTooLarge(_ reason: String) -> Response {
+        InternProductsAPI.json(InternProductsAPI.Failed(message: reason), status: 413)
+    }
 }

@@ -20,9 +20,9 @@ public struct AppSettings: Sendable {
     }
 }
 
-/// The responder behind the server: the control surface, then every course API at its own paths,
-/// through a chain of middlewares (CORS, faults and latency, `--state`, journal and log), and
-/// the common 404.
+/// The responder behind the server: the control surface, then the stubs, then every course API at
+/// its own paths, through a chain of middlewares (CORS, faults and latency, `--state`, journal and
+/// log), and the common 404.
 public final class MockApp: HTTPResponder {
     public let apis: [any MockAPI]
     private let apisByName: [String: any MockAPI]
@@ -31,12 +31,16 @@ public final class MockApp: HTTPResponder {
     let journal: Journal
     let faults = Locked(Faults())
     let startedAt = Date()
+    public let stubs: StubSet
 
+    /// `stubs`: the stubs folder's (`StubSet.load`); by default only stubs added at run time.
     /// Fails when the route tables cannot work as written (two APIs claiming one path, …).
-    public init(apis: [any MockAPI], settings: AppSettings = AppSettings()) throws(RouteTableError) {
+    public init(apis: [any MockAPI], settings: AppSettings = AppSettings(), stubs: StubSet? = nil) throws(RouteTableError) {
         self.apis = apis
+        self.stubs = stubs ?? StubSet(apis: apis)
         journal = Journal(capacity: settings.journalCapacity)
-        let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, startedAt: startedAt)
+        let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, stubs: self.stubs,
+                             startedAt: startedAt)
         router = try Router(groups: [admin.routes] + apis.map(\.routes))
         // The router has made sure that the names differ.
         apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
@@ -48,12 +52,31 @@ public final class MockApp: HTTPResponder {
     }
 
     public func respond(to request: Request) -> Response {
+        pass(routed(request), from: 0)
+    }
+
+    /// A body over `--max-body` on a course API's path is refused in that API's own format.
+    public func refusal(of request: Request, status: Int, reason: String) -> Response? {
+        let routed = routed(request)
+        guard status == 413, let api = routed.api else { return nil }
+        return CORS().respond(to: routed) { _ in
+            var response = api.bodyTooLarge(reason)
+            response.routeGroup = api.name
+            response.explanation = "\(reason) (--max-body); the body was not read"
+            return response
+        }
+    }
+
+    private func routed(_ request: Request) -> RoutedRequest {
         let route = router.match(method: request.method, path: request.path)
         let group: RouteGroup? = switch route {
         case let .found(group, _, _), let .methodNotAllowed(group, _), let .preflight(group, _): group
         case .notFound: nil
         }
-        return pass(RoutedRequest(request: request, route: route, api: group.flatMap { apisByName[$0.name] }), from: 0)
+        // A stub answers before any course API, never instead of the control surface.
+        let stub = group?.name == AdminAPI.name ? nil : stubs.match(request)
+        return RoutedRequest(request: request, route: route, api: stub == nil ? group.flatMap { apisByName[$0.name] } : nil,
+                             stub: stub)
     }
 
     /// The request through the middlewares from `index` on, then to its route.
@@ -65,6 +88,11 @@ public final class MockApp: HTTPResponder {
     /// What the route answers.
     private func answer(_ routed: RoutedRequest) -> Response {
         var response: Response
+        if let stub = routed.stub {
+            response = stub.answer()
+            response.routeGroup = StubSet.name
+            return response
+        }
         switch routed.route {
         case let .found(group, handler, parameters):
             var request = routed.request

@@ -22,12 +22,12 @@ public final class RequestLog: Sendable {
         switch format {
         case .text:
             let time = LocalTime.timeOfDay(request.receivedAt)
-            let line = "\(time) \(request.peer.host) \(request.method) \(request.target) \(response.status) "
+            let line = "\(time) \(request.peer.host) \(request.method) \(request.target) \(exchange.sentStatus.map(String.init) ?? "-") "
                 + "\(exchange.responseBytes)B \(milliseconds)ms \(response.routeGroup ?? "-")"
             output(response.explanation.map { "\(line) (\($0))" } ?? line)
         case .json:
             let line = LogLine(at: ISO8601.format(request.receivedAt), client: request.peer.description,
-                               method: request.method, path: request.target, status: response.status,
+                               method: request.method, path: request.target, status: exchange.sentStatus,
                                bytes: exchange.responseBytes, ms: milliseconds, api: response.routeGroup,
                                reason: response.explanation)
             output(String(decoding: OrderedJSON.encode(line, escapeSlash: false), as: UTF8.self))
@@ -39,7 +39,7 @@ public final class RequestLog: Sendable {
         var client: String
         var method: String
         var path: String
-        var status: Int
+        var status: Int?
         var bytes: Int
         var ms: Double
         var api: String?

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A response as read by `BlockingClient`.
 public struct ClientResponse: Sendable {
     public var status: Int
@@ -87,6 +93,38 @@ public final class BlockingClient {
     /// Everything until the server closes (or the timeout passes).
     public func readToEnd() -> [UInt8] {
         while !closed && receive() {}
+        defer { buffer.removeAll() }
+        return buffer
+    }
+
+    /// How the server ended the stream, as a client's read sees it.
+    public enum StreamEnd: Sendable, Equatable {
+        /// An orderly close: the read returned 0.
+        case endOfStream
+        /// The read failed with ECONNRESET.
+        case reset
+        /// Still open when the timeout passed (or another error).
+        case timedOut
+    }
+
+    /// Everything until the server ends the stream, and how it did.
+    public func readUntilEnd() -> (bytes: [UInt8], end: StreamEnd) {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Sys.receive(fd, into: $0) }
+            if count > 0 {
+                buffer += chunk[0..<count]
+                continue
+            }
+            let end: StreamEnd = count == 0 ? .endOfStream : (count == -2 && errno == ECONNRESET ? .reset : .timedOut)
+            defer { buffer.removeAll() }
+            return (buffer, end)
+        }
+    }
+
+    /// The bytes of one read, or none at end of stream, on error or on timeout.
+    public func receiveOnce() -> [UInt8] {
+        if buffer.isEmpty { _ = receive() }
         defer { buffer.removeAll() }
         return buffer
     }

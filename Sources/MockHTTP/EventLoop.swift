@@ -8,8 +8,7 @@ final class Connection {
     var output = OutputQueue()
     /// Close once the output is written (no keep-alive, or an HTTP-level error).
     var closeWhenFlushed = false
-    /// After an early error: half-close and read what the client still sends, so it sees the answer.
-    var drainAfterFlush = false
+    /// Set once the write side is shut: input is read and dropped until the client closes or this passes.
     var drainDeadline: Double?
     /// A delayed answer is pending; later pipelined requests wait behind it.
     var awaitingDelayedResponse = false
@@ -123,6 +122,7 @@ final class EventLoop: @unchecked Sendable {
                 sweep(now: after)
             }
         }
+        adoptHandedConnections()  // handed over after the last wake: closed with the rest
         for connection in Array(connections.values) { close(connection) }
     }
 
@@ -222,8 +222,9 @@ final class EventLoop: @unchecked Sendable {
         process(connection)
     }
 
+    /// Drops what a lingering connection still sends; a bounded amount per event, like reading.
     private func discardInput(_ connection: Connection) {
-        while true {
+        for _ in 0..<16 {
             let count = Sys.receive(connection.fd, into: readBuffer)
             if count > 0 { continue }
             if count == -1 { return }
@@ -250,9 +251,10 @@ final class EventLoop: @unchecked Sendable {
                 case let .failure(failure):
                     let response = Response.text(failure.status, failure.message + "\n")
                     write(response, isHead: false, keepAlive: false, versionMinor: 1, to: connection)
-                    connection.drainAfterFlush = true
                 case let .request(head, body):
                     dispatch(head, body, on: connection)
+                case let .bodyTooLarge(head, failure):
+                    refuseBody(of: head, failure, on: connection)
                 }
             }
             flush(connection)
@@ -282,15 +284,45 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// A body over the limit is never read: the responder may answer in the route's own format,
+    /// then the connection closes.
+    private func refuseBody(of head: RequestHead, _ failure: ParseFailure, on connection: Connection) {
+        let started = monotonicNow()
+        let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
+                              headers: head.headers, peer: connection.peer, receivedAt: Date())
+        let response = server.responder.refusal(of: request, status: failure.status, reason: failure.message)
+            ?? Response.text(failure.status, failure.message + "\n")
+        finish(request, response, head, keepAlive: false, startedAt: started, on: connection)
+    }
+
     /// Writes the answer and tells the responder; a method rather than a closure so that
     /// answers without delay allocate no capture box.
     private func finish(_ request: Request, _ response: Response, _ head: RequestHead, keepAlive: Bool,
                         startedAt started: Double, on connection: Connection) {
-        let bytes = write(response, isHead: head.method == "HEAD", keepAlive: keepAlive,
+        let bytes: Int
+        switch response.connectionFault {
+        case .reset?:
+            // Told first: whoever saw the reset may ask the journal at once.
+            report(request, response, startedAt: started, responseBytes: 0)
+            connection.closeWhenFlushed = true
+            Sys.resetOnClose(connection.fd)
+            close(connection)
+            return
+        case .close?:
+            // Answers to earlier pipelined requests still go out; this one never does.
+            bytes = 0
+            connection.closeWhenFlushed = true
+        default:
+            bytes = write(response, isHead: head.method == "HEAD", keepAlive: keepAlive,
                           versionMinor: head.versionMinor, to: connection)
+        }
+        report(request, response, startedAt: started, responseBytes: bytes)
+    }
+
+    private func report(_ request: Request, _ response: Response, startedAt started: Double, responseBytes: Int) {
         let duration = (monotonicNow() - started) * 1000
         server.responder.didRespond(Exchange(request: request, response: response,
-                                             durationMilliseconds: duration, responseBytes: bytes))
+                                             durationMilliseconds: duration, responseBytes: responseBytes))
     }
 
     // MARK: Writing
@@ -310,13 +342,55 @@ final class EventLoop: @unchecked Sendable {
                        to connection: Connection) -> Int {
         let keepAlive = keepAlive && server.isStopping == false
         let encoded = encoder.encode(response, isHead: isHead, keepAlive: keepAlive, versionMinor: versionMinor)
+        if !keepAlive { connection.closeWhenFlushed = true }
+        if let fault = response.connectionFault {
+            let whole = encoded.head + (encoded.separateBody ?? [])
+            return writeBroken(head: Array(whole[..<encoded.headLength]), body: Array(whole[encoded.headLength...]),
+                               fault, to: connection)
+        }
         connection.output.append(encoded.head)
         if let body = encoded.separateBody { connection.output.append(body) }
-        if !keepAlive { connection.closeWhenFlushed = true }
         return encoded.count
     }
 
+    /// A truncated or dribbled answer: the head goes out as usual, the body does not.
+    private func writeBroken(head: [UInt8], body: [UInt8], _ fault: ConnectionFault, to connection: Connection) -> Int {
+        switch fault {
+        case .truncate:
+            let sent = body.isEmpty ? Array(head.prefix(head.count / 2)) : head + body.prefix(body.count / 2)
+            connection.output.append(sent)
+            connection.closeWhenFlushed = true
+            return sent.count
+        case let .slowBody(bytesPerSecond):
+            connection.output.append(head)
+            if !body.isEmpty { dribble(body[...], bytesPerSecond: max(1, bytesPerSecond), on: connection) }
+            return head.count + body.count
+        case .reset, .close:
+            preconditionFailure("answered in finish")
+        }
+    }
+
+    /// Sends a tenth of a second's worth of body per timer tick; the connection counts as awaiting
+    /// a delayed answer meanwhile, so pipelined requests wait and no idle timeout applies.
+    private func dribble(_ rest: ArraySlice<UInt8>, bytesPerSecond: Int, on connection: Connection) {
+        connection.awaitingDelayedResponse = true
+        let chunk = max(1, bytesPerSecond / 10)
+        schedule(at: monotonicNow() + Double(chunk) / Double(bytesPerSecond), for: connection) { [unowned self] in
+            connection.output.append(Array(rest.prefix(chunk)))
+            let remaining = rest.dropFirst(chunk)
+            if remaining.isEmpty {
+                connection.awaitingDelayedResponse = false
+                process(connection)
+            } else {
+                dribble(remaining, bytesPerSecond: bytesPerSecond, on: connection)
+                flush(connection)
+            }
+        }
+    }
+
     private func flush(_ connection: Connection) {
+        // A reset fault closes mid-dispatch; its descriptor may already belong to someone else.
+        guard connections[connection.fd] === connection else { return }
         switch connection.output.write(to: connection.fd) {
         case .failed:
             close(connection)
@@ -326,13 +400,7 @@ final class EventLoop: @unchecked Sendable {
         case .drained:
             connection.lastActivity = monotonicNow()
             if connection.closeWhenFlushed && !connection.awaitingDelayedResponse {
-                if connection.drainAfterFlush && !connection.peerClosed {
-                    Sys.shutdownWrite(connection.fd)
-                    connection.drainDeadline = monotonicNow() + 2
-                    updateInterest(connection, readable: true, writable: false)
-                } else {
-                    close(connection)
-                }
+                closeLingering(connection)
                 return
             }
             if connection.peerClosed && !connection.awaitingDelayedResponse {
@@ -350,6 +418,20 @@ final class EventLoop: @unchecked Sendable {
         connection.interest = (readable, writable)
         poller.modify(connection.fd, readable: readable, writable: writable)
     }
+
+    /// Closes the way nginx and Apache do: shut the write side (the client reads the answer, then
+    /// end of stream), read and drop what the client still sends, close when it closes or after
+    /// `lingerSeconds`. A plain close with unread input sends a reset, which destroys the part
+    /// of the answer the client has not read yet.
+    private func closeLingering(_ connection: Connection) {
+        guard !connection.peerClosed else { return close(connection) }
+        guard connection.drainDeadline == nil else { return }
+        Sys.shutdownWrite(connection.fd)
+        connection.drainDeadline = monotonicNow() + Self.lingerSeconds
+        updateInterest(connection, readable: true, writable: false)
+    }
+
+    private static let lingerSeconds = 2.0
 
     private func close(_ connection: Connection) {
         guard connections[connection.fd] === connection else { return }
@@ -388,7 +470,7 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             if connection.parser.isReadingBody {
-                if now - connection.lastActivity > configuration.bodyTimeout { close(connection) }
+                if now - connection.lastActivity > configuration.bodyTimeout { closeLingering(connection) }
             } else if connection.parser.hasBufferedBytes, let started = connection.requestStartedAt {
                 if now - started > configuration.headerTimeout {
                     write(Response.text(408, "Request head not received in time.\n"), isHead: false,
@@ -396,7 +478,7 @@ final class EventLoop: @unchecked Sendable {
                     flush(connection)
                 }
             } else if now - connection.lastActivity > configuration.idleTimeout {
-                close(connection)
+                closeLingering(connection)
             }
         }
     }

@@ -129,6 +129,8 @@ public struct Response: Sendable {
     /// The name of the route group that answered, for the responder's own records (its request
     /// log); nil when none did.
     public var routeGroup: String?
+    /// Break the answer on the wire instead of sending it whole (injected network faults).
+    public var connectionFault: ConnectionFault?
     /// Why an error happened, in one line for the person at the console and in the journal;
     /// never sent to the client (the body is the course API's own).
     public var explanation: String?

@@ -30,6 +30,9 @@ enum ParseStep {
     case sendContinue
     case request(RequestHead, [UInt8])
     case failure(ParseFailure)
+    /// The head is read but its body is over the limit: answered (by the route's API where it has
+    /// one), then the connection is closed without reading the body.
+    case bodyTooLarge(RequestHead, ParseFailure)
 }
 
 /// An incremental HTTP/1.x request parser: bytes go in as they arrive, complete requests come out.
@@ -152,6 +155,8 @@ struct RequestParser {
                 state = .fixedBody(head, length: length)
             case .chunked:
                 state = .chunkedBody(head, body: [], phase: .size)
+            case .tooLarge:
+                return .bodyTooLarge(head, bodyTooLarge)
             }
             return next()
         }
@@ -174,6 +179,8 @@ struct RequestParser {
         case none
         case length(Int)
         case chunked
+        /// A declared length over the limit.
+        case tooLarge
     }
 
     private func decodeHead(_ bytes: ArraySlice<UInt8>) -> Result<(RequestHead, Framing), ParseFailure> {
@@ -260,10 +267,12 @@ struct RequestParser {
                 return bad("Invalid Content-Length.")
             }
             // Compare digit counts first so absurd lengths never overflow.
-            guard digits.count <= 18, let length = Int(lengths[0]), length <= limits.maxBody else {
-                return bad("Request body is larger than \(limits.maxBody) bytes.", 413)
+            let length = digits.count <= 18 ? Int(lengths[0]) ?? Int.max : Int.max
+            if length > limits.maxBody {
+                framing = .tooLarge
+            } else if length > 0 {
+                framing = .length(length)
             }
-            if length > 0 { framing = .length(length) }
         }
 
         var expectsContinue = false
@@ -341,7 +350,7 @@ struct RequestParser {
                 }
                 start = lineEnd + 2
                 if body.count + size > limits.maxBody {
-                    return .failure(ParseFailure(status: 413, message: "Request body is larger than \(limits.maxBody) bytes."))
+                    return .bodyTooLarge(head, bodyTooLarge)
                 }
                 phase = size == 0 ? .trailers(count: 0, bytes: 0) : .data(remaining: size)
             case let .data(remaining):
@@ -397,6 +406,9 @@ struct RequestParser {
 
     private static let maxChunkSizeLine = 1024
     private static let chunkSizeLineTooLong = ParseFailure(status: 400, message: "Chunk size line too long.")
+    private var bodyTooLarge: ParseFailure {
+        ParseFailure(status: 413, message: "Request body is larger than \(limits.maxBody) bytes.")
+    }
     private var trailersTooLarge: ParseFailure {
         ParseFailure(status: 431, message: "Trailer section is larger than \(limits.maxHeaderBlock) bytes.")
     }

@@ -6,6 +6,13 @@ public protocol HTTPResponder: Sendable {
     func respond(to request: Request) -> Response
     /// Called once the answer is written to the connection's buffer (log, journal).
     func didRespond(_ exchange: Exchange)
+    /// The answer to a request the HTTP layer refuses after reading its head (a body over the
+    /// limit, `status` 413); nil for the HTTP layer's plain-text answer. The body is not read.
+    func refusal(of request: Request, status: Int, reason: String) -> Response?
+}
+
+extension HTTPResponder {
+    public func refusal(of request: Request, status: Int, reason: String) -> Response? { nil }
 }
 
 /// One finished request and its answer, for logs and the journal.
@@ -15,4 +22,11 @@ public struct Exchange: Sendable {
     public var durationMilliseconds: Double
     /// Bytes of the response as written, head included.
     public var responseBytes: Int
+}
+
+extension Exchange {
+    /// The status the client saw; nil when the connection was reset or closed instead.
+    public var sentStatus: Int? {
+        response.connectionFault == .reset || response.connectionFault == .close ? nil : response.status
+    }
 }

@@ -11,6 +11,8 @@ struct ResponseEncoder {
         var head: [UInt8]
         /// A large body, queued after the head without a copy.
         var separateBody: [UInt8]?
+        /// Where the body starts: the status line and headers alone (for truncated and slow answers).
+        var headLength: Int
 
         var count: Int { head.count + (separateBody?.count ?? 0) }
     }
@@ -51,8 +53,9 @@ struct ResponseEncoder {
         }
         head.append(13)
         head.append(10)
+        let headLength = head.count
         if packsBody { head.append(contentsOf: response.body) }
-        return Encoded(head: head, separateBody: sendsBody && !packsBody ? response.body : nil)
+        return Encoded(head: head, separateBody: sendsBody && !packsBody ? response.body : nil, headLength: headLength)
     }
 }
 

@@ -12,6 +12,19 @@ public protocol APIError: Error {
     static func injectedFault(status: Int) -> Response
     /// The answer to a method the path does not serve (the `Allow` header is added).
     static func methodNotAllowed(_ request: Request) -> Response
+    /// The answer to a body over `--max-body` (413; the body is never read). `reason` says the limit.
+    static func bodyTooLarge(_ reason: String) -> Response
+}
+
+/// An error whose 405 is one of its cases, the same answer whatever the method.
+public protocol MethodNotAllowedCase: APIError {
+    static var methodNotAllowed: Self { get }
+}
+
+extension MethodNotAllowedCase {
+    public static func methodNotAllowed(_ request: Request) -> Response {
+        methodNotAllowed.response
+    }
 }
 
 /// Turns a throwing endpoint into a route handler: a thrown error becomes its API's answer.

@@ -31,6 +31,9 @@ public protocol CourseAPI: MockAPI {
 extension CourseAPI {
     public var name: String { Self.name }
 
+    /// `/` as is, as most servers write it.
+    public static var escapesSlash: Bool { false }
+
     /// `Seed/<name>.json`, parsed.
     public static func seedDocument(in seed: SeedDirectory) throws(SeedError) -> JSONValue {
         try seed.document("\(name).json")
@@ -74,6 +77,10 @@ extension CourseAPI {
 
     public func injectedFault(status: Int) -> Response {
         Failure.injectedFault(status: status)
+    }
+
+    public func bodyTooLarge(_ reason: String) -> Response {
+        Failure.bodyTooLarge(reason)
     }
 
     /// The route table with this API's 405.

@@ -36,6 +36,8 @@ public protocol MockAPI: AnyObject, Sendable {
     func holdingState(_ body: () -> Void)
     /// This API's own answer to an injected fault of the given status (admin.md, Faults).
     func injectedFault(status: Int) -> Response
+    /// This API's own answer to a body over `--max-body` (docs/reliability.md#memory-and-size-limits).
+    func bodyTooLarge(_ reason: String) -> Response
     /// Where the API lives and which accounts its seed has, for the banner and the index page.
     var summary: APISummary { get }
     /// Extra `/_mock/…` endpoints of this API (the OTP outbox); served under the admin access rule.
@@ -47,6 +49,18 @@ public protocol MockAPI: AnyObject, Sendable {
 extension MockAPI {
     public var adminRoutes: [Route] { [] }
     public var openAPIDocument: [UInt8]? { nil }
+
+    /// `POST /api/login`, … for the banner and the index page: the routes under the first base
+    /// path, in table order (HEAD goes with GET; `GET/POST` where a path takes both, `any` for a CGI script).
+    public var endpoints: [String] {
+        var base = summary.basePaths.first ?? ""
+        if base.hasSuffix("/") { base.removeLast() }
+        return routes.routes.filter { $0.pattern == base || $0.pattern.hasPrefix(base + "/") }.map { route in
+            let methods = route.methods == .any
+                ? "any" : route.methods.subtracting(.head).headerValue.replacingOccurrences(of: ", ", with: "/")
+            return "\(methods) \(route.pattern)"
+        }
+    }
 }
 
 /// What a person needs to point a client at an API: its paths and its seeded accounts.
@@ -68,8 +82,6 @@ public struct APISummary: Sendable {
     public var title: String
     /// Base paths a client can use, first the usual one (`/api/`).
     public var basePaths: [String]
-    /// The main endpoints in one line.
-    public var endpoints: String
     public var note: String?
     /// The first `listedAccounts` seeded accounts.
     public var accounts: [Account]
@@ -78,13 +90,17 @@ public struct APISummary: Sendable {
 
     public static let listedAccounts = 20
 
+    /// An API without accounts.
+    public init(title: String, basePaths: [String], note: String? = nil) {
+        self.init(title: title, basePaths: basePaths, note: note, seeded: [Account](), count: 0) { $0 }
+    }
+
     /// `accounts` makes one account from each of the `count` seeded rows; only the first
     /// `listedAccounts` are made.
-    public init<Row>(title: String, basePaths: [String], endpoints: String, note: String? = nil,
+    public init<Row>(title: String, basePaths: [String], note: String? = nil,
                      seeded rows: some Sequence<Row>, count: Int, accounts: (Row) -> Account) {
         self.title = title
         self.basePaths = basePaths
-        self.endpoints = endpoints
         self.note = note
         self.accounts = rows.prefix(Self.listedAccounts).map(accounts)
         unlistedAccounts = max(0, count - Self.listedAccounts)

@@ -37,10 +37,11 @@ public struct OpenAPIBuilder {
     /// Named schemas under `components/schemas`, as JSON text.
     public var schemas: [(name: String, json: String)] = []
 
-    public init(title: String, description: String, security: String?) {
+    public init(title: String, description: String, security: String?, operations: [Operation] = []) {
         self.title = title
         self.description = description
         self.security = security
+        self.operations = operations
     }
 
     /// The document as compact JSON; a malformed schema fragment is a programming error caught by the tests.

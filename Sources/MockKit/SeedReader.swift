@@ -142,6 +142,13 @@ public struct SeedDirectory: Sendable {
         }
     }
 
+    /// `stubs/` inside the seed folder, when there is one.
+    public var stubsFolder: URL? {
+        let folder = url.appendingPathComponent("stubs")
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue ? folder : nil
+    }
+
     /// The shipped seed: `Seed/` beside the executable, `../share/mock-backend/Seed` beside it,
     /// then `Seed/` in the working directory and each of its parents.
     public static func locate(executable: URL, workingDirectory: URL) -> SeedDirectory? {

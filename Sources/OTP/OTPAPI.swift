@@ -58,8 +58,7 @@ public final class OTPAPI: CourseAPI {
         let users = state.seed.users
         let codes = options.otpCode.map { "every code is \($0) (--otp-code)" }
             ?? "codes are printed on this console and listed at GET /_mock/otp/outbox"
-        return APISummary(title: "UC Davis ECS 189E one-time codes", basePaths: ["/api/"],
-                          endpoints: "POST /api/send_verification_code, POST /api/verify_code, POST /api/user", note: codes,
+        return APISummary(title: "UC Davis ECS 189E one-time codes", basePaths: ["/api/"], note: codes,
                           seeded: users, count: users.count, accounts: { .init(login: $0.phone, password: nil,
                                                       detail: "\($0.name), x-authtoken \($0.authTokens.first ?? "(none)")") })
     }

@@ -4,7 +4,7 @@ import MockKit
 /// Every error the OTP API answers (contract §5), in one place. The body is always the flat
 /// `{"error_code":"…","error_message":"…","status":"error"}`, and the status 200: the client reads
 /// only the body. The 405 is the one exception.
-public enum OTPError: APIError, Equatable {
+public enum OTPError: APIError, MethodNotAllowedCase, Equatable {
     case invalidRequest
     case notAString(field: String)
     case invalidPhoneNumber
@@ -76,8 +76,9 @@ public enum OTPError: APIError, Equatable {
         serverError.response
     }
 
-    public static func methodNotAllowed(_ request: Request) -> Response {
-        methodNotAllowed.response
+    /// With its status, like the 405: the body was never read, so the client must see it was refused.
+    public static func bodyTooLarge(_ reason: String) -> Response {
+        OTPAPI.json(ErrorBody(errorCode: "request_too_large", errorMessage: reason), status: 413)
     }
 
     /// Keys sorted, as every object of this API.

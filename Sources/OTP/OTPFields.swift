@@ -35,6 +35,15 @@ struct OTPBody {
 enum PhoneNumber {
     private static let separators: Set<Unicode.Scalar> = [" ", "-", ".", "(", ")"]
 
+    /// Already in the form `normalize` gives: `+1` and ten digits, neither the area code nor the
+    /// exchange starting with 0 or 1 (the seed's rule, checked without building a new string).
+    static func isNormalized(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.count == 12 && bytes[0] == UInt8(ascii: "+") && bytes[1] == UInt8(ascii: "1")
+            && bytes[2...].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            && bytes[2] >= UInt8(ascii: "2") && bytes[5] >= UInt8(ascii: "2")
+    }
+
     /// `+15305550123` for `(530) 555-0123` and the other accepted forms; nil for anything else.
     static func normalize(_ text: String) -> String? {
         var digits = Array(text.unicodeScalars.filter { !separators.contains($0) })

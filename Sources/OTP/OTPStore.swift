@@ -166,7 +166,9 @@ enum OTPSecret {
     }
 
     static func isWellFormed(_ text: String, length: Int) -> Bool {
-        text.unicodeScalars.count == length && text.unicodeScalars.allSatisfy(alphabet.contains)
+        text.utf8.count == length && text.utf8.allSatisfy { byte in
+            (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 45 || byte == 95
+        }
     }
 
     /// Six digits, leading zeros kept.
@@ -186,11 +188,17 @@ extension OTPDirectory {
         changes.isRecording = false
         defer { changes = StateChanges() }
         let root = try SeedNode(document).object()
-        for node in try root.array("users") {
+        let userNodes = try root.array("users")
+        // Sized up front, so the tables of a large seed are not rehashed as they fill.
+        users.reserveCapacity(userNodes.count)
+        indexByPhone.reserveCapacity(userNodes.count)
+        indexByToken.reserveCapacity(userNodes.count)
+        userIDs.reserveCapacity(userNodes.count)
+        for node in userNodes {
             let item = try node.object()
             let phoneNode = try item.node("e164_phone_number")
             let phone = try phoneNode.string()
-            guard PhoneNumber.normalize(phone) == phone else {
+            guard PhoneNumber.isNormalized(phone) else {
                 throw phoneNode.fail("expected a valid US number written as +1 and ten digits")
             }
             if index(phone: phone) != nil { throw phoneNode.fail("duplicate number \(phone)") }

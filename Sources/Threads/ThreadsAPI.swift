@@ -59,7 +59,6 @@ public final class ThreadsAPI: CourseAPI {
     public var summary: APISummary {
         let users = state.seed.users
         return APISummary(title: "UNC Charlotte ITIS/CS 4180 message threads", basePaths: ["/api/"],
-                          endpoints: "POST /api/login, POST /api/signup, GET /api/threads, GET /api/messages/{id}, …",
                           seeded: users.rows, count: users.count, accounts: { .init(login: $0.email, password: $0.password, detail: "\($0.fname) \($0.lname)") })
     }
 

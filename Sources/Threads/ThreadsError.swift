@@ -3,7 +3,7 @@ import MockKit
 
 /// Every error the threads API answers, with its status and text (contract §5), in one place.
 /// The body is always `{"status":"error","message":"…"}`.
-public enum ThreadsError: HTTPStatusError {
+public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
     case invalidJSON
     case missingField(name: String, message: String)
     case badCredentials
@@ -66,12 +66,12 @@ public enum ThreadsError: HTTPStatusError {
         }
     }
 
-    public static func methodNotAllowed(_ request: Request) -> Response {
-        methodNotAllowed.response
-    }
-
     public func response(status: Int) -> Response {
         ThreadsAPI.json(ErrorBody(message: message), status: status)
+    }
+
+    public static func bodyTooLarge(_ reason: String) -> Response {
+        ThreadsAPI.json(ErrorBody(message: reason), status: 413)
     }
 
     private struct ErrorBody: Encodable {

@@ -39,6 +39,10 @@ public enum WSUVError: APIError {
         response(status: 405)
     }
 
+    public static func bodyTooLarge(_ reason: String) -> Response {
+        response(status: 413)
+    }
+
     public func explanation(for request: Request) -> String {
         switch self {
         case .badRequest: return Self.badRequestReason(request)

@@ -22,21 +22,23 @@ public struct WSUVState {
         var isDeleted: Bool
     }
 
-    /// A tweet's place in the stamp order: by time stamp byte by byte, then by id.
+    /// A tweet's place in the stamp order: by time stamp, then by id.
     struct StampedTweet: Comparable {
-        var stamp: String
+        /// The stamp's digits as one number (`2016-04-21 17:05:43` → 20160421170543). Every stamp
+        /// has the one shape `YYYY-MM-DD HH:MM:SS`, so the numbers sort as the stamps' bytes do.
+        var key: Int
         var id: Int
+        var stamp: String
 
         init(_ tweet: Tweet) {
-            stamp = tweet.timeStamp
+            key = tweet.timeStamp.utf8.reduce(0) { $1 >= 48 && $1 <= 57 ? $0 * 10 + Int($1 - 48) : $0 }
             id = tweet.id
+            stamp = tweet.timeStamp
         }
 
-        static func < (lhs: Self, rhs: Self) -> Bool {
-            lhs.stamp.hasSameBytes(as: rhs.stamp) ? lhs.id < rhs.id : lhs.stamp.utf8.lexicographicallyPrecedes(rhs.stamp.utf8)
-        }
+        static func < (lhs: Self, rhs: Self) -> Bool { (lhs.key, lhs.id) < (rhs.key, rhs.id) }
 
-        static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.stamp.hasSameBytes(as: rhs.stamp) }
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.key == rhs.key && lhs.id == rhs.id }
     }
 
     /// The stored token of a logged-out user.
@@ -165,12 +167,14 @@ extension WSUVState {
             }
             add(user)
         }
-        var seededTweets: [Int: Tweet] = [:]
-        for node in try root.array("tweets") {
+        let tweetNodes = try root.array("tweets")
+        var seededTweets: [Tweet] = [], tweetIDs = Set<Int>(minimumCapacity: tweetNodes.count)
+        seededTweets.reserveCapacity(tweetNodes.count)
+        for node in tweetNodes {
             let item = try node.object()
             let id = try item.int("tweet_id")
             guard id >= 1 else { throw SeedError(path: "\(item.path).tweet_id", problem: "must be 1 or more") }
-            if seededTweets[id] != nil { throw node.fail("duplicate tweet_id \(id)") }
+            if !tweetIDs.insert(id).inserted { throw node.fail("duplicate tweet_id \(id)") }
             let username = try item.string("username")
             if userIndex(username) == nil { throw SeedError(path: "\(item.path).username", problem: "\(username) is not a user") }
             let stamp = try item.string("time_stamp")
@@ -181,11 +185,12 @@ extension WSUVState {
             guard deleted == 0 || deleted == 1 else {
                 throw SeedError(path: "\(item.path).isdeleted", problem: "expected 0 or 1")
             }
-            seededTweets[id] = Tweet(id: id, username: username, timeStamp: stamp, text: try item.string("tweet"),
-                                     isDeleted: deleted == 1)
+            seededTweets.append(Tweet(id: id, username: username, timeStamp: stamp, text: try item.string("tweet"),
+                                      isDeleted: deleted == 1))
         }
-        tweets = IDTable(seededTweets.values)
-        tweetsByStamp = SortedIndex(sorted: seededTweets.values.map(StampedTweet.init).sorted())
+        // Both sorts are linear on rows already in order, as a saved state's and most seeds' are.
+        tweets = IDTable(seededTweets)
+        tweetsByStamp = SortedIndex(sorted: seededTweets.map(StampedTweet.init).sorted())
     }
 }
 

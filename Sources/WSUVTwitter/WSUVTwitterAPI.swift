@@ -60,7 +60,6 @@ public final class WSUVTwitterAPI: CourseAPI {
         let users = state.seed.users
         return APISummary(title: "WSU Vancouver CS 458 WSUV Twitter",
                           basePaths: ["/~cs458/cgi-bin/", "/~wcochran/cgi-bin/", "/cgi-bin/", "/"],
-                          endpoints: "get-tweets.cgi, register.cgi, login.cgi, add-tweet.cgi, del-tweet.cgi",
                           seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password) })
     }
 

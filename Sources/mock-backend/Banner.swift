@@ -5,7 +5,7 @@ import MockKit
 
 /// The start-up banner: version, addresses, each API's base URL and its seeded accounts.
 enum Banner {
-    static func print(server: HTTPServer, apis: [any MockAPI], seed: SeedDirectory, options: Options) {
+    static func print(server: HTTPServer, apis: [any MockAPI], seed: SeedDirectory, stubs: StubSet, options: Options) {
         let port = server.port
         var lines = ["mock-backend \(MockBackend.version)"]
         if let host = options.host {
@@ -20,13 +20,16 @@ enum Banner {
         }
         lines.append("  Android emulator:  http://10.0.2.2:\(port)")
         lines.append("  seed:              \(seed.url.path)")
+        if let folder = stubs.folder {
+            lines.append("  stubs:             \(folder.path) (\(stubs.count) matched before the APIs)")
+        }
         lines.append("  control:           \(local)/  and  \(local)/_mock/health")
         lines.append("")
         for api in apis {
             let summary = api.summary
             lines.append("\(api.name.padding(toLength: 15, withPad: " ", startingAt: 0)) \(summary.title)")
             lines.append("    base URL  " + summary.basePaths.map { local + $0 }.joined(separator: "  or  "))
-            lines.append("    endpoints \(summary.endpoints)")
+            lines += wrapped(api.endpoints, first: "    endpoints ", rest: "              ")
             if let note = summary.note { lines.append("    \(note)") }
             for account in summary.accounts {
                 let login = account.password.map { "\(account.login) / \($0)" } ?? account.login
@@ -37,5 +40,21 @@ enum Banner {
         lines.append("")
         lines.append(options.quiet ? "Request log off (--quiet). Ctrl-C stops." : "One line per request follows. Ctrl-C stops.")
         Console.standard.write(lines.joined(separator: "\n"))
+    }
+
+    /// The items joined by commas in lines of at most 100 characters.
+    private static func wrapped(_ items: [String], first: String, rest: String) -> [String] {
+        var lines: [String] = []
+        var line = first
+        for (index, item) in items.enumerated() {
+            let piece = item + (index == items.count - 1 ? "" : ",")
+            if line != first && line.count + 1 + piece.count > 100 {
+                lines.append(line)
+                line = rest + piece
+            } else {
+                line += (line == first ? "" : " ") + piece
+            }
+        }
+        return lines + [line]
     }
 }

@@ -11,6 +11,7 @@ struct Options {
     var seedDirectory: String?
     var only: [String]?
     var stateFile: String?
+    var stubsDirectory: String?
     var latency: ClosedRange<Double>?
     var otpCode: String?
     var otpTTL = 600
@@ -31,7 +32,7 @@ struct Options {
 
     /// Flags that take a value, with their environment variables.
     private static let valued: [(flag: String, variable: String)] = [
-        ("--host", "MOCK_HOST"), ("--port", "PORT"), ("--seed", "MOCK_SEED_DIR"), ("--only", "MOCK_ONLY"),
+        ("--host", "MOCK_HOST"), ("--port", "PORT"), ("--seed", "MOCK_SEED_DIR"), ("--only", "MOCK_ONLY"), ("--stubs", "MOCK_STUBS"),
         ("--state", "MOCK_STATE"), ("--latency", "MOCK_LATENCY"), ("--otp-code", "MOCK_OTP_CODE"),
         ("--otp-ttl", "MOCK_OTP_TTL"), ("--wsuv-tz", "MOCK_WSUV_TZ"), ("--max-body", "MOCK_MAX_BODY"),
         ("--admin-token", "MOCK_ADMIN_TOKEN"), ("--journal", "MOCK_JOURNAL"), ("--log-format", "MOCK_LOG_FORMAT"),
@@ -95,6 +96,7 @@ struct Options {
         port = try integer("--port", 0...65_535) ?? port
         seedDirectory = values["--seed"]
         stateFile = values["--state"]
+        stubsDirectory = values["--stubs"]
         otpTTL = try integer("--otp-ttl", 1...31_536_000) ?? otpTTL
         maxBody = try integer("--max-body", 1...(1 << 40)) ?? maxBody
         journal = try integer("--journal", 0...1_000_000) ?? journal
@@ -160,6 +162,7 @@ struct Options {
                             localhost [MOCK_HOST] (default: all, IPv4 and IPv6)
       --port N              port to listen on [PORT] (default 8080; 0 picks a free one)
       --seed DIR            seed folder [MOCK_SEED_DIR] (default: the shipped Seed/)
+      --stubs DIR           stub files, matched before the APIs [MOCK_STUBS] (default: the seed's stubs/ if any)
       --only API,API        serve only these APIs [MOCK_ONLY]
       --state FILE          keep state in FILE across restarts [MOCK_STATE]
       --latency MS|MIN-MAX  delay every course API answer [MOCK_LATENCY]

@@ -72,9 +72,20 @@ if let path = options.stateFile {
     }
     settings.stateLog = stateLog
 }
+// Stubs: --stubs, or the seed folder's stubs/ when it has one.
+let stubsFolder = options.stubsDirectory.map { URL(fileURLWithPath: $0) } ?? seed.stubsFolder
+if let path = options.stubsDirectory, !FileManager.default.fileExists(atPath: path) {
+    fail("--stubs: no such folder \(path)")
+}
+let stubs: StubSet
+do {
+    stubs = try StubSet.load(folder: stubsFolder, apis: apis)
+} catch {
+    fail("bad stub: \(error)")
+}
 let app: MockApp
 do {
-    app = try MockApp(apis: apis, settings: settings)
+    app = try MockApp(apis: apis, settings: settings, stubs: stubs)
 } catch {
     fail("bad route table: \(error)")
 }
@@ -101,6 +112,6 @@ do {
     fail("\(error)")
 }
 
-Banner.print(server: server, apis: apis, seed: seed, options: options)
+Banner.print(server: server, apis: apis, seed: seed, stubs: stubs, options: options)
 
 dispatchMain()

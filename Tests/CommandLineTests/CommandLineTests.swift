@@ -147,6 +147,32 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(invalid.standardError.contains("threads.json: $: not valid JSON"), invalid.standardError)
     }
 
+    func testABrokenStubFileStopsStartUpWithItsPlace() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stubs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("exercise.json")
+        try Data("{\"request\": {\"method\": \"GET\", \"path\": \"/x\"},\n \"response\": {\"status\": 999}}\n".utf8).write(to: file)
+        let (status, child) = try run(["--stubs", folder.path, "--only", "threads"])
+        XCTAssertEqual(status, 1)
+        XCTAssertEqual(child.standardError,
+                       "mock-backend: bad stub: \(file.path):2:25: $.response.status: expected an HTTP status from 100 to 599\n")
+        let (missing, none) = try run(["--stubs", folder.appendingPathComponent("nope").path])
+        XCTAssertEqual(missing, 1)
+        XCTAssertTrue(none.standardError.contains("--stubs: no such folder"), none.standardError)
+    }
+
+    /// The README's stubs recipe, as written.
+    func testTheExampleStubsServe() throws {
+        let (child, port) = try startServer(["--only", "threads", "--stubs", "docs/stubs-example", "-q"])
+        XCTAssertTrue(child.standardOutput.contains("docs/stubs-example (3 matched before the APIs)"), child.standardOutput)
+        let server = try BlockingClient(port: port)
+        server.send("GET /api/v2/courses/CS%20118/announcements?term=fall HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = try server.readResponse()
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertTrue(answer.text.hasPrefix(#"{"course": "CS 118", "term": "fall", "announcements": ["#), answer.text)
+    }
+
     func testServesTheShippedSeedLogsRequestsAndStopsCleanly() throws {
         // Started from a sub-folder: the seed is found in a parent of the working directory.
         let (child, port) = try startServer(directory: repository.appendingPathComponent("Sources"))

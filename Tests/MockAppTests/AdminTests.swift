@@ -135,8 +135,8 @@ final class AdminTests: XCTestCase {
             (#"{"latency_ms":[5,1]}"#, "latency_ms must satisfy 0 <= min <= max <= 600000"),
             (#"{"apis":["nope"]}"#, "unknown or not served api nope"),
             (#"{"speed":1}"#, "unknown field speed"),
-            ("[]", "expected a JSON object"),
-            ("{", "the body must be a JSON object"),
+            ("[1]", "rule 0: expected a JSON object"),
+            ("{", "the body must be a JSON object or an array of them"),
         ] {
             let response = try server.request("PUT", "/_mock/faults", body: body)
             XCTAssertEqual(response.status, 400, body)

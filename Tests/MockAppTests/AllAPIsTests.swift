@@ -114,3 +114,16 @@ final class RouteCollisionTests: XCTestCase {
         }
     }
 }
+
+/// The banner's and index page's endpoint lists come from the route tables.
+final class EndpointListTests: XCTestCase {
+    func testTheListIsTheRoutesUnderTheFirstBasePath() throws {
+        let apis = try APICatalog.load(["threads", "wsuv"], seed: TestServer.shippedSeed, options: APIOptions())
+        XCTAssertEqual(apis[0].endpoints, [
+            "POST /api/login", "POST /api/signup", "GET /api/threads", "GET /api/thread", "POST /api/thread/add",
+            "GET/POST/DELETE /api/thread/delete/{thread_id}", "GET /api/messages/{thread_id}", "POST /api/message/add",
+            "GET/POST/DELETE /api/message/delete/{message_id}",
+        ])
+        XCTAssertEqual(apis[1].endpoints, ["get-tweets", "register", "login", "add-tweet", "del-tweet"].map { "any /~cs458/cgi-bin/\($0).cgi" })
+    }
+}

@@ -48,7 +48,7 @@ final class ReasonTests: XCTestCase {
         _ = try server.request("PUT", "/_mock/faults", body: #"{"error_status":500,"apis":["threads"]}"#)
         let response = try server.request("GET", "/api/threads")
         XCTAssertEqual(response.text, #"{"status":"error","message":"Service unavailable."}"#)
-        let reason = "injected fault: 500 set through /_mock/faults (DELETE /_mock/faults clears it)"
+        let reason = "injected fault: 500 (error_rate 1), set through /_mock/faults (DELETE /_mock/faults clears it)"
         XCTAssertEqual(try reasonLogged(for: "/api/threads"), reason)
         XCTAssertEqual(try journalReason(), reason)
     }

@@ -334,6 +334,28 @@ final class HostileHTTPTests: XCTestCase {
         try assertStillServing()
     }
 
+    /// Regression: the server closed right after writing its last bytes into the socket while the
+    /// client's later bytes sat unread in it; such a close sends a reset, which throws away what the
+    /// client has not received yet. Closing is now lingering (write side shut, input drained, then
+    /// close), for every close.
+    func testAnswersBeforeACloseArriveWholeWhileTheClientKeepsSending() throws {
+        let size = 1 << 20
+        server = try TestServer(responder: EchoResponder()) { $0.limits.maxBody = size }
+        let body = String(repeating: "b", count: size)
+        let expected = "POST /close|\(size)|" + body
+        for round in 0..<5 {
+            let client = try server.connect()
+            client.send(post("/close", "Connection: close\r\nContent-Length: \(size)\r\n", body))
+            // The answer fills the socket buffers; the server waits to write the rest and no
+            // longer reads, so these bytes stay unread in its socket.
+            Thread.sleep(forTimeInterval: 0.3)
+            client.send("GET /late HTTP/1.1\r\nHost: test\r\n\r\n")
+            let answer = try? client.readResponse()
+            XCTAssertEqual(answer?.body.count, expected.utf8.count, "round \(round): answer cut short by a reset")
+            XCTAssertTrue(answer?.text == expected, "round \(round)")
+        }
+    }
+
     func testTenThousandPipelinedRequestsInOneWrite() throws {
         let count = 10_000
         let raw = (0..<count).map { "GET /p\($0) HTTP/1.1\r\nHost: test\r\n\r\n" }.joined()

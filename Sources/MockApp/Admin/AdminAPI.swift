@@ -14,8 +14,9 @@ import MockKit
 /// | POST              | /_mock/reset/{api}      | one API back to its seed                        |
 /// | GET, PUT          | /_mock/state/{api}      | export or replace an API's state (seed format)  |
 /// | GET, DELETE       | /_mock/requests         | the request journal, newest first / clear it    |
-/// | GET, PUT, DELETE  | /_mock/faults           | injected latency and errors                     |
+/// | GET, PUT, DELETE  | /_mock/faults           | injected latency, errors, broken connections    |
 /// | GET               | /_mock/openapi/{file}   | an API's OpenAPI document (`{api}.json`)        |
+/// | GET, PUT, DELETE  | /_mock/stubs            | the stubs / add stubs / remove those added      |
 final class AdminAPI: Sendable {
     static let name = "admin"
 
@@ -23,13 +24,16 @@ final class AdminAPI: Sendable {
     private let settings: AppSettings
     private let journal: Journal
     private let faults: Locked<Faults>
+    private let stubs: StubSet
     private let startedAt: Date
 
-    init(apis: [any MockAPI], settings: AppSettings, journal: Journal, faults: Locked<Faults>, startedAt: Date) {
+    init(apis: [any MockAPI], settings: AppSettings, journal: Journal, faults: Locked<Faults>, stubs: StubSet,
+         startedAt: Date) {
         self.apis = apis
         self.settings = settings
         self.journal = journal
         self.faults = faults
+        self.stubs = stubs
         self.startedAt = startedAt
     }
 
@@ -47,6 +51,9 @@ final class AdminAPI: Sendable {
             Route(.put, "/_mock/faults", guarded(setFaults)),
             Route(.delete, "/_mock/faults", guarded(clearFaults)),
             Route([.get, .head], "/_mock/openapi/{file}", guarded(openAPI)),
+            Route([.get, .head], "/_mock/stubs", guarded(listStubs)),
+            Route(.put, "/_mock/stubs", guarded(addStubs)),
+            Route(.delete, "/_mock/stubs", guarded(removeAddedStubs)),
         ] + apis.flatMap(\.adminRoutes).map { Route($0.methods, $0.pattern, guarded($0.handler)) },
         methodNotAllowed: { request in
             Response.json(405, ["error": "method_not_allowed", "detail": "\(request.method) is not served here"])
@@ -69,9 +76,9 @@ final class AdminAPI: Sendable {
         let page = IndexPage(version: MockBackend.version, uptime: Date().timeIntervalSince(startedAt),
                              authority: IndexPage.Authority(hostHeader: request.headers["Host"]),
                              lanAddresses: HTTPServer.lanAddresses,
-                             apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary,
+                             apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary, endpoints: $0.endpoints,
                                                             hasOpenAPIDocument: $0.openAPIDocument != nil) },
-                             requests: requests, stateFile: settings.stateLog?.path)
+                             stubs: stubs.all, requests: requests, stateFile: settings.stateLog?.path)
         return .html(page.html)
     }
 
@@ -108,11 +115,17 @@ final class AdminAPI: Sendable {
         }
     }
 
+    /// Stubs added at run time go too.
     private func resetAll(_ request: Request) -> Response {
-        reset(apis)
+        stubs.removeAdded()
+        return reset(apis)
     }
 
     private func resetOne(_ request: Request) -> Response {
+        if request[parameter: "api"] == StubSet.name {
+            stubs.removeAdded()
+            return .json(200, OrderedJSON.encode(["reset": [StubSet.name]], escapeSlash: false))
+        }
         guard let api = api(request) else { return unknownAPI(request) }
         return reset([api])
     }
@@ -161,16 +174,15 @@ final class AdminAPI: Sendable {
     // MARK: Faults
 
     private func showFaults(_ request: Request) -> Response {
-        let current = faults.withLock { $0 }
-        return .json(200, current.latency == nil && current.errorRate == nil ? Array("{}".utf8) : current.json)
+        .json(200, faults.withLock { $0 }.json)
     }
 
     private func setFaults(_ request: Request) -> Response {
         do throws(Faults.Invalid) {
             guard let document = try? JSONParser.parse(request.body) else {
-                throw Faults.Invalid(detail: "the body must be a JSON object")
+                throw Faults.Invalid(detail: "the body must be a JSON object or an array of them")
             }
-            let parsed = try Faults(document: document, served: apis.map(\.name))
+            let parsed = try Faults(document: document, served: apis.map(\.name) + [StubSet.name])
             faults.withLock { $0 = parsed }
             return .json(200, parsed.json)
         } catch {
@@ -183,11 +195,34 @@ final class AdminAPI: Sendable {
         return Response(status: 204)
     }
 
+    // MARK: Stubs
+
+    private func listStubs(_ request: Request) -> Response {
+        .json(200, StubSet.json(stubs.all))
+    }
+
+    private func addStubs(_ request: Request) -> Response {
+        do throws(SeedError) {
+            guard let document = try? JSONParser.parse(request.body, maxDepth: 64) else {
+                throw SeedError(path: "$", problem: "the body is not valid JSON")
+            }
+            return .json(200, StubSet.json(try stubs.add(document)))
+        } catch {
+            return Response.json(400, ["error": "invalid_stub", "path": error.path, "detail": error.problem])
+        }
+    }
+
+    private func removeAddedStubs(_ request: Request) -> Response {
+        stubs.removeAdded()
+        return Response(status: 204)
+    }
+
     // MARK: OpenAPI
 
     private func openAPI(_ request: Request) -> Response {
         let file = request[parameter: "file"] ?? ""
         let name = file.hasSuffix(".json") ? String(file.dropLast(5)) : file
+        if name == StubSet.name { return .json(200, stubs.openAPIDocument) }
         guard let document = apis.first(where: { $0.name == name })?.openAPIDocument else {
             return Response.json(404, ["error": "unknown_api", "api": name])
         }

@@ -2,39 +2,132 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// Injected faults (`/_mock/faults`) and `--latency`: slow answers and errors on demand, so a class
-/// can see how their app copes with a bad network or a failing server.
+/// Injected faults (`/_mock/faults`) and `--latency`: slow answers, errors and broken connections on
+/// demand, so a class can see how their app copes with a bad network or a failing server.
+/// `PUT /_mock/faults` takes one rule or an array of them; a request gets the first rule that
+/// applies to it, or none.
 struct Faults: Equatable, Sendable {
-    /// Milliseconds, fixed when both ends are equal.
-    var latency: ClosedRange<Double>?
-    var errorRate: Double?
-    var errorStatus: Int?
-    /// nil: every served API.
-    var apis: [String]?
+    var rules: [FaultRule] = []
+    /// The rules came as an array, and are shown as one.
+    var listed = false
 
-    var isEmpty: Bool { latency == nil && errorRate == nil }
+    var isEmpty: Bool { rules.isEmpty }
 
-    func applies(to api: String) -> Bool { apis?.contains(api) ?? true }
-
-    /// The status of an injected error for this request, or nil to run the handler.
-    func drawError() -> Int? {
-        guard let rate = errorRate, Double.random(in: 0..<1) < rate else { return nil }
-        return errorStatus ?? 503
-    }
-
-    static func delay(in range: ClosedRange<Double>) -> Double {
-        (range.lowerBound == range.upperBound ? range.lowerBound : Double.random(in: range)) / 1000
+    func rule(for api: String, method: String, path: String) -> FaultRule? {
+        rules.first { $0.applies(to: api, method: method, path: path) }
     }
 
     struct Invalid: Error {
         var detail: String
     }
 
-    /// Reads a `PUT /_mock/faults` document; each field optional.
+    init() {}
+
     init(document: JSONValue, served: [String]) throws(Invalid) {
-        guard case let .object(object) = document else { throw Invalid(detail: "expected a JSON object") }
-        for key in object.keys where !["latency_ms", "error_rate", "error_status", "apis"].contains(key) {
-            throw Invalid(detail: "unknown field \(key)")
+        switch document {
+        case let .array(items):
+            listed = true
+            for (index, item) in items.enumerated() {
+                do throws(Invalid) {
+                    rules.append(try FaultRule(document: item, served: served))
+                } catch {
+                    throw Invalid(detail: "rule \(index): \(error.detail)")
+                }
+            }
+        default:
+            rules = [try FaultRule(document: document, served: served)]
+        }
+    }
+
+    var json: [UInt8] {
+        if !listed { return rules.first?.json ?? Array("{}".utf8) }
+        return Array("[".utf8) + rules.map(\.json).joined(separator: Array(",".utf8)) + Array("]".utf8)
+    }
+
+    static func delay(in range: ClosedRange<Double>) -> Double {
+        (range.lowerBound == range.upperBound ? range.lowerBound : Double.random(in: range)) / 1000
+    }
+}
+
+/// One fault rule: where it applies (APIs, routes) and what it does, each fault with its own rate.
+struct FaultRule: Equatable, Sendable {
+    /// Milliseconds, fixed when both ends are equal.
+    var latency: ClosedRange<Double>?
+    var errorRate: Double?
+    var errorStatus: Int?
+    /// Connection faults, drawn in this order; the first that hits is the one applied.
+    var resetRate: Double?
+    var closeRate: Double?
+    var truncateRate: Double?
+    var slowRate: Double?
+    var slowBytesPerSecond: Int?
+    /// nil: every served API.
+    var apis: [String]?
+    /// nil: every route; otherwise `METHOD /path/{param}` patterns (`*` for any method).
+    var routes: [RoutePattern]?
+
+    /// What one request draws from this rule.
+    struct Draw {
+        var errorStatus: Int?
+        var connectionFault: ConnectionFault?
+        /// For the journal and the console: which faults, and the rule fields that drew them.
+        var note: String?
+    }
+
+    func applies(to api: String, method: String, path: String) -> Bool {
+        (apis?.contains(api) ?? true) && (routes?.contains { $0.matches(method: method, path: path) } ?? true)
+    }
+
+    func draw() -> Draw {
+        var draw = Draw()
+        var notes: [String] = []
+        func hits(_ rate: Double?) -> Bool { rate.map { Double.random(in: 0..<1) < $0 } ?? false }
+        if hits(errorRate) {
+            draw.errorStatus = errorStatus ?? 503
+            notes.append("\(draw.errorStatus!) (error_rate \(Self.format(errorRate!)))")
+        }
+        if hits(resetRate) {
+            draw.connectionFault = .reset
+            notes.append("connection reset before the answer (reset_rate \(Self.format(resetRate!)))")
+        } else if hits(closeRate) {
+            draw.connectionFault = .close
+            notes.append("connection closed with no answer (close_rate \(Self.format(closeRate!)))")
+        } else if hits(truncateRate) {
+            draw.connectionFault = .truncate
+            notes.append("answer cut short (truncate_rate \(Self.format(truncateRate!)))")
+        } else if hits(slowRate) {
+            let rate = slowBytesPerSecond ?? Self.defaultSlowBytesPerSecond
+            draw.connectionFault = .slowBody(bytesPerSecond: rate)
+            notes.append("body sent at \(rate) bytes/s (slow_rate \(Self.format(slowRate!)))")
+        }
+        if !notes.isEmpty {
+            let scope = routes.map { " on " + $0.map(\.text).joined(separator: ", ") } ?? ""
+            draw.note = notes.joined(separator: "; ") + scope
+        }
+        return draw
+    }
+
+    static let defaultSlowBytesPerSecond = 100
+
+    private static func format(_ rate: Double) -> String {
+        rate == rate.rounded() ? String(Int(rate)) : String(rate)
+    }
+
+    private static let fields = ["latency_ms", "error_rate", "error_status", "reset_rate", "close_rate", "truncate_rate",
+                                 "slow_rate", "slow_bytes_per_s", "apis", "routes"]
+
+    /// Reads one rule of a `PUT /_mock/faults` document; each field optional.
+    init(document: JSONValue, served: [String]) throws(Faults.Invalid) {
+        guard case let .object(object) = document else { throw Faults.Invalid(detail: "expected a JSON object") }
+        for key in object.keys where !Self.fields.contains(key) {
+            throw Faults.Invalid(detail: "unknown field \(key)")
+        }
+        func rate(_ field: String) throws(Faults.Invalid) -> Double? {
+            guard let value = object[field] else { return nil }
+            guard let rate = value.doubleValue, (0...1).contains(rate) else {
+                throw Faults.Invalid(detail: "\(field) must be from 0 to 1")
+            }
+            return rate
         }
         if let value = object["latency_ms"] {
             let bounds: [Double]
@@ -43,31 +136,54 @@ struct Faults: Equatable, Sendable {
             } else if let items = value.arrayValue, items.count == 2, let low = items[0].doubleValue, let high = items[1].doubleValue {
                 bounds = [low, high]
             } else {
-                throw Invalid(detail: "latency_ms must be [min,max] milliseconds")
+                throw Faults.Invalid(detail: "latency_ms must be [min,max] milliseconds")
             }
             guard bounds[0] >= 0, bounds[1] >= bounds[0], bounds[1] <= 600_000 else {
-                throw Invalid(detail: "latency_ms must satisfy 0 <= min <= max <= 600000")
+                throw Faults.Invalid(detail: "latency_ms must satisfy 0 <= min <= max <= 600000")
             }
             latency = bounds[0]...bounds[1]
         }
-        if let value = object["error_rate"] {
-            guard let rate = value.doubleValue, (0...1).contains(rate) else { throw Invalid(detail: "error_rate must be from 0 to 1") }
-            errorRate = rate
-        }
-        if let value = object["error_status"] {
-            guard let status = value.intValue, (400...599).contains(status) else {
-                throw Invalid(detail: "error_status must be an HTTP error status (400-599)")
+        /// A setting that goes with a rate: given alone, it hits every request; the rate alone
+        /// takes the setting's default.
+        func setting(_ field: String, of rateField: String, in range: ClosedRange<Int>, default fallback: Int,
+                     _ detail: String) throws(Faults.Invalid) -> (rate: Double?, value: Int?) {
+            var drawn = try rate(rateField)
+            var value: Int?
+            if let given = object[field] {
+                guard let number = given.intValue, range.contains(number) else { throw Faults.Invalid(detail: "\(field) must be \(detail)") }
+                value = number
+                drawn = drawn ?? 1.0
             }
-            errorStatus = status
-            errorRate = errorRate ?? 1.0
+            return drawn == nil ? (nil, nil) : (drawn, value ?? fallback)
         }
-        if errorRate != nil { errorStatus = errorStatus ?? 503 }
+        (errorRate, errorStatus) = try setting("error_status", of: "error_rate", in: 400...599, default: 503,
+                                               "an HTTP error status (400-599)")
+        resetRate = try rate("reset_rate")
+        closeRate = try rate("close_rate")
+        truncateRate = try rate("truncate_rate")
+        (slowRate, slowBytesPerSecond) = try setting("slow_bytes_per_s", of: "slow_rate", in: 1...1_000_000_000,
+                                                     default: Self.defaultSlowBytesPerSecond,
+                                                     "a whole number of bytes per second, at least 1")
         if let value = object["apis"] {
             guard let items = value.arrayValue, let names = Optional(items.compactMap(\.stringValue)), names.count == items.count else {
-                throw Invalid(detail: "apis must be an array of API names")
+                throw Faults.Invalid(detail: "apis must be an array of API names")
             }
-            for name in names where !served.contains(name) { throw Invalid(detail: "unknown or not served api \(name)") }
+            for name in names where !served.contains(name) { throw Faults.Invalid(detail: "unknown or not served api \(name)") }
             apis = names
+        }
+        if let value = object["routes"] {
+            guard let items = value.arrayValue, let texts = Optional(items.compactMap(\.stringValue)), texts.count == items.count,
+                  !texts.isEmpty else {
+                throw Faults.Invalid(detail: "routes must be an array of \"METHOD /path\" strings")
+            }
+            var patterns: [RoutePattern] = []
+            for text in texts {
+                guard let pattern = RoutePattern(text) else {
+                    throw Faults.Invalid(detail: "routes: \(text) is not METHOD /path (e.g. \"GET /api/thread/{id}\" or \"* /login\")")
+                }
+                patterns.append(pattern)
+            }
+            routes = patterns
         }
     }
 
@@ -83,8 +199,78 @@ struct Faults: Equatable, Sendable {
         }
         if let errorRate { writer.key("error_rate"); writer.double(errorRate) }
         if let errorStatus { writer.key("error_status"); writer.int(errorStatus) }
+        for (field, rate) in [("reset_rate", resetRate), ("close_rate", closeRate), ("truncate_rate", truncateRate),
+                              ("slow_rate", slowRate)] {
+            if let rate { writer.key(field); writer.double(rate) }
+        }
+        if let slowBytesPerSecond { writer.key("slow_bytes_per_s"); writer.int(slowBytesPerSecond) }
         if let apis { writer.key("apis"); writer.beginArray(); for api in apis { writer.string(api) }; writer.endArray() }
+        if let routes { writer.key("routes"); writer.beginArray(); for route in routes { writer.string(route.text) }; writer.endArray() }
         writer.endObject()
         return writer.bytes
+    }
+}
+
+/// `GET /api/thread/{id}`: a method (or `*`) and a path whose `{name}` segments match any one
+/// non-empty segment. Used by fault rules and stubs.
+struct RoutePattern: Equatable, Sendable {
+    /// nil: any method.
+    var method: String?
+    var path: PathPattern
+
+    init?(_ text: String) {
+        let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 2, let path = PathPattern(String(parts[1])) else { return nil }
+        method = parts[0] == "*" ? nil : String(parts[0]).uppercased()
+        self.path = path
+    }
+
+    var text: String { "\(method ?? "*") \(path.text)" }
+
+    func matches(method requested: String, path requestPath: String) -> Bool {
+        (method == nil || method == requested) && path.match(requestPath) != nil
+    }
+}
+
+/// A path with `{name}` segments; the request path is compared segment by segment, as sent.
+struct PathPattern: Equatable, Sendable {
+    let text: String
+    private let segments: [Substring]
+
+    init?(_ text: String) {
+        guard text.hasPrefix("/") else { return nil }
+        self.text = text
+        segments = text.split(separator: "/", omittingEmptySubsequences: false)
+    }
+
+    private static func isParameter(_ segment: Substring) -> Bool {
+        segment.count > 2 && segment.first == "{" && segment.last == "}"
+    }
+
+    var parameterNames: [String] {
+        segments.filter(Self.isParameter).map { String($0.dropFirst().dropLast()) }
+    }
+
+    /// True when some path matches both patterns.
+    func overlaps(_ other: PathPattern, caseInsensitive: Bool) -> Bool {
+        segments.count == other.segments.count && zip(segments, other.segments).allSatisfy { mine, theirs in
+            Self.isParameter(mine) || Self.isParameter(theirs) || (caseInsensitive ? mine.lowercased() == theirs.lowercased() : mine == theirs)
+        }
+    }
+
+    /// The values of the `{name}` segments, or nil when the path does not match.
+    func match(_ path: String) -> [String: String]? {
+        let pieces = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard pieces.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, piece) in zip(segments, pieces) {
+            if Self.isParameter(segment) {
+                guard !piece.isEmpty else { return nil }
+                parameters[String(segment.dropFirst().dropLast())] = String(piece)
+            } else if segment != piece {
+                return nil
+            }
+        }
+        return parameters
     }
 }

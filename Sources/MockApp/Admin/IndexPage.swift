@@ -12,6 +12,7 @@ struct IndexPage {
     struct API {
         var name: String
         var summary: APISummary
+        var endpoints: [String]
         var hasOpenAPIDocument: Bool
     }
 
@@ -63,6 +64,7 @@ struct IndexPage {
     var authority: Authority
     var lanAddresses: [String]
     var apis: [API]
+    var stubs: [Stub] = []
     var requests: Requests
     /// The `--state` file in use, nil when the state lives in memory only.
     var stateFile: String?
@@ -86,6 +88,7 @@ struct IndexPage {
         <main>
         \(header)
         \(apis.map(apiSection).joined(separator: "\n"))
+        \(stubsSection)
         \(requestsSection)
         \(footer)
         </main>
@@ -132,7 +135,7 @@ struct IndexPage {
         <div>
         <h3>Base URL</h3>
         \(baseURLs(summary.basePaths))
-        <p class="endpoints">\(escape(summary.endpoints))</p>
+        <p class="endpoints">\(escape(api.endpoints.joined(separator: ", ")))</p>
         \(summary.note.map { "<p class=\"note\">\(escape($0))</p>" } ?? "")
         \(api.hasOpenAPIDocument ? "<p><a href=\"/_mock/openapi/\(escape(api.name)).json\">OpenAPI document</a></p>" : "")
         </div>
@@ -178,6 +181,30 @@ struct IndexPage {
         """
     }
 
+    // MARK: Stubs
+
+    /// Only when there are stubs; each one that answers in place of a course route says so.
+    private var stubsSection: String {
+        guard !stubs.isEmpty else { return "" }
+        let rows = stubs.map { stub in
+            let overrides = stub.overrides.isEmpty ? ""
+                : "<br><span class=\"override\">overrides \(stub.overrides.map { "<code>\(escape($0))</code>" }.joined(separator: ", "))</span>"
+            return "<tr><td><code>\(escape(stub.route.text))</code>\(overrides)</td><td>\(stub.status)</td>"
+                + "<td class=\"detail\">\(escape(stub.source))</td></tr>"
+        }
+        return """
+        <section class="card" id="stubs">
+        <h2>Stubs <span class="tag">\(StubSet.name)</span></h2>
+        <p class="note">Matched before every course API, first match wins. \
+        <a href="/_mock/openapi/\(StubSet.name).json">OpenAPI document</a></p>
+        <div class="scroll"><table class="grid">
+        <thead><tr><th>route</th><th>status</th><th class="detail">from</th></tr></thead>
+        <tbody>\(rows.joined(separator: "\n"))</tbody>
+        </table></div>
+        </section>
+        """
+    }
+
     // MARK: Last requests
 
     private var requestsSection: String {
@@ -220,7 +247,7 @@ struct IndexPage {
     private func requestRow(_ entry: Journal.Entry) -> String {
         let target = entry.query.isEmpty ? entry.path : entry.path + "?" + entry.query
         return "<tr><td>\(clockTime(entry.at))</td><td>\(escape(entry.method))</td>"
-            + "<td class=\"path\"><code>\(escape(target))</code></td><td class=\"status s\(entry.status / 100)\">\(entry.status)</td>"
+            + "<td class=\"path\"><code>\(escape(target))</code></td><td class=\"status s\((entry.status ?? 500) / 100)\">\(entry.status.map(String.init) ?? "none")</td>"
             + "<td>\(escape(entry.api ?? "—"))</td></tr>"
     }
 

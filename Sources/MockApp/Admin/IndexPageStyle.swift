@@ -51,6 +51,7 @@ extension IndexPage {
     .urls code span { white-space: nowrap; }
     .endpoints, .also, .note, .muted { color: var(--muted); }
     .note { border-left: 0.25rem solid var(--accent); padding-left: 0.6rem; }
+    .override { color: var(--accent); font-size: 0.9em; }
     .scroll { overflow-x: auto; }
     .grid { width: 100%; }
     .grid th, .grid td { text-align: left; padding: 0.3rem 0.8rem 0.3rem 0; border-bottom: 1px solid var(--line); vertical-align: top; }

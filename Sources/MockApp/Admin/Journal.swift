@@ -12,7 +12,8 @@ final class Journal: @unchecked Sendable {
         var method: String
         var path: String
         var query: String
-        var status: Int
+        /// nil when no answer was sent (a connection reset or closed by an injected fault).
+        var status: Int?
         var durationMilliseconds: Double
         var requestBytes: Int
         var responseBytes: Int
@@ -38,7 +39,7 @@ final class Journal: @unchecked Sendable {
         guard capacity > 0 else { return }
         let request = exchange.request
         let entry = Entry(at: request.receivedAt, api: exchange.response.routeGroup, method: request.method, path: request.path,
-                          query: request.query ?? "", status: exchange.response.status,
+                          query: request.query ?? "", status: exchange.sentStatus,
                           durationMilliseconds: exchange.durationMilliseconds, requestBytes: request.body.count,
                           responseBytes: exchange.responseBytes, headers: request.headers,
                           bodyPrefix: request.body.prefix(Self.bodyPrefixLimit),
@@ -85,7 +86,7 @@ final class Journal: @unchecked Sendable {
             writer.key("method"); writer.string(entry.method)
             writer.key("path"); writer.string(entry.path)
             writer.key("query"); writer.string(entry.query)
-            writer.key("status"); writer.int(entry.status)
+            writer.key("status"); if let status = entry.status { writer.int(status) } else { writer.null() }
             writer.key("duration_ms"); writer.double((entry.durationMilliseconds * 1000).rounded() / 1000)
             writer.key("request_bytes"); writer.int(entry.requestBytes)
             writer.key("response_bytes"); writer.int(entry.responseBytes)

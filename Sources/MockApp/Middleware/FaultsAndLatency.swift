@@ -1,39 +1,65 @@
 import MockHTTP
 import MockKit
 
-/// Injected errors and latency (docs/admin.md#faults-and-latency): a course API's request may get
-/// the API's own fault answer instead of reaching it, and its answer, like any 405, may be held back.
+/// Injected faults and latency (docs/admin.md#faults-and-latency): a course API's or a stub's
+/// request may get an injected error or a broken connection instead of an answer, or a truncated
+/// or slow answer; its answer, like any 405, may be held back.
 struct FaultsAndLatency: Middleware {
     /// Set through `/_mock/faults`; `--latency` applies where they set none.
     let faults: Locked<Faults>
     let latency: ClosedRange<Double>?
 
     func respond(to request: RoutedRequest, next: (RoutedRequest) -> Response) -> Response {
-        switch request.route {
-        case .found:
-            guard let api = request.api else { return next(request) }
-            let active = faults.withLock { $0 }
-            var response: Response
-            if active.applies(to: api.name), let status = active.drawError() {
-                response = api.injectedFault(status: status)
-                response.explanation = "injected fault: \(status) set through /_mock/faults (DELETE /_mock/faults clears it)"
-                response.routeGroup = api.name
-            } else {
-                response = next(request)
+        let name: String, injectedFault: (Int) -> Response
+        if request.stub != nil {
+            (name, injectedFault) = (StubSet.name, StubSet.injectedFault)
+        } else {
+            switch request.route {
+            case .found:
+                guard let api = request.api else { return next(request) }
+                (name, injectedFault) = (api.name, api.injectedFault)
+            case let .methodNotAllowed(group, _):
+                var response = next(request)
+                response.delay += delay(rule(for: group.name, request.request))
+                return response
+            case .preflight, .notFound:
+                return next(request)
             }
-            response.delay = delay(for: api.name, faults: active)
-            return response
-        case let .methodNotAllowed(group, _):
-            var response = next(request)
-            response.delay = delay(for: group.name, faults: faults.withLock { $0 })
-            return response
-        case .preflight, .notFound:
-            return next(request)
         }
+        return serve(request, as: name, injectedFault: injectedFault, next: next)
     }
 
-    private func delay(for api: String, faults active: Faults) -> Double {
-        if let latency = active.latency, active.applies(to: api) { return Faults.delay(in: latency) }
+    /// A reset or a close stops the request before the handler sees it, so nothing changes; a
+    /// truncated or slow answer is the handler's own, changes made.
+    private func serve(_ request: RoutedRequest, as name: String, injectedFault: (Int) -> Response,
+                       next: (RoutedRequest) -> Response) -> Response {
+        let rule = rule(for: name, request.request)
+        let draw = rule?.draw() ?? FaultRule.Draw()
+        var response: Response
+        if let status = draw.errorStatus {
+            response = injectedFault(status)
+            response.routeGroup = name
+        } else if draw.connectionFault == .reset || draw.connectionFault == .close {
+            response = Response(status: 0)
+            response.routeGroup = name
+        } else {
+            response = next(request)
+        }
+        response.connectionFault = draw.connectionFault
+        if let note = draw.note {
+            response.explanation = "injected fault: \(note), set through /_mock/faults (DELETE /_mock/faults clears it)"
+        }
+        response.delay += delay(rule)
+        return response
+    }
+
+    private func rule(for name: String, _ request: Request) -> FaultRule? {
+        faults.withLock { $0.rule(for: name, method: request.method, path: request.path) }
+    }
+
+    /// The rule's latency where it sets one, else `--latency`.
+    private func delay(_ rule: FaultRule?) -> Double {
+        if let latency = rule?.latency { return Faults.delay(in: latency) }
         return latency.map(Faults.delay) ?? 0
     }
 }

@@ -5,8 +5,10 @@ import MockKit
 struct RoutedRequest {
     var request: Request
     let route: RouteMatch
-    /// The course API whose table has the path; nil for the control surface and unknown paths.
+    /// The course API whose table has the path; nil for the control surface, unknown paths and stubs.
     let api: (any MockAPI)?
+    /// The stub that answers instead of the route.
+    var stub: StubMatch? = nil
 }
 
 /// One concern of the app around every answer (CORS, faults and latency, persistence, journal,

@@ -1,0 +1,141 @@
+import Foundation
+import MockHTTP
+import MockKit
+
+/// One stub (docs/admin.md#stubs): a request to match and the answer to give, written by a TA in
+/// a JSON file under `Seed/stubs/` or sent to `PUT /_mock/stubs`.
+struct Stub: Sendable {
+    /// `Seed/stubs/courses.json:3:5`, or `PUT /_mock/stubs`.
+    var source: String
+    var route: RoutePattern
+    /// Conditions beyond method and path; every one must hold.
+    var query: [(name: String, value: String)] = []
+    var headers: [(name: String, value: String)] = []
+    var bodyContains: String?
+
+    var status: Int
+    var reason: String?
+    var answerHeaders: [(name: String, value: Template)] = []
+    var body: Body
+    /// Seconds.
+    var delay: Double = 0
+    /// Course routes this stub answers in their place: `threads GET /api/threads`.
+    var overrides: [String] = []
+
+    enum Body: Sendable {
+        /// Inline JSON: substitutions happen inside its strings, so the answer stays valid JSON.
+        case json(JSONValue)
+        /// Inline text, or a file's text: substitutions go in as they are.
+        case text(Template)
+        /// A file that is not UTF-8 text, sent as it is.
+        case bytes([UInt8])
+    }
+
+    /// The path parameters when the request matches, else nil.
+    func match(_ request: Request, query pairs: [(String, String)]) -> [String: String]? {
+        guard route.method == nil || route.method == request.method, let parameters = route.path.match(request.path) else {
+            return nil
+        }
+        for condition in query where FormDecoding.last(condition.name, in: pairs) != condition.value { return nil }
+        for condition in headers where request.headers[condition.name] != condition.value { return nil }
+        if let bodyContains, !request.body.contains(Array(bodyContains.utf8)) { return nil }
+        return parameters
+    }
+
+    func answer(path: [String: String], query pairs: [(String, String)]) -> Response {
+        let values = Template.Values(path: path, query: pairs)
+        var response = Response(status: status, reason: reason)
+        var contentType: String
+        switch body {
+        case let .json(value):
+            response.body = JSONWriter.encode(Self.substitute(value, values))
+            contentType = Response.jsonType
+        case let .text(template):
+            response.body = Array(template.render(values).utf8)
+            contentType = "text/plain; charset=utf-8"
+        case let .bytes(bytes):
+            response.body = bytes
+            contentType = "application/octet-stream"
+        }
+        if case let .text(template) = body, template.isJSONFile { contentType = Response.jsonType }
+        for (name, value) in answerHeaders {
+            response.headers.add(name, value.render(values))
+        }
+        if !response.headers.contains("Content-Type") && !response.body.isEmpty {
+            response.headers.add("Content-Type", contentType)
+        }
+        return response
+    }
+
+    private static func substitute(_ value: JSONValue, _ values: Template.Values) -> JSONValue {
+        switch value {
+        case let .string(text): return .string(Template(text).render(values))
+        case let .array(items): return .array(items.map { substitute($0, values) })
+        case let .object(object): return .object(JSONObject(object.members.map { ($0.key, substitute($0.value, values)) }))
+        default: return value
+        }
+    }
+}
+
+/// Text with `{{path.name}}` and `{{query.name}}` in it.
+struct Template: Sendable {
+    private enum Piece: Sendable {
+        case text(String)
+        case path(String)
+        case query(String)
+    }
+
+    private var pieces: [Piece] = []
+    /// Read from a `.json` file: answered as JSON.
+    var isJSONFile = false
+
+    struct Values {
+        var path: [String: String]
+        var query: [(String, String)]
+    }
+
+    /// Splits the text; `{{` without a known kind of name stays as it is.
+    init(_ text: String) {
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{") {
+            guard let close = rest[open.upperBound...].range(of: "}}") else { break }
+            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            let piece: Piece? = name.hasPrefix("path.") ? .path(String(name.dropFirst(5)))
+                : name.hasPrefix("query.") ? .query(String(name.dropFirst(6))) : nil
+            if let piece {
+                pieces.append(.text(String(rest[..<open.lowerBound])))
+                pieces.append(piece)
+            } else {
+                pieces.append(.text(String(rest[..<close.upperBound])))
+            }
+            rest = rest[close.upperBound...]
+        }
+        pieces.append(.text(String(rest)))
+    }
+
+    /// Path parameters the text names, to check them against the stub's path when it loads.
+    var pathNames: [String] {
+        pieces.compactMap { if case let .path(name) = $0 { return name } else { return nil } }
+    }
+
+    /// A missing query parameter becomes empty text.
+    func render(_ values: Values) -> String {
+        var text = ""
+        for piece in pieces {
+            switch piece {
+            case let .text(literal): text += literal
+            case let .path(name): text += values.path[name].flatMap { FormDecoding.percentDecode($0, plusAsSpace: false) } ?? ""
+            case let .query(name): text += FormDecoding.last(name, in: values.query) ?? ""
+            }
+        }
+        return text
+    }
+}
+
+extension JSONWriter {
+    static func encode(_ value: JSONValue) -> [UInt8] {
+        var writer = JSONWriter(escapeSlash: false)
+        writer.value(value)
+        return writer.bytes
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import MockHTTP
+import TestSupport
+import XCTest
+
+/// Bodies over `--max-body` on each API's paths: answered in that API's own error format with 413,
+/// the body never read, the connection closed; elsewhere the HTTP layer's plain text.
+final class SizeLimitTests: XCTestCase {
+    private var server: TestServer!
+
+    override func setUpWithError() throws {
+        server = try TestServer { $0.limits.maxBody = 1024 }
+    }
+
+    override func tearDown() {
+        server = nil
+    }
+
+    /// Sends a head declaring `length` bytes (and only the first bytes of the body), reads the answer.
+    private func refused(_ method: String, _ target: String, length: Int = 2000, chunked: Bool = false,
+                         file: StaticString = #filePath, line: UInt = #line) throws -> ClientResponse {
+        let client = try server.connect()
+        let framing = chunked ? "Transfer-Encoding: chunked\r\n\r\n800\r\n" : "Content-Length: \(length)\r\n\r\n"
+        client.send("\(method) \(target) HTTP/1.1\r\nHost: test\r\n\(framing)" + String(repeating: "x", count: 100))
+        let response = try client.readResponse()
+        XCTAssertEqual(response.status, 413, target, file: file, line: line)
+        XCTAssertEqual(response.headers["Connection"], "close", target, file: file, line: line)
+        XCTAssertTrue(client.isClosedByServer(), "closed without reading the body: \(target)", file: file, line: line)
+        return response
+    }
+
+    private static let limit = "Request body is larger than 1024 bytes."
+
+    func testEachAPIAnswersInItsOwnFormat() throws {
+        let threads = try refused("POST", "/api/thread/add")
+        XCTAssertEqual(threads.text, #"{"status":"error","message":"\#(Self.limit)"}"#)
+        XCTAssertEqual(threads.headers["Content-Type"], "application/json; charset=utf-8")
+        XCTAssertEqual(threads.headers["Access-Control-Allow-Origin"], "*")
+
+        let products = try refused("GET", "/login")
+        XCTAssertEqual(products.text, #"{"status":"FAILED","message":"\#(Self.limit)"}"#)
+        XCTAssertEqual(products.headers["Content-Type"], "application/json")
+
+        let wsuv = try refused("POST", "/~cs458/cgi-bin/add-tweet.cgi")
+        XCTAssertEqual(wsuv.body, [])
+        XCTAssertEqual(wsuv.headers["Content-Type"], "application/json; charset=utf-8")
+
+        let cse118 = try refused("POST", "/api/v2/login")
+        XCTAssertEqual(cse118.text, #"{"message":"request entity too large","status":413}"#)
+
+        let otp = try refused("POST", "/api/verify_code", chunked: true)
+        XCTAssertEqual(otp.text, #"{"error_code":"request_too_large","error_message":"\#(Self.limit)","status":"error"}"#)
+    }
+
+    func testAMethodThePathDoesNotTakeStillGetsTheAPIsFormat() throws {
+        let response = try refused("PUT", "/api/login", length: 1 << 40)
+        XCTAssertEqual(response.text, #"{"status":"error","message":"\#(Self.limit)"}"#)
+    }
+
+    func testPathsNoAPIServesGetPlainText() throws {
+        for target in ["/nowhere", "/_mock/state/threads"] {
+            let response = try refused("PUT", target)
+            XCTAssertEqual(response.text, Self.limit + "\n")
+            XCTAssertEqual(response.headers["Content-Type"], "text/plain; charset=utf-8")
+        }
+    }
+
+    func testTheRefusalIsInTheJournal() throws {
+        _ = try refused("POST", "/api/signup")
+        let journal = try server.request("GET", "/_mock/requests?limit=1")
+        XCTAssertTrue(journal.text.contains(#""method":"POST","path":"/api/signup","query":"","status":413"#), journal.text)
+    }
+}
