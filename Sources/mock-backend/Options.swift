@@ -17,6 +17,7 @@ struct Options {
     var otpTTL = 600
     var wsuvTimeZone = "America/Los_Angeles"
     var maxBody = 16 * 1024 * 1024
+    var maxConnectionsPerAddress: Int?
     var adminToken: String?
     var journal = 1000
     var quiet = false
@@ -36,7 +37,7 @@ struct Options {
         ("--state", "MOCK_STATE"), ("--latency", "MOCK_LATENCY"), ("--otp-code", "MOCK_OTP_CODE"),
         ("--otp-ttl", "MOCK_OTP_TTL"), ("--wsuv-tz", "MOCK_WSUV_TZ"), ("--max-body", "MOCK_MAX_BODY"),
         ("--admin-token", "MOCK_ADMIN_TOKEN"), ("--journal", "MOCK_JOURNAL"), ("--log-format", "MOCK_LOG_FORMAT"),
-        ("--poller", "MOCK_POLLER"),
+        ("--poller", "MOCK_POLLER"), ("--max-connections-per-address", "MOCK_MAX_CONNECTIONS_PER_ADDRESS"),
     ]
 
     init(arguments: [String], environment: [String: String]) throws(UsageError) {
@@ -99,6 +100,7 @@ struct Options {
         stubsDirectory = values["--stubs"]
         otpTTL = try integer("--otp-ttl", 1...31_536_000) ?? otpTTL
         maxBody = try integer("--max-body", 1...(1 << 40)) ?? maxBody
+        maxConnectionsPerAddress = try integer("--max-connections-per-address", 1...1_000_000)
         journal = try integer("--journal", 0...1_000_000) ?? journal
         adminToken = values["--admin-token"]
         if let only = values["--only"] {
@@ -170,6 +172,9 @@ struct Options {
       --otp-ttl SECONDS     one-time code lifetime, at least 1 [MOCK_OTP_TTL] (default 600)
       --wsuv-tz ZONE        WSUV Twitter time zone [MOCK_WSUV_TZ] (default America/Los_Angeles)
       --max-body BYTES      largest request body [MOCK_MAX_BODY] (default 16777216)
+      --max-connections-per-address N
+                            connections one client address may hold [MOCK_MAX_CONNECTIONS_PER_ADDRESS]
+                            (default 1000, at most half of all connections)
       --admin-token T       require this token on /_mock/… [MOCK_ADMIN_TOKEN]
       --journal N           requests kept for /_mock/requests, 0 = off [MOCK_JOURNAL] (default 1000)
       --quiet               no line per request [MOCK_QUIET=1]
