@@ -1,10 +1,10 @@
 import MockHTTP
 import MockKit
 
-/// The JSON shapes of the OTP API. Contract §1: keys sorted by code point in every object of the
+/// The JSON shapes of the OTP API. docs/apis/otp.md#rules-shared-by-the-three-endpoints: keys sorted by code point in every object of the
 /// three endpoints, so the properties are declared in that order.
 
-/// The user object of contract §6, `tos_accpted` misspelt as the real server spelt it.
+/// The user object (docs/apis/otp.md#endpoints), `tos_accpted` misspelt as the real server spelt it.
 struct OTPUserShape: Encodable {
     var accounts: [OTPAccount]?
     var driversLicense = JSONValue.null
@@ -53,7 +53,7 @@ struct OTPUserAnswer: Encodable {
     var user: OTPUserShape
 }
 
-/// One entry of `GET /_mock/otp/outbox`, keys in admin.md's order.
+/// One entry of `GET /_mock/otp/outbox`, keys in docs/admin.md's order.
 struct OTPOutboxShape: Encodable {
     var phone: String
     var code: String

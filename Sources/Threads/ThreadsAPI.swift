@@ -2,7 +2,7 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// UNC Charlotte ITIS/CS 4180 message threads (contract: threads.md).
+/// UNC Charlotte ITIS/CS 4180 message threads (docs/apis/threads.md).
 ///
 /// | method            | path                              | auth | fields                         |
 /// |-------------------|-----------------------------------|------|--------------------------------|
@@ -204,7 +204,7 @@ public final class ThreadsAPI: CourseAPI {
         return Caller(token: key, userID: record.userID, isLegacy: record.isLegacy)
     }
 
-    /// Authorization comes before the body is read (contract §1 check order).
+    /// Authorization comes before the body is read (docs/apis/threads.md#how-requests-are-read).
     private func authorizeOnly(_ request: Request) throws(ThreadsError) {
         _ = try state.read { state, _ throws(ThreadsError) in try authorize(request, in: state) }
     }

@@ -145,7 +145,7 @@ public struct ThreadsState {
 // MARK: Seed format
 
 extension ThreadsState {
-    /// Reads and checks a seed or state document (`Seed/threads.json`, contract §6).
+    /// Reads and checks a seed or state document (`Seed/threads.json`, docs/apis/threads.md#accounts).
     init(seed document: JSONValue) throws(SeedError) {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
@@ -294,7 +294,7 @@ struct ThreadsSeedFile: Encodable {
 
 // MARK: Tokens
 
-/// Mints the JWT-shaped tokens of contract §2. The signature is random: tokens are validated by
+/// Mints the JWT-shaped tokens (docs/apis/threads.md#endpoints). The signature is random: tokens are validated by
 /// looking the whole string up, which is also what makes a reset invalidate them.
 enum ThreadsToken {
     static let header = "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9"
