@@ -21,6 +21,7 @@ struct Options {
     var adminToken: String?
     var journal = 1000
     var quiet = false
+    var watch = false
     var logFormat = RequestLog.Format.text
     var poller = PollerKind.available[0]
     var healthcheck: String??
@@ -48,6 +49,9 @@ struct Options {
         if let quiet = environment["MOCK_QUIET"], !["", "0", "false", "no"].contains(quiet.lowercased()) {
             self.quiet = true
         }
+        if let watch = environment["MOCK_WATCH"], !["", "0", "false", "no"].contains(watch.lowercased()) {
+            self.watch = true
+        }
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -61,6 +65,7 @@ struct Options {
             case "--help", "-h": showHelp = true
             case "--version": showVersion = true
             case "--quiet", "-q": quiet = true
+            case "--watch": watch = true
             case "--healthcheck":
                 if let inline {
                     healthcheck = .some(inline)
@@ -178,6 +183,7 @@ struct Options {
       --admin-token T       require this token on /_mock/… [MOCK_ADMIN_TOKEN]
       --journal N           requests kept for /_mock/requests, 0 = off [MOCK_JOURNAL] (default 1000)
       --quiet               no line per request [MOCK_QUIET=1]
+      --watch               reload a seed or stub file when it changes (polled every second) [MOCK_WATCH=1]
       --log-format F        text or json [MOCK_LOG_FORMAT] (default text)
       --poller P            epoll (Linux's default) or poll (macOS's only one) [MOCK_POLLER]
       --healthcheck [URL]   ask a running server's /_mock/health; exit 0 if healthy, 1 if not

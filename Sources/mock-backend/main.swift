@@ -114,5 +114,7 @@ do {
 }
 
 Banner.print(server: server, apis: apis, seed: seed, stubs: stubs, options: options)
+let watcher = options.watch ? SeedWatcher(seed: seed, apis: apis, stubs: stubs) : nil
+watcher?.start()
 
 dispatchMain()
