@@ -292,6 +292,17 @@ enum Sys {
         }
     }
 
+    /// True when the last failed call on this thread failed because the peer reset the connection.
+    static func lastCallWasReset() -> Bool {
+        errno == ECONNRESET
+    }
+
+    /// Makes the next close send a reset instead of an orderly end of stream (SO_LINGER, zero timeout).
+    static func resetOnClose(_ fd: Int32) {
+        var zeroLinger = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &zeroLinger, socklen_t(MemoryLayout<linger>.size))
+    }
+
     static func shutdownWrite(_ fd: Int32) {
         shutdown(fd, OS.shutWrite)
     }

@@ -45,6 +45,7 @@ struct sockaddr_storage {
 #define SOCK_STREAM 1
 #define SOL_SOCKET 0xffff
 #define SO_REUSEADDR 0x0004
+#define SO_LINGER 0x0080
 #define SO_SNDTIMEO 0x1005
 #define SO_RCVTIMEO 0x1006
 #define SO_NOSIGPIPE 0x1022
@@ -55,6 +56,10 @@ struct sockaddr_storage {
 #define SHUT_WR 1
 int socket(int, int, int);
 int setsockopt(int, int, int, const void *, socklen_t);
+struct linger {
+    int l_onoff;
+    int l_linger;
+};
 int bind(int, const struct sockaddr *, socklen_t);
 int listen(int, int);
 int accept(int, struct sockaddr *__restrict, socklen_t *__restrict);
@@ -187,6 +192,7 @@ extern int *__error(void);
 #define EWOULDBLOCK EAGAIN
 #define EADDRINUSE 48
 #define ECONNABORTED 53
+#define ECONNRESET 54
 #define ENOBUFS 55
 
 // sys/signal.h (SIG_IGN is a cast the importer skips: the overlay defines it)
