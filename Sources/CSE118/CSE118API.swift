@@ -2,7 +2,7 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// UC Santa Cruz CSE 118 "cse118.com" Slack-like API (contract: cse118.md), served identically
+/// UC Santa Cruz CSE 118 "cse118.com" Slack-like API (docs/apis/cse118.md), served identically
 /// under `/api/v2` and `/api/v1`, trailing slash tolerated.
 ///
 /// | #  | method | path                                | who                       | input        |
@@ -59,7 +59,7 @@ public final class CSE118API: CourseAPI {
     public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
         let document = try Self.seedDocument(in: seed)
         let initial = try CSE118State(seed: document)
-        // A reset drops every token, those of a loaded state document included (contract §7).
+        // A reset drops every token, those of a loaded state document included (docs/apis/cse118.md#reset).
         state = SeededStore(seed: initial) { seed in
             var fresh = seed
             fresh.forgetTokens()
@@ -222,7 +222,8 @@ public final class CSE118API: CourseAPI {
 
     // MARK: Authorization and helpers
 
-    /// Runs an endpoint under the state lock in the contract's check order: token, then the
+    /// Runs an endpoint under the state lock in the check order of docs/apis/cse118.md#errors: token,
+    /// then the
     /// path id, query and body (read before taking the lock), then whatever the endpoint checks.
     private func withCaller(_ request: Request, pathID: Bool = false, takesMid: Bool = false,
                             body schema: CSE118Input.BodySchema? = nil,

@@ -1,7 +1,7 @@
 import MockHTTP
 import MockKit
 
-/// Every error the cse118 API answers (contract §2 and §5), in one place.
+/// Every error the cse118 API answers (docs/apis/cse118.md#errors), in one place.
 /// The body is `{"message":"…","status":N}`, except validation failures, which carry the
 /// express-openapi-validator envelope `{"message":"…","errors":[…],"status":400}`.
 public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {

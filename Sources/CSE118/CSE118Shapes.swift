@@ -1,4 +1,4 @@
-/// The JSON shapes of the cse118 API (contract §2 and §3), keys in declaration order.
+/// The JSON shapes of the cse118 API (docs/apis/cse118.md#endpoints), keys in declaration order.
 enum CSE118Shape {
     struct Login: Encodable {
         var id: String

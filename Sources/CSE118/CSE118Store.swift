@@ -109,7 +109,7 @@ public struct CSE118State {
         workspaces[workspaceID]?.members.contains(memberID) == true
     }
 
-    /// Ascending by lower-cased name, ties by id (contract §4).
+    /// Ascending by lower-cased name, ties by id (docs/apis/cse118.md#endpoints).
     func sortedByName(_ ids: some Sequence<String>) -> [CSE118Shape.Member] {
         ids.compactMap { member($0) }.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
             .map { CSE118Shape.Member(id: $0.id, name: $0.name) }
@@ -122,7 +122,7 @@ public struct CSE118State {
         changes.touch(.row("tokens", "token", .string(token)))
     }
 
-    /// A reset ends every token, those of a loaded state document included (contract §7).
+    /// A reset ends every token, those of a loaded state document included (docs/apis/cse118.md#reset).
     mutating func forgetTokens() {
         tokens = [:]
     }
@@ -188,14 +188,14 @@ public struct CSE118State {
         changes.touch(Self.path(workspace: workspaceID))
     }
 
-    /// Their messages stay in the workspace (contract §4).
+    /// Their messages stay in the workspace (docs/apis/cse118.md#endpoints).
     mutating func removeMember(_ memberID: String, from workspaceID: String) {
         workspaces[workspaceID]?.members.removeAll { $0 == memberID }
         visibleTo[memberID]?.removeAll { $0 == workspaceID }
         changes.touch(Self.path(workspace: workspaceID))
     }
 
-    /// `PUT /reset` for one caller (contract §7): the workspaces they created go, their fixture
+    /// `PUT /reset` for one caller (docs/apis/cse118.md#reset): the workspaces they created go, their fixture
     /// workspaces come back exactly as seeded, at their seed positions. Nothing else changes.
     /// Written as the whole workspace list, since fixtures return to places in the middle of it.
     mutating func restoreFixtures(of caller: String) {
@@ -245,7 +245,7 @@ extension CSE118State.Message {
 // MARK: Seed format
 
 extension CSE118State {
-    /// Reads and checks a seed or state document (`Seed/cse118.json`, contract §8).
+    /// Reads and checks a seed or state document (`Seed/cse118.json`, docs/apis/cse118.md#accounts).
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
         let memberNodes = try root.array("members"), workspaceNodes = try root.array("workspaces")
@@ -403,7 +403,7 @@ struct CSE118SeedFile: Encodable {
 
 // MARK: Tokens
 
-/// Mints the opaque JWT-shaped tokens of contract §2: validated only by looking them up.
+/// Mints the opaque JWT-shaped tokens of docs/apis/cse118.md#accounts: validated only by looking them up.
 enum CSE118Token {
     /// `{"alg":"HS256","typ":"JWT"}`
     static let header = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"

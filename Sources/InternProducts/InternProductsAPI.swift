@@ -2,7 +2,7 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// Endava School of iOS "InternProducts" LocalBackend (contract: internproducts.md).
+/// Endava School of iOS "InternProducts" LocalBackend (docs/apis/internproducts.md).
 /// Paths match case-insensitively; parameters come from the query only; every answer is 200.
 ///
 /// | method    | path      | query                        | answer                                  |

@@ -1,7 +1,8 @@
 import MockHTTP
 import MockKit
 
-/// Every FAILED answer of the InternProducts API (contract §2–§4, admin.md Faults), in one place.
+/// Every FAILED answer of the InternProducts API (docs/apis/internproducts.md#endpoints,
+/// docs/admin.md#faults-and-latency), in one place.
 /// The body is always `{"status":"FAILED","message":"…"}`; the status is 200 except for 405 and
 /// injected faults.
 public enum InternProductsError: HTTPStatusError {

@@ -1,4 +1,5 @@
-/// The JSON shapes of the InternProducts API (contract §2–§4), keys in declaration order;
+/// The JSON shapes of the InternProducts API (docs/apis/internproducts.md#endpoints), keys in
+/// declaration order;
 /// `status` always comes first.
 extension InternProductsAPI {
     struct Failed: Encodable {

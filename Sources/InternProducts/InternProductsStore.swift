@@ -38,7 +38,7 @@ public struct InternProductsState {
 
     func isLive(token: String) -> Bool { tokens.contains(ExactText(token)) }
 
-    /// Creates the user with a fresh token (contract §5); nil when the name is taken.
+    /// Creates the user with a fresh token (docs/apis/internproducts.md#tokens); nil when the name is taken.
     mutating func register(username: String, password: String, at now: Date) -> String? {
         guard userIndex[ExactText(username)] == nil else { return nil }
         let token = InternProductsToken.mint(at: now) { tokens.contains(ExactText($0)) }
@@ -69,7 +69,8 @@ extension InternProductsState {
     static let earliestDate = 1_609_459_200 // 2021-01-01T00:00:00Z
     static let latestDate = 1_672_531_199 // 2022-12-31T23:59:59Z
 
-    /// Reads and checks a seed or state document (contract §6). Users without a `loginToken` get
+    /// Reads and checks a seed or state document (docs/apis/internproducts.md#seed-reset-and-state).
+    /// Users without a `loginToken` get
     /// one minted at `now`.
     init(seed document: JSONValue, images: InternProductsImages, now: Date) throws(SeedError) {
         let root = try SeedNode(document).object()
@@ -118,7 +119,7 @@ extension InternProductsState {
         productsBody = OrderedJSON.encode(InternProductsAPI.ProductList(products: shapes), escapeSlash: true)
     }
 
-    /// One product, checked against contract §4.
+    /// One product, checked against docs/apis/internproducts.md#seed-reset-and-state.
     private static func product(_ node: SeedNode, images: InternProductsImages) throws(SeedError) -> Product {
         let item = try node.object()
 
@@ -227,7 +228,8 @@ extension InternProductsState: LoggedState {
 
 // MARK: Tokens
 
-/// Login tokens of contract §5: seconds since 2001-01-01 UTC with six decimals, the last never 0,
+/// Login tokens (docs/apis/internproducts.md#tokens): seconds since 2001-01-01 UTC with six decimals,
+/// the last never 0,
 /// so that a client's `Double` prints the same text back.
 enum InternProductsToken {
     /// The first free microsecond at or after `now` whose last digit is not 0, as a token.

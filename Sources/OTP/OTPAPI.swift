@@ -2,7 +2,7 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// UC Davis ECS 189E one-time-code login and wallet user (contract: otp.md).
+/// UC Davis ECS 189E one-time-code login and wallet user (docs/apis/otp.md).
 ///
 /// | method | path                          | auth          | body (JSON, whatever Content-Type) |
 /// |--------|-------------------------------|---------------|------------------------------------|
@@ -48,7 +48,8 @@ public final class OTPAPI: CourseAPI {
         OTPSeedFile(state.directory)
     }
 
-    /// A load replaces users and tokens; pending codes and the outbox stay (contract §8). A reset
+    /// A load replaces users and tokens; pending codes and the outbox stay
+    /// (docs/apis/otp.md#control-surface). A reset
     /// goes back to the seed users and tokens, with no pending codes and an empty outbox.
     public func loadingSeed(_ seed: OTPDirectory) -> ((inout OTPState) -> Void)? {
         { $0.directory = seed }
@@ -92,7 +93,8 @@ public final class OTPAPI: CourseAPI {
 
     private func user(_ request: Request) throws(OTPError) -> Response {
         let token = (request.headers["x-authtoken"] ?? "").trimmingCharacters(in: [" ", "\t"])
-        // The token is checked before the body is read (decision 17).
+        // The token is checked before the body is read
+        // (docs/apis/otp.md#rules-shared-by-the-three-endpoints).
         try requireLiveToken(token)
         let body = try OTPBody(request)
         var name: String?

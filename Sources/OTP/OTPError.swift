@@ -1,7 +1,7 @@
 import MockHTTP
 import MockKit
 
-/// Every error the OTP API answers (contract §5), in one place. The body is always the flat
+/// Every error the OTP API answers (docs/apis/otp.md#errors), in one place. The body is always the flat
 /// `{"error_code":"…","error_message":"…","status":"error"}`, and the status 200: the client reads
 /// only the body. The 405 is the one exception.
 public enum OTPError: APIError, MethodNotAllowedCase, Equatable {

@@ -1,7 +1,8 @@
 import MockHTTP
 import MockKit
 
-/// A request body as contract §1 reads it: JSON whatever `Content-Type` says (the course's client
+/// A request body as docs/apis/otp.md#rules-shared-by-the-three-endpoints reads it: JSON whatever
+/// `Content-Type` says (the course's client
 /// sends none, so URLSession labels it a form); empty or only whitespace is `{}`.
 struct OTPBody {
     let object: JSONObject
@@ -31,7 +32,7 @@ struct OTPBody {
     }
 }
 
-/// US phone numbers in the forms of contract §2, normalised to `+1` and ten digits.
+/// US phone numbers in the forms of docs/apis/otp.md#phone-numbers, normalised to `+1` and ten digits.
 enum PhoneNumber {
     private static let separators: Set<Unicode.Scalar> = [" ", "-", ".", "(", ")"]
 

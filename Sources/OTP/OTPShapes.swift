@@ -1,10 +1,12 @@
 import MockHTTP
 import MockKit
 
-/// The JSON shapes of the OTP API. Contract §1: keys sorted by code point in every object of the
+/// The JSON shapes of the OTP API (docs/apis/otp.md#rules-shared-by-the-three-endpoints): keys sorted by
+/// code point in every object of the
 /// three endpoints, so the properties are declared in that order.
 
-/// The user object of contract §6, `tos_accpted` misspelt as the real server spelt it.
+/// The user object (docs/apis/otp.md#post-apiuser-header-x-authtoken), `tos_accpted` misspelt as the
+/// real server spelt it.
 struct OTPUserShape: Encodable {
     var accounts: [OTPAccount]?
     var driversLicense = JSONValue.null

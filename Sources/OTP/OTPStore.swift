@@ -1,7 +1,8 @@
 import MockHTTP
 import MockKit
 
-/// One wallet account, three strings kept exactly as the client sent them (contract §6).
+/// One wallet account, three strings kept exactly as the client sent them
+/// (docs/apis/otp.md#post-apiuser-header-x-authtoken).
 struct OTPAccount: Encodable, Equatable {
     var id: String
     var amount: String
@@ -11,7 +12,8 @@ struct OTPAccount: Encodable, Equatable {
         case id = "ID", amount, name
     }
 
-    /// A posted or seeded account list (contract §7 row 4); other keys of an account are dropped.
+    /// A posted or seeded account list (docs/apis/otp.md#post-apiuser-header-x-authtoken); other keys of
+    /// an account are dropped.
     static func list(_ node: SeedNode) throws(SeedError) -> [OTPAccount] {
         var accounts: [OTPAccount] = []
         for item in try node.array() {
@@ -118,7 +120,8 @@ public struct OTPState {
         var expiresAtMillis: Int
     }
 
-    /// Wrong codes a pending code takes before it is locked (contract §4, decision 8).
+    /// Wrong codes a pending code takes before it is locked
+    /// (docs/apis/otp.md#post-apiverify_code-e164_phone_numbercode).
     static let attemptLimit = 5
     static let outboxLimit = 1_000
 
@@ -139,7 +142,8 @@ public struct OTPState {
         if outbox.count > Self.outboxLimit { outbox.removeFirst(outbox.count - Self.outboxLimit) }
     }
 
-    /// Contract §4 rows 5–8: a right code is used up; a wrong one counts towards the lock.
+    /// docs/apis/otp.md#post-apiverify_code-e164_phone_numbercode: a right code is used up; a wrong one
+    /// counts towards the lock.
     mutating func consumeCode(of phone: String, attempt: String, nowMillis: Int) throws(OTPError) {
         guard var pending = pendingCodes[phone] else { throw .incorrectCode }
         guard nowMillis < pending.expiresAtMillis, pending.failedAttempts < Self.attemptLimit else { throw .codeExpired }
@@ -182,7 +186,8 @@ enum OTPSecret {
 // MARK: Seed format
 
 extension OTPDirectory {
-    /// Reads and checks a seed or state document (`Seed/otp.json`, contract §8).
+    /// Reads and checks a seed or state document (`Seed/otp.json`,
+    /// docs/apis/otp.md#accounts-the-seed-seedotpjson).
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
         let userNodes = try root.array("users")

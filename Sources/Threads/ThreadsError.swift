@@ -1,7 +1,7 @@
 import MockHTTP
 import MockKit
 
-/// Every error the threads API answers, with its status and text (contract §5), in one place.
+/// Every error the threads API answers, with its status and text (docs/apis/threads.md#errors), in one place.
 /// The body is always `{"status":"error","message":"…"}`.
 public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
     case invalidJSON

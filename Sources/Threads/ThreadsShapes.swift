@@ -1,4 +1,4 @@
-/// The JSON shapes of the threads API (contract §3), keys in declaration order.
+/// The JSON shapes of the threads API (docs/apis/threads.md#endpoints), keys in declaration order.
 
 struct Creator: Encodable {
     var fname: String

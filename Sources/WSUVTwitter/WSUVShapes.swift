@@ -1,4 +1,4 @@
-/// The JSON answers of the five scripts (contract §4), keys in declaration order.
+/// The JSON answers of the five scripts (docs/apis/wsuv-twitter.md#endpoints), keys in declaration order.
 
 struct TweetShape: Encodable {
     var tweet_id: Int

@@ -2,7 +2,7 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// WSU Vancouver CS 458 "WSUV Twitter" (contract: wsuv-twitter.md): five Perl CGI scripts on one
+/// WSU Vancouver CS 458 "WSUV Twitter" (docs/apis/wsuv-twitter.md): five Perl CGI scripts on one
 /// SQLite database, each under four prefixes. The scripts never looked at the method.
 ///
 /// | script          | parameters                          | answer                                   |

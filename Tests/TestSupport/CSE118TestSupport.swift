@@ -45,7 +45,7 @@ public struct CSE118Seed {
     }
 }
 
-/// Accounts of the seed (contract §8).
+/// Accounts of the seed (docs/apis/cse118.md#accounts).
 public enum CSE118Account {
     public static let sammy = ("sslug@ucsc.edu", "1234567")
     public static let riley = ("rredwood@ucsc.edu", "2345678")
