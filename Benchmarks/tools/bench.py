@@ -91,7 +91,8 @@ class Servers:
     def command(self, name):
         if name == "mock-backend":
             # As a user runs it: the shipped seed, the journal at its default, no console line per request.
-            return [self.mock_binary, "--host", "127.0.0.1", "--port", str(PORTS[name]), "--quiet"]
+            return [self.mock_binary, "--host", "127.0.0.1", "--port", str(PORTS[name]), "--quiet",
+                    "--max-connections-per-address", "1000000"]  # the idle test opens 10,000 from one address
         if name == "nginx":
             return ["nginx", "-p", self.work, "-c", os.path.join(self.work, "nginx.conf")]
         return [self.anchor_binaries[name], "--port", str(PORTS[name]), "--seed", os.path.join(self.root, "Seed"),

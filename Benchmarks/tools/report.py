@@ -268,9 +268,10 @@ adds a few hundred thousand rows. Raw results:
 {table}
 
 Reading: every request about one row runs at about the same rate with 100,000 rows as with 10.
-This shared 2-core machine is noisy (load average 2–5 while measured): the health answer, which
-reads no data at all, moves by up to 30 % between the two servers, and repeated 3 s runs of one
-request on one server differ by as much. The one row marked as growing returns every tweet (about
+This shared 2-core machine is noisy (load average 4–7 while measured): the health answer, which
+reads no data at all, moves by 30 % or more between the two servers, and repeated 3 s runs of one
+request on one server differ by as much; the ratio column is therefore the median of each round's
+ratio (the two sizes run back to back), steadier than the ratio of the medians. The one row marked as growing returns every tweet (about
 8 MB at 100,000), so its rate falls with the data, as it must.
 
 Why the rates are flat (the stores in `Sources/<API>/…Store.swift`, the shared parts in

@@ -222,8 +222,7 @@ public final class CSE118API: CourseAPI {
 
     // MARK: Authorization and helpers
 
-    /// Runs an endpoint under the state lock in the check order of docs/apis/cse118.md#errors: token,
-    /// then the
+    /// Runs an endpoint under the state lock in the check order of docs/apis/cse118.md#errors: token, then the
     /// path id, query and body (read before taking the lock), then whatever the endpoint checks.
     private func withCaller(_ request: Request, pathID: Bool = false, takesMid: Bool = false,
                             body schema: CSE118Input.BodySchema? = nil,

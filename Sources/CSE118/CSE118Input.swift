@@ -2,8 +2,7 @@ import MockHTTP
 import MockKit
 
 /// What a request gives an endpoint besides its token: the `{id}` path segment, the `mid` query
-/// parameter and the JSON body fields, checked as express-openapi-validator would
-/// (docs/apis/cse118.md#errors):
+/// parameter and the JSON body fields, checked as express-openapi-validator would (docs/apis/cse118.md#errors):
 /// path first, then query, then body; the first stage with problems answers with all of them.
 struct CSE118Input {
     /// A body schema: string properties in schema order, each with its length limits in code points.

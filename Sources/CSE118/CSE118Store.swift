@@ -403,7 +403,7 @@ struct CSE118SeedFile: Encodable {
 
 // MARK: Tokens
 
-/// Mints the opaque JWT-shaped tokens of docs/apis/cse118.md#accounts: validated only by looking them up.
+/// Mints the opaque JWT-shaped tokens of docs/apis/cse118.md#endpoints: validated only by looking them up.
 enum CSE118Token {
     /// `{"alg":"HS256","typ":"JWT"}`
     static let header = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"

@@ -1,8 +1,7 @@
 import MockHTTP
 import MockKit
 
-/// Every FAILED answer of the InternProducts API (docs/apis/internproducts.md#endpoints,
-/// docs/admin.md#faults-and-latency), in one place.
+/// Every FAILED answer of the InternProducts API (docs/apis/internproducts.md#endpoints, docs/admin.md#faults-and-latency), in one place.
 /// The body is always `{"status":"FAILED","message":"…"}`; the status is 200 except for 405 and
 /// injected faults.
 public enum InternProductsError: HTTPStatusError {

@@ -1,5 +1,4 @@
-/// Checks that bytes are a whole PNG or JPEG file, as docs/apis/internproducts.md#seed-reset-and-state
-/// describes them. Clients
+/// Checks that bytes are a whole PNG or JPEG file, as docs/apis/internproducts.md#seed-reset-and-state describes them. Clients
 /// force-unwrap the decoded picture, so a truncated or foreign file must never reach them.
 enum InternProductsPicture {
     /// nil when the bytes are a complete PNG or JPEG; otherwise what is wrong.

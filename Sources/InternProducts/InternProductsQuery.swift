@@ -1,8 +1,7 @@
 import MockHTTP
 import MockKit
 
-/// The parameters of a request, read from the URL query only
-/// (docs/apis/internproducts.md#rules-shared-by-all-three-endpoints): `+` is a space, pairs
+/// The parameters of a request, read from the URL query only (docs/apis/internproducts.md#rules-shared-by-all-three-endpoints): `+` is a space, pairs
 /// with a malformed escape or invalid UTF-8 are dropped, and a repeated key keeps its last value.
 struct InternProductsQuery {
     private var values: [String: String] = [:]

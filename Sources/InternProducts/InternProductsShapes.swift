@@ -1,5 +1,4 @@
-/// The JSON shapes of the InternProducts API (docs/apis/internproducts.md#endpoints), keys in
-/// declaration order;
+/// The JSON shapes of the InternProducts API (docs/apis/internproducts.md#endpoints), keys in declaration order;
 /// `status` always comes first.
 extension InternProductsAPI {
     struct Failed: Encodable {

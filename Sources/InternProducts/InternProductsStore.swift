@@ -69,8 +69,7 @@ extension InternProductsState {
     static let earliestDate = 1_609_459_200 // 2021-01-01T00:00:00Z
     static let latestDate = 1_672_531_199 // 2022-12-31T23:59:59Z
 
-    /// Reads and checks a seed or state document (docs/apis/internproducts.md#seed-reset-and-state).
-    /// Users without a `loginToken` get
+    /// Reads and checks a seed or state document (docs/apis/internproducts.md#seed-reset-and-state). Users without a `loginToken` get
     /// one minted at `now`.
     init(seed document: JSONValue, images: InternProductsImages, now: Date) throws(SeedError) {
         let root = try SeedNode(document).object()
@@ -119,7 +118,7 @@ extension InternProductsState {
         productsBody = OrderedJSON.encode(InternProductsAPI.ProductList(products: shapes), escapeSlash: true)
     }
 
-    /// One product, checked against docs/apis/internproducts.md#seed-reset-and-state.
+    /// One product, checked against docs/apis/internproducts.md#endpoints.
     private static func product(_ node: SeedNode, images: InternProductsImages) throws(SeedError) -> Product {
         let item = try node.object()
 
@@ -228,8 +227,7 @@ extension InternProductsState: LoggedState {
 
 // MARK: Tokens
 
-/// Login tokens (docs/apis/internproducts.md#tokens): seconds since 2001-01-01 UTC with six decimals,
-/// the last never 0,
+/// Login tokens (docs/apis/internproducts.md#tokens): seconds since 2001-01-01 UTC with six decimals, the last never 0,
 /// so that a client's `Double` prints the same text back.
 enum InternProductsToken {
     /// The first free microsecond at or after `now` whose last digit is not 0, as a token.

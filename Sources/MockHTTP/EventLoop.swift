@@ -14,7 +14,14 @@ final class Connection {
     var awaitingDelayedResponse = false
     var peerClosed = false
     var lastActivity: Double
+    let acceptedAt: Double
+    /// Until a first request is complete, the connection must send one within the header timeout.
+    var hasServedRequest = false
     var requestStartedAt: Double?
+    /// Bytes read since the connection opened, and where the body being read began (time, bytes),
+    /// for the minimum body rate.
+    var bytesReceived = 0
+    var bodyStarted: (at: Double, bytes: Int)?
     var interest = (readable: true, writable: false)
 
     init(fd: Int32, peer: PeerAddress, limits: ParserLimits, now: Double) {
@@ -22,6 +29,7 @@ final class Connection {
         self.peer = peer
         parser = RequestParser(limits: limits)
         lastActivity = now
+        acceptedAt = now
     }
 
     var pendingOutput: Int { output.count }
@@ -145,6 +153,11 @@ final class EventLoop: @unchecked Sendable {
             }
             switch Sys.accept(listener) {
             case let .accepted(fd, peer):
+                guard server.admit(peer) else {
+                    Sys.close(fd)
+                    server.releaseConnection()
+                    continue
+                }
                 if poller.wakesOneLoopPerConnection {
                     serve(fd, peer)
                 } else {
@@ -207,6 +220,7 @@ final class EventLoop: @unchecked Sendable {
             if count > 0 {
                 if !connection.parser.hasBufferedBytes { connection.requestStartedAt = monotonicNow() }
                 connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                connection.bytesReceived += count
                 connection.lastActivity = monotonicNow()
                 if count < readBuffer.count { break }
             } else if count == 0 {
@@ -270,6 +284,7 @@ final class EventLoop: @unchecked Sendable {
         let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
                               headers: head.headers, body: body, peer: connection.peer, receivedAt: Date())
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
+        connection.hasServedRequest = true
         let response = server.responder.respond(to: request)
         let keepAlive = head.keepAlive && !connection.peerClosed
         if response.delay > 0 {
@@ -438,6 +453,7 @@ final class EventLoop: @unchecked Sendable {
         connections[connection.fd] = nil
         poller.remove(connection.fd)
         Sys.close(connection.fd)
+        server.dismiss(connection.peer)
         server.releaseConnection()
     }
 
@@ -470,16 +486,35 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             if connection.parser.isReadingBody {
-                if now - connection.lastActivity > configuration.bodyTimeout { closeLingering(connection) }
-            } else if connection.parser.hasBufferedBytes, let started = connection.requestStartedAt {
+                if isTooSlow(connection, now: now, configuration) { closeLingering(connection) }
+                continue
+            }
+            connection.bodyStarted = nil
+            if connection.parser.hasBufferedBytes, let started = connection.requestStartedAt {
                 if now - started > configuration.headerTimeout {
                     write(Response.text(408, "Request head not received in time.\n"), isHead: false,
                           keepAlive: false, versionMinor: 1, to: connection)
                     flush(connection)
                 }
+            } else if !connection.hasServedRequest && now - connection.acceptedAt > configuration.headerTimeout {
+                // Connected and silent: it holds a slot no longer than a slow head may.
+                closeLingering(connection)
             } else if now - connection.lastActivity > configuration.idleTimeout {
                 closeLingering(connection)
             }
         }
+    }
+
+    /// A body stalls (no byte for `bodyTimeout`), or trickles: below the minimum rate on average
+    /// since its start, once the grace period is over. A trickled byte does not restart the clock.
+    private func isTooSlow(_ connection: Connection, now: Double, _ configuration: ServerConfiguration) -> Bool {
+        guard let started = connection.bodyStarted else {
+            connection.bodyStarted = (now, connection.bytesReceived)
+            return false
+        }
+        if now - connection.lastActivity > configuration.bodyTimeout { return true }
+        let elapsed = now - started.at
+        let rate = Double(connection.bytesReceived - started.bytes) / elapsed
+        return elapsed > configuration.slowBodyGrace && rate < configuration.minBodyBytesPerSecond
     }
 }

@@ -1,5 +1,4 @@
-/// Limits the parser enforces; each violation has its own status
-/// (docs/reliability.md#memory-and-size-limits).
+/// Limits the parser enforces; each violation has its own status (docs/reliability.md#memory-and-size-limits).
 public struct ParserLimits: Sendable {
     public var maxRequestLine = 8 * 1024
     public var maxHeaderBlock = 64 * 1024

@@ -10,9 +10,16 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeout = 10.0
     /// A body that makes no progress for this long is abandoned.
     public var bodyTimeout = 30.0
+    /// A body arriving slower than this, on average since its first byte, is abandoned once
+    /// `slowBodyGrace` seconds have passed (a slow POST holds its connection no longer).
+    public var minBodyBytesPerSecond = 1024.0
+    public var slowBodyGrace = 10.0
     /// An idle keep-alive connection is closed after this long.
     public var idleTimeout = 60.0
     public var maxConnections = 20_000
+    /// Connections one peer address may hold at once; nil for the default, 1,000 but at most half
+    /// the cap, so that one address never takes every slot.
+    public var maxConnectionsPerAddress: Int?
     public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
     public var poller = PollerKind.standard
 
@@ -36,6 +43,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     private let lock = NSLock()
     private var openConnections = 0
+    private var connectionsByAddress: [String: Int] = [:]
+    /// The per-address limit in force (`maxConnectionsPerAddress`, at most half the cap).
+    public private(set) var connectionCapPerAddress = 0
     private var stopRequested = false
     private let stopped = DispatchGroup()
 
@@ -50,6 +60,7 @@ public final class HTTPServer: @unchecked Sendable {
         let fileLimit = Sys.raiseOpenFilesLimit()
         // Keep a reserve of descriptors for seed files, state writes and the loops themselves.
         connectionCap = max(16, min(configuration.maxConnections, fileLimit - 64))
+        connectionCapPerAddress = configuration.maxConnectionsPerAddress ?? max(1, min(1000, connectionCap / 2))
         let bound = try Sys.makeListeners(host: configuration.host, port: configuration.port)
         listeners = bound.fds
         port = bound.port
@@ -106,6 +117,24 @@ public final class HTTPServer: @unchecked Sendable {
         lock.lock()
         openConnections -= 1
         lock.unlock()
+    }
+
+    /// Counts an accepted connection against its peer address; false when that address holds its
+    /// share already (the connection is then closed unanswered).
+    func admit(_ peer: PeerAddress) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let held = connectionsByAddress[peer.host, default: 0]
+        guard held < connectionCapPerAddress else { return false }
+        connectionsByAddress[peer.host] = held + 1
+        return true
+    }
+
+    func dismiss(_ peer: PeerAddress) {
+        lock.lock()
+        defer { lock.unlock() }
+        let held = connectionsByAddress[peer.host, default: 1] - 1
+        connectionsByAddress[peer.host] = held > 0 ? held : nil
     }
 
     /// IPv4 addresses of this machine's other interfaces, for people on the same network.

@@ -64,6 +64,10 @@ extension CourseAPI {
         state.load(loaded, update: loadingSeed(loaded))
     }
 
+    public func reloadSeed(_ document: JSONValue) throws(SeedError) {
+        state.reseed(try seed(from: document))
+    }
+
     public func attach(to log: StateLog) {
         state.attach(to: log, as: name) { [unowned self] (state: State) -> [UInt8] in
             let document = stateDocument(of: state)

@@ -30,11 +30,14 @@ public protocol MockAPI: AnyObject, Sendable {
     /// Validates a seed-format document and makes it the live state (`PUT /_mock/state/{name}`,
     /// `--state`); reset still returns to the seed. On an error nothing changes.
     func loadState(_ document: JSONValue) throws(SeedError)
+    /// A changed seed file (`--watch`): validated, it becomes the seed reset returns to and the
+    /// live state; on an error nothing changes.
+    func reloadSeed(_ document: JSONValue) throws(SeedError)
     /// From now on every change of the state is written to `log` before it is acknowledged.
     func attach(to log: StateLog)
     /// Runs `body` with the state locked: no request reads or changes it meanwhile.
     func holdingState(_ body: () -> Void)
-    /// This API's own answer to an injected fault of the given status (admin.md, Faults).
+    /// This API's own answer to an injected fault of the given status (docs/admin.md#faults-and-latency).
     func injectedFault(status: Int) -> Response
     /// This API's own answer to a body over `--max-body` (docs/reliability.md#memory-and-size-limits).
     func bodyTooLarge(_ reason: String) -> Response

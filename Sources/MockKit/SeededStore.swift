@@ -9,7 +9,7 @@ import Foundation
 public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
     /// Recursive: the log, holding every store, exports and reloads through the usual methods.
     @usableFromInline let lock = NSRecursiveLock()
-    private let seedValue: Seed
+    private var seedValue: Seed
     @usableFromInline var state: State
     /// Counts changes: every `withLock`, reset and load; `read` leaves it alone.
     @usableFromInline var version = 0
@@ -51,7 +51,19 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
     }
 
     /// The seed document, which reset returns to.
-    public var seed: Seed { seedValue }
+    public var seed: Seed {
+        lock.lock()
+        defer { lock.unlock() }
+        return seedValue
+    }
+
+    /// A new seed (its file changed, `--watch`), and the live state fresh from it.
+    public func reseed(_ seed: Seed) {
+        lock.lock()
+        defer { lock.unlock() }
+        seedValue = seed
+        reset()
+    }
 
     /// Back to the seed.
     public func reset() {

@@ -48,8 +48,7 @@ public final class OTPAPI: CourseAPI {
         OTPSeedFile(state.directory)
     }
 
-    /// A load replaces users and tokens; pending codes and the outbox stay
-    /// (docs/apis/otp.md#control-surface). A reset
+    /// A load replaces users and tokens; pending codes and the outbox stay (docs/apis/otp.md#control-surface). A reset
     /// goes back to the seed users and tokens, with no pending codes and an empty outbox.
     public func loadingSeed(_ seed: OTPDirectory) -> ((inout OTPState) -> Void)? {
         { $0.directory = seed }
@@ -93,8 +92,7 @@ public final class OTPAPI: CourseAPI {
 
     private func user(_ request: Request) throws(OTPError) -> Response {
         let token = (request.headers["x-authtoken"] ?? "").trimmingCharacters(in: [" ", "\t"])
-        // The token is checked before the body is read
-        // (docs/apis/otp.md#rules-shared-by-the-three-endpoints).
+        // The token is checked before the body is read (docs/apis/otp.md#errors).
         try requireLiveToken(token)
         let body = try OTPBody(request)
         var name: String?

@@ -1,12 +1,10 @@
 import MockHTTP
 import MockKit
 
-/// The JSON shapes of the OTP API (docs/apis/otp.md#rules-shared-by-the-three-endpoints): keys sorted by
-/// code point in every object of the
+/// The JSON shapes of the OTP API. docs/apis/otp.md#rules-shared-by-the-three-endpoints: keys sorted by code point in every object of the
 /// three endpoints, so the properties are declared in that order.
 
-/// The user object (docs/apis/otp.md#post-apiuser-header-x-authtoken), `tos_accpted` misspelt as the
-/// real server spelt it.
+/// The user object (docs/apis/otp.md#endpoints), `tos_accpted` misspelt as the real server spelt it.
 struct OTPUserShape: Encodable {
     var accounts: [OTPAccount]?
     var driversLicense = JSONValue.null
@@ -55,7 +53,7 @@ struct OTPUserAnswer: Encodable {
     var user: OTPUserShape
 }
 
-/// One entry of `GET /_mock/otp/outbox`, keys in admin.md's order.
+/// One entry of `GET /_mock/otp/outbox`, keys in docs/admin.md's order.
 struct OTPOutboxShape: Encodable {
     var phone: String
     var code: String

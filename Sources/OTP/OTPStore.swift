@@ -1,8 +1,7 @@
 import MockHTTP
 import MockKit
 
-/// One wallet account, three strings kept exactly as the client sent them
-/// (docs/apis/otp.md#post-apiuser-header-x-authtoken).
+/// One wallet account, three strings kept exactly as the client sent them (docs/apis/otp.md#endpoints).
 struct OTPAccount: Encodable, Equatable {
     var id: String
     var amount: String
@@ -12,8 +11,7 @@ struct OTPAccount: Encodable, Equatable {
         case id = "ID", amount, name
     }
 
-    /// A posted or seeded account list (docs/apis/otp.md#post-apiuser-header-x-authtoken); other keys of
-    /// an account are dropped.
+    /// A posted or seeded account list (docs/apis/otp.md#endpoints); other keys of an account are dropped.
     static func list(_ node: SeedNode) throws(SeedError) -> [OTPAccount] {
         var accounts: [OTPAccount] = []
         for item in try node.array() {
@@ -120,8 +118,7 @@ public struct OTPState {
         var expiresAtMillis: Int
     }
 
-    /// Wrong codes a pending code takes before it is locked
-    /// (docs/apis/otp.md#post-apiverify_code-e164_phone_numbercode).
+    /// Wrong codes a pending code takes before it is locked (docs/apis/otp.md#endpoints).
     static let attemptLimit = 5
     static let outboxLimit = 1_000
 
@@ -142,8 +139,7 @@ public struct OTPState {
         if outbox.count > Self.outboxLimit { outbox.removeFirst(outbox.count - Self.outboxLimit) }
     }
 
-    /// docs/apis/otp.md#post-apiverify_code-e164_phone_numbercode: a right code is used up; a wrong one
-    /// counts towards the lock.
+    /// docs/apis/otp.md#endpoints: a right code is used up; a wrong one counts towards the lock.
     mutating func consumeCode(of phone: String, attempt: String, nowMillis: Int) throws(OTPError) {
         guard var pending = pendingCodes[phone] else { throw .incorrectCode }
         guard nowMillis < pending.expiresAtMillis, pending.failedAttempts < Self.attemptLimit else { throw .codeExpired }
@@ -186,8 +182,7 @@ enum OTPSecret {
 // MARK: Seed format
 
 extension OTPDirectory {
-    /// Reads and checks a seed or state document (`Seed/otp.json`,
-    /// docs/apis/otp.md#accounts-the-seed-seedotpjson).
+    /// Reads and checks a seed or state document (`Seed/otp.json`, docs/apis/otp.md#accounts).
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
         let userNodes = try root.array("users")

@@ -101,8 +101,7 @@ public final class ThreadsAPI: CourseAPI {
         }
     }
 
-    /// The 2017–2018 list; it also marks the caller's token legacy
-    /// (docs/apis/threads.md#two-generations-of-clients).
+    /// The 2017–2018 list; it also marks the caller's token legacy (docs/apis/threads.md#two-generations-of-clients).
     private func listLegacyThreads(_ request: Request) throws(ThreadsError) -> Response {
         let caller = try state.read { state, _ throws(ThreadsError) in try authorize(request, in: state) }
         if !caller.isLegacy { state.withLock { $0.markLegacy(token: caller.token) } }
@@ -205,7 +204,7 @@ public final class ThreadsAPI: CourseAPI {
         return Caller(token: key, userID: record.userID, isLegacy: record.isLegacy)
     }
 
-    /// Authorization comes before the body is read (docs/apis/threads.md#errors).
+    /// Authorization comes before the body is read (docs/apis/threads.md#how-requests-are-read).
     private func authorizeOnly(_ request: Request) throws(ThreadsError) {
         _ = try state.read { state, _ throws(ThreadsError) in try authorize(request, in: state) }
     }

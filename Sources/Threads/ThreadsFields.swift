@@ -1,8 +1,7 @@
 import MockHTTP
 import MockKit
 
-/// The fields of a request body, read as docs/apis/threads.md#how-requests-are-read says: multipart,
-/// JSON or form, chosen by
+/// The fields of a request body, read as docs/apis/threads.md#how-requests-are-read says: multipart, JSON or form, chosen by
 /// `Content-Type` and, without a JSON type, by a leading `{`. Values are never read from the query.
 struct ThreadsFields {
     private var values: [String: String] = [:]

@@ -145,7 +145,7 @@ public struct ThreadsState {
 // MARK: Seed format
 
 extension ThreadsState {
-    /// Reads and checks a seed or state document (`Seed/threads.json`, docs/apis/threads.md#accounts-seeded).
+    /// Reads and checks a seed or state document (`Seed/threads.json`, docs/apis/threads.md#accounts).
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
         // Checked in document order (so an error names the first bad row), then added by id.
@@ -291,7 +291,7 @@ struct ThreadsSeedFile: Encodable {
 
 // MARK: Tokens
 
-/// Mints the JWT-shaped tokens that log-in answers. The signature is random: tokens are validated by
+/// Mints the JWT-shaped tokens (docs/apis/threads.md#endpoints). The signature is random: tokens are validated by
 /// looking the whole string up, which is also what makes a reset invalidate them.
 enum ThreadsToken {
     static let header = "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9"

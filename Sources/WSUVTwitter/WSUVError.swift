@@ -1,8 +1,7 @@
 import MockHTTP
 import MockKit
 
-/// Every error the five scripts answer (docs/apis/wsuv-twitter.md#errors), in one place. An error is
-/// only a status
+/// Every error the five scripts answer (docs/apis/wsuv-twitter.md#errors), in one place. An error is only a status
 /// line with the scripts' own reason phrase and an empty body, typed as JSON like the successes.
 public enum WSUVError: APIError {
     /// A required parameter is absent or empty, or `action` is not `login`/`logout`.

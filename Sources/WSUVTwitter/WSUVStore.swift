@@ -2,7 +2,7 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// WSUV Twitter's data: users with their stored token, and every tweet ever posted.
+/// WSUV Twitter's data (docs/apis/wsuv-twitter.md#endpoints): users with their stored token, and every tweet ever posted.
 /// Users are found by name (byte for byte) and tweets by id in O(1), and the tweets newer than a
 /// stamp in O(log n + k), so a request costs the same with 10 tweets or 100,000; users and tweets
 /// change only through the methods below, which keep the lookups in step.
@@ -146,7 +146,7 @@ public struct WSUVState {
 // MARK: Seed format
 
 extension WSUVState {
-    /// Reads and checks a seed or state document (`Seed/wsuv.json`, docs/apis/wsuv-twitter.md#accounts-seed).
+    /// Reads and checks a seed or state document (`Seed/wsuv.json`, docs/apis/wsuv-twitter.md#accounts).
     init(seed document: JSONValue) throws(SeedError) {
         let root = try SeedNode(document).object()
         for node in try root.array("users") {

@@ -20,6 +20,9 @@ enum Banner {
         }
         lines.append("  Android emulator:  http://10.0.2.2:\(port)")
         lines.append("  seed:              \(seed.url.path)")
+        if options.watch {
+            lines.append("  watching:          seed and stub files, checked every \(Int(SeedWatcher.defaultInterval)) s (--watch)")
+        }
         if let folder = stubs.folder {
             lines.append("  stubs:             \(folder.path) (\(stubs.count) matched before the APIs)")
         }

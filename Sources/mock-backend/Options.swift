@@ -3,7 +3,7 @@ import MockHTTP
 import MockApp
 import MockKit
 
-/// Every setting of admin.md's command-line list; each flag has an environment variable, and a flag
+/// Every setting of README.md#command-line; each flag has an environment variable, and a flag
 /// beats its variable.
 struct Options {
     var host: String?
@@ -17,9 +17,11 @@ struct Options {
     var otpTTL = 600
     var wsuvTimeZone = "America/Los_Angeles"
     var maxBody = 16 * 1024 * 1024
+    var maxConnectionsPerAddress: Int?
     var adminToken: String?
     var journal = 1000
     var quiet = false
+    var watch = false
     var logFormat = RequestLog.Format.text
     var poller = PollerKind.available[0]
     var healthcheck: String??
@@ -36,7 +38,7 @@ struct Options {
         ("--state", "MOCK_STATE"), ("--latency", "MOCK_LATENCY"), ("--otp-code", "MOCK_OTP_CODE"),
         ("--otp-ttl", "MOCK_OTP_TTL"), ("--wsuv-tz", "MOCK_WSUV_TZ"), ("--max-body", "MOCK_MAX_BODY"),
         ("--admin-token", "MOCK_ADMIN_TOKEN"), ("--journal", "MOCK_JOURNAL"), ("--log-format", "MOCK_LOG_FORMAT"),
-        ("--poller", "MOCK_POLLER"),
+        ("--poller", "MOCK_POLLER"), ("--max-connections-per-address", "MOCK_MAX_CONNECTIONS_PER_ADDRESS"),
     ]
 
     init(arguments: [String], environment: [String: String]) throws(UsageError) {
@@ -46,6 +48,9 @@ struct Options {
         }
         if let quiet = environment["MOCK_QUIET"], !["", "0", "false", "no"].contains(quiet.lowercased()) {
             self.quiet = true
+        }
+        if let watch = environment["MOCK_WATCH"], !["", "0", "false", "no"].contains(watch.lowercased()) {
+            self.watch = true
         }
         var index = 0
         while index < arguments.count {
@@ -60,6 +65,7 @@ struct Options {
             case "--help", "-h": showHelp = true
             case "--version": showVersion = true
             case "--quiet", "-q": quiet = true
+            case "--watch": watch = true
             case "--healthcheck":
                 if let inline {
                     healthcheck = .some(inline)
@@ -99,6 +105,7 @@ struct Options {
         stubsDirectory = values["--stubs"]
         otpTTL = try integer("--otp-ttl", 1...31_536_000) ?? otpTTL
         maxBody = try integer("--max-body", 1...(1 << 40)) ?? maxBody
+        maxConnectionsPerAddress = try integer("--max-connections-per-address", 1...1_000_000)
         journal = try integer("--journal", 0...1_000_000) ?? journal
         adminToken = values["--admin-token"]
         if let only = values["--only"] {
@@ -170,9 +177,13 @@ struct Options {
       --otp-ttl SECONDS     one-time code lifetime, at least 1 [MOCK_OTP_TTL] (default 600)
       --wsuv-tz ZONE        WSUV Twitter time zone [MOCK_WSUV_TZ] (default America/Los_Angeles)
       --max-body BYTES      largest request body [MOCK_MAX_BODY] (default 16777216)
+      --max-connections-per-address N
+                            connections one client address may hold [MOCK_MAX_CONNECTIONS_PER_ADDRESS]
+                            (default 1000, at most half of all connections)
       --admin-token T       require this token on /_mock/… [MOCK_ADMIN_TOKEN]
       --journal N           requests kept for /_mock/requests, 0 = off [MOCK_JOURNAL] (default 1000)
       --quiet               no line per request [MOCK_QUIET=1]
+      --watch               reload a seed or stub file when it changes (polled every second) [MOCK_WATCH=1]
       --log-format F        text or json [MOCK_LOG_FORMAT] (default text)
       --poller P            epoll (Linux's default) or poll (macOS's only one) [MOCK_POLLER]
       --healthcheck [URL]   ask a running server's /_mock/health; exit 0 if healthy, 1 if not

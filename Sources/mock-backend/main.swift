@@ -94,6 +94,7 @@ var configuration = ServerConfiguration()
 configuration.host = options.host
 configuration.port = options.port
 configuration.limits.maxBody = options.maxBody
+configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
 configuration.poller = options.poller
 let server = HTTPServer(configuration: configuration, responder: app)
 // Before the first answer: whoever waits for it (a script, docker stop) may signal at once, and a
@@ -113,5 +114,7 @@ do {
 }
 
 Banner.print(server: server, apis: apis, seed: seed, stubs: stubs, options: options)
+let watcher = options.watch ? SeedWatcher(seed: seed, apis: apis, stubs: stubs) : nil
+watcher?.start()
 
 dispatchMain()

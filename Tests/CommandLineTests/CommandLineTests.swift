@@ -162,6 +162,16 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(none.standardError.contains("--stubs: no such folder"), none.standardError)
     }
 
+    func testWatchFlagAndVariable() throws {
+        for (arguments, environment) in [(["--watch"], [String: String]()), ([], ["MOCK_WATCH": "1"])] {
+            let (child, _) = try startServer(["--only", "otp", "-q"] + arguments, environment: environment)
+            XCTAssertTrue(child.standardOutput.contains("  watching:          seed and stub files, checked every 1 s (--watch)"),
+                          child.standardOutput)
+        }
+        let (child, _) = try startServer(["--only", "otp", "-q"], environment: ["MOCK_WATCH": "0"])
+        XCTAssertFalse(child.standardOutput.contains("watching:"))
+    }
+
     /// The README's stubs recipe, as written.
     func testTheExampleStubsServe() throws {
         let (child, port) = try startServer(["--only", "threads", "--stubs", "docs/stubs-example", "-q"])

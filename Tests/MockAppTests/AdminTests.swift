@@ -5,7 +5,7 @@ import MockKit
 import TestSupport
 import XCTest
 
-/// The control surface of admin.md, over real sockets.
+/// The control surface of docs/admin.md, over real sockets.
 final class AdminTests: XCTestCase {
     private var server: TestServer!
 
@@ -103,7 +103,7 @@ final class AdminTests: XCTestCase {
         let keys = ["\"at\"", "\"api\"", "\"method\"", "\"path\"", "\"query\"", "\"status\"", "\"duration_ms\"",
                     "\"request_bytes\"", "\"response_bytes\"", "\"request_headers\"", "\"request_body\""]
         let positions = keys.map { journal.text.range(of: $0)!.lowerBound }
-        XCTAssertEqual(positions, positions.sorted(), "keys in admin.md's order")
+        XCTAssertEqual(positions, positions.sorted(), "keys in docs/admin.md's order")
 
         let limited = try server.request("GET", "/_mock/requests?limit=1&api=threads")
         XCTAssertEqual(try XCTUnwrap(JSONSerialization.jsonObject(with: Data(limited.body)) as? [[String: Any]]).count, 1)

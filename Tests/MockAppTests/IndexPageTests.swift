@@ -5,7 +5,7 @@ import MockKit
 import TestSupport
 import XCTest
 
-/// The HTML index page at `/` (admin.md): public, not journaled, no CORS; the last requests only
+/// The HTML index page at `/` (docs/admin.md): public, not journaled, no CORS; the last requests only
 /// for callers who may use `/_mock/…`.
 final class IndexPageTests: XCTestCase {
     private var apis: [any MockAPI]!

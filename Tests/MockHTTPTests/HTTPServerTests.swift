@@ -293,7 +293,10 @@ final class HTTPTimeoutTests: XCTestCase {
     }
 
     func testConnectionsBeyondTheCapWaitUntilOneCloses() throws {
-        let server = try TestServer(responder: EchoResponder()) { $0.maxConnections = 16 }
+        let server = try TestServer(responder: EchoResponder()) {
+            $0.maxConnections = 16
+            $0.maxConnectionsPerAddress = 16
+        }
         var held = try (0..<16).map { _ in try server.connect() }
         for client in held {
             client.send("GET /held HTTP/1.1\r\nHost: test\r\n\r\n")

@@ -283,7 +283,10 @@ final class HostileHTTPTests: XCTestCase {
 
     func testAThousandSlowlorisConnectionsDoNotStopOthers() throws {
         // A generous head timeout, so only the server's fairness is tested, not its clock.
-        server = try TestServer(responder: EchoResponder()) { $0.headerTimeout = 300 }
+        server = try TestServer(responder: EchoResponder()) {
+            $0.headerTimeout = 300
+            $0.maxConnectionsPerAddress = 2000
+        }
         let slow = try (0..<1000).map { index -> BlockingClient in
             let client = try server.connect()
             client.send("GET /slow\(index) HTTP/1.1\r\nHost: test\r\nX-Trickle: ")
@@ -301,6 +304,65 @@ final class HostileHTTPTests: XCTestCase {
             client.send("b\r\n\r\n")
             XCTAssertEqual(try client.readResponse().text, "GET /slow\(index)|0|")
         }
+    }
+
+    func testASilentConnectionKeepsItsSlotOnlyUntilTheHeaderDeadline() throws {
+        server = try TestServer(responder: EchoResponder()) { $0.headerTimeout = 1 }
+        let silent = try server.connect()
+        let served = try server.connect()
+        served.send("GET /once HTTP/1.1\r\nHost: test\r\n\r\n")
+        XCTAssertEqual(try served.readResponse().text, "GET /once|0|")
+        XCTAssertTrue(silent.isClosedByServer(), "never sent a byte: closed at the header deadline")
+        // A connection that has been served is idle, not silent: it waits for the idle timeout.
+        served.send("GET /twice HTTP/1.1\r\nHost: test\r\n\r\n")
+        XCTAssertEqual(try served.readResponse().text, "GET /twice|0|")
+    }
+
+    func testABodyTrickledBelowTheMinimumRateIsDropped() throws {
+        server = try TestServer(responder: EchoResponder()) {
+            $0.limits.maxBody = 100_000
+            $0.slowBodyGrace = 2
+            $0.minBodyBytesPerSecond = 1000
+        }
+        // One byte every 0.2 s: it never stalls for the body timeout, but it is far below the rate.
+        let slow = try server.connect(timeout: 0.2)
+        slow.send(post("/slow", "Content-Length: 100000\r\n"))
+        var closed = false
+        for _ in 0..<75 where !closed {
+            slow.send("x")
+            closed = slow.isClosedByServer()
+        }
+        XCTAssertTrue(closed, "closed once the grace period was over")
+        // A body at a modest rate (3 KB/s, over 3 s) is read whole.
+        let steady = try server.connect()
+        steady.send(post("/steady", "Content-Length: 9000\r\n"))
+        for _ in 0..<9 {
+            Thread.sleep(forTimeInterval: 0.33)
+            steady.send(String(repeating: "y", count: 1000))
+        }
+        XCTAssertEqual(try steady.readResponse().text, "POST /steady|9000|" + String(repeating: "y", count: 9000))
+    }
+
+    func testOneAddressHoldsAtMostItsShareOfConnections() throws {
+        server = try TestServer(responder: EchoResponder()) { $0.maxConnectionsPerAddress = 4 }
+        var held = try (0..<4).map { _ in try server.connect() }
+        for client in held {
+            client.send("GET /held HTTP/1.1\r\nHost: test\r\n\r\n")
+            XCTAssertEqual(try client.readResponse().status, 200)
+        }
+        let fifth = try server.connect()
+        fifth.send("GET /fifth HTTP/1.1\r\nHost: test\r\n\r\n")
+        XCTAssertThrowsError(try fifth.readResponse(), "closed unanswered: the address holds its share")
+        held.removeLast()
+        // Once the server has seen that close, the address may connect again.
+        var answer: ClientResponse?
+        for _ in 0..<50 where answer == nil {
+            let again = try server.connect()
+            again.send("GET /again HTTP/1.1\r\nHost: test\r\n\r\n")
+            answer = try? again.readResponse()
+            if answer == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        XCTAssertEqual(answer?.text, "GET /again|0|")
     }
 
     func testHalfClosedSockets() throws {

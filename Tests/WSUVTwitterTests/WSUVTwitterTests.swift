@@ -193,8 +193,7 @@ final class WSUVTwitterTests: XCTestCase {
         for date in ["2016-04-21%2017%3A05%3A42", "2016-04-21%2017:05:42", "2016-04-21+17:05:42", "2016-04-21%2017%3a05%3a42"] {
             assertJSON(try get("/~cs458/cgi-bin/get-tweets.cgi?date=\(date)"), newest)
         }
-        // Strict: the newest stamp itself returns nothing
-        // (docs/apis/wsuv-twitter.md#get-tweetscgi--date-optional).
+        // Strict: the newest stamp itself returns nothing (docs/apis/wsuv-twitter.md#endpoints).
         assertJSON(try get("/~cs458/cgi-bin/get-tweets.cgi?date=2016-04-21%2017%3A05%3A43"), "{\"tweets\":[]}")
         // Not sorted by stamp: the deleted 7 and 16 were stamped later than 17.
         XCTAssertEqual(try Self.tweetIDs(get("/cgi-bin/get-tweets.cgi?date=2016-04-11%2010:10:09")), [7, 16, 17, 18, 19, 20, 21, 22])
@@ -345,7 +344,7 @@ final class WSUVTwitterTests: XCTestCase {
         assertNotFound(try post(path, ["username": "ALICE", "password": "wonderland"]))
         assertUnauthorized(try post(path, ["username": "alice", "password": "Wonderland"]))
         assertUnauthorized(try post(path, ["username": "alice", "password": "wonderland "]))
-        // A whole session, byte for byte apart from the random token.
+        // The exchange of docs/apis/wsuv-twitter.md#endpoints, byte for byte apart from the random token.
         let response = try post("/~cs458/cgi-bin/login.cgi", "password=wonderland&username=alice")
         XCTAssertEqual(response.headers["Content-Length"], "60")
         XCTAssertNotNil(response.text.range(of: "^\\{\"session_token\":\"[0-9a-f]{40}\"\\}$", options: .regularExpression))

@@ -2,7 +2,7 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// The control surface of admin.md: `/` and `/_mock/…`, for the people who run the mock.
+/// The control surface of docs/admin.md: `/` and `/_mock/…`, for the people who run the mock.
 /// Only loopback callers may use `/_mock/…`, or, with `--admin-token`, callers that present the token;
 /// the index page is public but shows the last requests only to them.
 ///

@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import MockHTTP
+import MockKit
+
+/// `--watch` (docs/admin.md#live-reload---watch): polls the seed files of the served APIs and the
+/// stubs folder, and reloads what changed. Polling (not inotify or FSEvents) because it is portable
+/// and sees changes made through a Docker bind mount, where file events often never arrive.
+/// A change is acted on once a file has stayed the same for one more poll, so an editor's
+/// several writes make one reload. A broken file is refused with its file:line:column and the
+/// running state stays.
+public final class SeedWatcher: @unchecked Sendable {
+    /// Seconds between two looks at the files.
+    public static let defaultInterval = 1.0
+
+    private let seed: SeedDirectory
+    private let apis: [any MockAPI]
+    private let stubs: StubSet
+    private let interval: Double
+    private let console: @Sendable (String) -> Void
+    private let queue = DispatchQueue(label: "mock-backend.seed-watcher")
+    private var timer: DispatchSourceTimer?
+    /// Touched on `queue` only.
+    private var known: [String: Signature] = [:]
+    private var pending: [String: Signature] = [:]
+
+    /// What a file looks like from outside: a change of any part is a change of the file. The
+    /// inode catches an editor's save by rename; nanoseconds catch two saves within a second.
+    private struct Signature: Equatable {
+        var inode: UInt64 = 0
+        var size: Int64 = -1
+        var modifiedSeconds = 0
+        var modifiedNanoseconds = 0
+
+        init() {}
+
+        init?(path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            #if canImport(Glibc)
+            (modifiedSeconds, modifiedNanoseconds) = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
+            #else
+            (modifiedSeconds, modifiedNanoseconds) = (Int(info.st_mtimespec.tv_sec), Int(info.st_mtimespec.tv_nsec))
+            #endif
+        }
+    }
+
+    public init(seed: SeedDirectory, apis: [any MockAPI], stubs: StubSet, interval: Double = SeedWatcher.defaultInterval,
+                console: @escaping @Sendable (String) -> Void = Console.standard.write) {
+        self.seed = seed
+        self.apis = apis
+        self.stubs = stubs
+        self.interval = interval
+        self.console = console
+    }
+
+    public func start() {
+        queue.sync {
+            known = signatures()
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + interval, repeating: interval)
+            timer.setEventHandler { [unowned self] in poll() }
+            self.timer = timer
+            timer.resume()
+        }
+    }
+
+    public func stop() {
+        queue.sync {
+            timer?.cancel()
+            timer = nil
+        }
+    }
+
+    deinit { timer?.cancel() }
+
+    /// Each served API's seed file, and every file of the stubs folder (stubs and their bodies),
+    /// keyed by path.
+    private func signatures() -> [String: Signature] {
+        var files = apis.map { seed.url.appendingPathComponent("\($0.name).json").path }
+        if let folder = stubs.folder, let walker = FileManager.default.enumerator(atPath: folder.path) {
+            while let name = walker.nextObject() as? String { files.append(folder.appendingPathComponent(name).path) }
+        }
+        var signatures: [String: Signature] = [:]
+        for path in files { signatures[path] = Signature(path: path) ?? Signature() }
+        return signatures
+    }
+
+    private func poll() {
+        let now = signatures()
+        let changed = Set(now.keys).union(known.keys).filter { now[$0] != known[$0] }
+        // Debounce: act on a change only once the file looked the same on two polls in a row.
+        let settled = changed.filter { pending[$0] != nil && pending[$0] == now[$0] }
+        pending = Dictionary(uniqueKeysWithValues: changed.subtracting(settled).map { ($0, now[$0] ?? Signature()) })
+        guard !settled.isEmpty else { return }
+        for path in settled { known[path] = now[path] }
+        for api in apis where settled.contains(seed.url.appendingPathComponent("\(api.name).json").path) {
+            reload(api)
+        }
+        if let folder = stubs.folder, settled.contains(where: { $0.hasPrefix(folder.path + "/") }) {
+            reloadStubs(folder)
+        }
+    }
+
+    private func reload(_ api: any MockAPI) {
+        let url = seed.url.appendingPathComponent("\(api.name).json")
+        do throws(FileProblem) {
+            let (document, bytes) = try FileProblem.readJSON(url)
+            do {
+                try api.reloadSeed(document)
+            } catch {
+                throw FileProblem(error, in: bytes, file: url.path)
+            }
+            console("mock-backend: reloaded \(api.name) from \(url.path)")
+        } catch {
+            console("mock-backend: \(error) (\(api.name) keeps its running state)")
+        }
+    }
+
+    private func reloadStubs(_ folder: URL) {
+        do throws(FileProblem) {
+            try stubs.reloadFolder()
+            console("mock-backend: reloaded \(stubs.count) stubs from \(folder.path)")
+        } catch {
+            console("mock-backend: \(error) (the stubs in force stay)")
+        }
+    }
+}
