@@ -29,6 +29,7 @@ public final class MockApp: HTTPResponder {
     private let router: Router
     private let middlewares: [any Middleware]
     let journal: Journal
+    private let log: RequestLog?
     let faults = Locked(Faults())
     let startedAt = Date()
     public let stubs: StubSet
@@ -39,6 +40,7 @@ public final class MockApp: HTTPResponder {
         self.apis = apis
         self.stubs = stubs ?? StubSet(apis: apis)
         journal = Journal(capacity: settings.journalCapacity)
+        log = settings.log
         let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, stubs: self.stubs,
                              startedAt: startedAt)
         router = try Router(groups: [admin.routes] + apis.map(\.routes))
@@ -118,6 +120,18 @@ public final class MockApp: HTTPResponder {
 
     public func didRespond(_ exchange: Exchange) {
         for middleware in middlewares { middleware.didRespond(exchange) }
+    }
+
+    /// An https client on the http port: the one console line and journal entry it gets.
+    public func didRefuseTLS(_ attempt: TLSAttempt) {
+        let reason = Self.tlsReason(attempt)
+        journal.record(Journal.Entry(tlsAttempt: attempt, reason: reason))
+        log?.note(reason, from: attempt.peer, at: attempt.at)
+    }
+
+    static func tlsReason(_ attempt: TLSAttempt) -> String {
+        "the client spoke https to this http port (connection closed): use http://\(attempt.serverName ?? "HOST"):\(attempt.port)/… "
+            + "instead of https://, and see docs/clients.md for the platform's cleartext setting"
     }
 
     /// The 404 of every path no API serves: `{"error":"not_found","path":"/as/received"}`, with

@@ -34,6 +34,23 @@ public final class RequestLog: Sendable {
         }
     }
 
+    /// A console line about a connection rather than a request (an https client on this port).
+    public func note(_ text: String, from peer: PeerAddress, at date: Date) {
+        switch format {
+        case .text:
+            output("\(LocalTime.timeOfDay(date)) \(peer.host) \(text)")
+        case .json:
+            let line = NoteLine(at: ISO8601.format(date), client: peer.description, note: text)
+            output(String(decoding: OrderedJSON.encode(line, escapeSlash: false), as: UTF8.self))
+        }
+    }
+
+    private struct NoteLine: Encodable {
+        var at: String
+        var client: String
+        var note: String
+    }
+
     private struct LogLine: Encodable {
         var at: String
         var client: String

@@ -218,6 +218,9 @@ final class EventLoop: @unchecked Sendable {
             reads += 1
             let count = Sys.receive(connection.fd, into: readBuffer)
             if count > 0 {
+                // The first bytes of a connection: a TLS handshake is refused at once.
+                if connection.bytesReceived == 0,
+                   refuseTLS(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]), on: connection) { return }
                 if !connection.parser.hasBufferedBytes { connection.requestStartedAt = monotonicNow() }
                 connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
                 connection.bytesReceived += count
@@ -234,6 +237,16 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         process(connection)
+    }
+
+    /// An https client on this http port: close at once and say so, instead of letting it wait
+    /// for the header timeout with nothing logged.
+    private func refuseTLS(_ firstBytes: UnsafeRawBufferPointer, on connection: Connection) -> Bool {
+        guard TLSClientHello.starts(firstBytes) else { return false }
+        server.responder.didRefuseTLS(TLSAttempt(peer: connection.peer, at: Date(),
+                                                 serverName: TLSClientHello.serverName(firstBytes), port: server.port))
+        close(connection)
+        return true
     }
 
     /// Drops what a lingering connection still sends; a bounded amount per event, like reading.

@@ -6,12 +6,15 @@ public protocol HTTPResponder: Sendable {
     func respond(to request: Request) -> Response
     /// Called once the answer is written to the connection's buffer (log, journal).
     func didRespond(_ exchange: Exchange)
+    /// Called when a connection opened with a TLS handshake, which the server closed at once.
+    func didRefuseTLS(_ attempt: TLSAttempt)
     /// The answer to a request the HTTP layer refuses after reading its head (a body over the
     /// limit, `status` 413); nil for the HTTP layer's plain-text answer. The body is not read.
     func refusal(of request: Request, status: Int, reason: String) -> Response?
 }
 
 extension HTTPResponder {
+    public func didRefuseTLS(_ attempt: TLSAttempt) {}
     public func refusal(of request: Request, status: Int, reason: String) -> Response? { nil }
 }
 

@@ -2,6 +2,15 @@ import Foundation
 import MockHTTP
 import MockKit
 
+extension Journal.Entry {
+    /// A TLS handshake on the http port: no request was read, so method `TLS`, status 0.
+    init(tlsAttempt attempt: TLSAttempt, reason: String) {
+        self.init(at: attempt.at, api: nil, method: "TLS", path: "", query: "", status: 0, durationMilliseconds: 0,
+                  requestBytes: 0, responseBytes: 0, headers: HTTPHeaders(), bodyPrefix: [], responseBodyPrefix: [],
+                  reason: reason)
+    }
+}
+
 /// The last requests to the course APIs (and common 404s), newest first, for `/_mock/requests`
 /// and the index page. Recording copies a few fields and at most 4 KiB of body; the JSON is
 /// written only when someone asks, so the journal is cheap enough to leave on.
@@ -36,15 +45,18 @@ final class Journal: @unchecked Sendable {
     }
 
     func record(_ exchange: Exchange) {
-        guard capacity > 0 else { return }
         let request = exchange.request
-        let entry = Entry(at: request.receivedAt, api: exchange.response.routeGroup, method: request.method, path: request.path,
+        record(Entry(at: request.receivedAt, api: exchange.response.routeGroup, method: request.method, path: request.path,
                           query: request.query ?? "", status: exchange.sentStatus,
                           durationMilliseconds: exchange.durationMilliseconds, requestBytes: request.body.count,
                           responseBytes: exchange.responseBytes, headers: request.headers,
                           bodyPrefix: request.body.prefix(Self.bodyPrefixLimit),
                           responseBodyPrefix: request.method == "HEAD" ? [] : exchange.response.body.prefix(Self.bodyPrefixLimit),
-                          reason: exchange.response.explanation)
+                          reason: exchange.response.explanation))
+    }
+
+    func record(_ entry: Entry) {
+        guard capacity > 0 else { return }
         lock.lock()
         defer { lock.unlock() }
         if ring.count < capacity {

@@ -1,0 +1,75 @@
+import Foundation
+import MockApp
+import MockHTTP
+import TestSupport
+import XCTest
+
+/// An https client on the http port is closed at once and told, in one console line and a
+/// journal entry, to use http:// (docs/clients.md).
+final class TLSDetectionTests: XCTestCase {
+    private let console = ConsoleLines()
+    private var server: TestServer!
+
+    override func setUpWithError() throws {
+        // A header timeout far beyond the client's read timeout: only the detection can close in time.
+        server = try TestServer(settings: AppSettings(log: RequestLog(format: .text, output: console.append))) {
+            $0.headerTimeout = 120
+        }
+    }
+
+    override func tearDown() {
+        server = nil
+    }
+
+    func testAClientHelloIsClosedAtOnceAndExplained() throws {
+        let client = try server.connect(timeout: 5)
+        client.send(Self.clientHello(serverName: "localhost"))
+        XCTAssertTrue(client.isClosedByServer())
+        XCTAssertEqual(client.readToEnd(), [], "nothing is answered: the client expects TLS")
+        let reason = "the client spoke https to this http port (connection closed): use http://localhost:\(server.port)/… "
+            + "instead of https://, and see docs/clients.md for the platform's cleartext setting"
+        XCTAssertEqual(try console.waitForLine(containing: "https"), "\(try timePrefix()) 127.0.0.1 \(reason)")
+        let journal = try server.request("GET", "/_mock/requests?limit=1")
+        let entry = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(journal.body)) as? [[String: Any]])?.first)
+        XCTAssertEqual(entry["method"] as? String, "TLS")
+        XCTAssertEqual(entry["status"] as? Int, 0)
+        XCTAssertEqual(entry["reason"] as? String, reason)
+    }
+
+    func testWithoutAServerNameTheHostIsLeftToThePerson() throws {
+        let client = try server.connect(timeout: 5)
+        client.send(Self.clientHello(serverName: nil))
+        XCTAssertTrue(client.isClosedByServer())
+        XCTAssertTrue(try console.waitForLine(containing: "https").contains("use http://HOST:\(server.port)/… instead of https://"))
+    }
+
+    func testTheServerKeepsServingHTTP() throws {
+        let client = try server.connect(timeout: 5)
+        client.send(Self.clientHello(serverName: "example.test"))
+        XCTAssertTrue(client.isClosedByServer())
+        XCTAssertEqual(try server.request("GET", "/_mock/health").status, 200)
+        XCTAssertEqual(try server.request("GET", "/api/threads").status, 401)
+    }
+
+    /// The console line's time, from the line itself (the clock is the server's).
+    private func timePrefix() throws -> String {
+        String(try console.waitForLine(containing: "https").prefix(12))
+    }
+
+    /// A TLS 1.2-style ClientHello record as curl and URLSession open with: one cipher suite, no
+    /// compression, and the server_name extension when a name is given.
+    static func clientHello(serverName: String?) -> [UInt8] {
+        func length16(_ count: Int) -> [UInt8] { [UInt8(count >> 8), UInt8(count & 0xFF)] }
+        var extensions: [UInt8] = []
+        if let serverName {
+            let name = Array(serverName.utf8)
+            let entry = [0] + length16(name.count) + name
+            let list = length16(entry.count) + entry
+            extensions = [0, 0] + length16(list.count) + list
+        }
+        let hello: [UInt8] = [3, 3] + [UInt8](repeating: 7, count: 32) + [0] + length16(2) + [0x13, 0x01] + [1, 0]
+            + length16(extensions.count) + extensions
+        let handshake: [UInt8] = [1, 0] + length16(hello.count) + hello
+        return [0x16, 0x03, 0x01] + length16(handshake.count) + handshake
+    }
+}
