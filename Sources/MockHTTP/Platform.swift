@@ -414,6 +414,32 @@ enum Sys {
     }
 }
 
+/// What a file looks like from outside, for noticing that it changed (`--watch`): the inode catches
+/// an editor's save by rename, the nanoseconds two saves within a second.
+public struct FileSignature: Equatable, Sendable {
+    public var inode: UInt64
+    public var size: Int64
+    public var modifiedSeconds: Int
+    public var modifiedNanoseconds: Int
+
+    /// The signature of a file that is not there (or cannot be examined).
+    public static let absent = FileSignature(inode: 0, size: -1, modifiedSeconds: 0, modifiedNanoseconds: 0)
+
+    private init(inode: UInt64, size: Int64, modifiedSeconds: Int, modifiedNanoseconds: Int) {
+        (self.inode, self.size, self.modifiedSeconds, self.modifiedNanoseconds) =
+            (inode, size, modifiedSeconds, modifiedNanoseconds)
+    }
+
+    /// nil when `stat` fails (no such file, no permission).
+    public init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        (modifiedSeconds, modifiedNanoseconds) = OS.modificationTime(info)
+    }
+}
+
 /// Getting written bytes onto the disk itself, for state that must survive a power cut.
 public enum Durability {
     /// Flushes what was written to `fd` to stable storage; false on failure (errno says why).

@@ -140,6 +140,42 @@ struct timeval {
     __darwin_suseconds_t tv_usec;
 };
 typedef __darwin_suseconds_t suseconds_t;
+
+// sys/_types/_timespec.h, sys/stat.h (the 64-bit-inode layout, __DARWIN_STRUCT_STAT64)
+struct timespec {
+    __darwin_time_t tv_sec;
+    long tv_nsec;
+};
+typedef __int32_t dev_t;
+typedef __uint16_t mode_t;
+typedef __uint16_t nlink_t;
+typedef __uint64_t __darwin_ino64_t;
+typedef __uint32_t uid_t;
+typedef __uint32_t gid_t;
+typedef __int64_t off_t;
+typedef __int64_t blkcnt_t;
+typedef __int32_t blksize_t;
+struct stat {
+    dev_t st_dev;
+    mode_t st_mode;
+    nlink_t st_nlink;
+    __darwin_ino64_t st_ino;
+    uid_t st_uid;
+    gid_t st_gid;
+    dev_t st_rdev;
+    struct timespec st_atimespec;
+    struct timespec st_mtimespec;
+    struct timespec st_ctimespec;
+    struct timespec st_birthtimespec;
+    off_t st_size;
+    blkcnt_t st_blocks;
+    blksize_t st_blksize;
+    __uint32_t st_flags;
+    __uint32_t st_gen;
+    __int32_t st_lspare;
+    __int64_t st_qspare[2];
+};
+int stat(const char *, struct stat *);
 typedef __uint64_t rlim_t;
 struct rlimit {
     rlim_t rlim_cur;
