@@ -247,6 +247,9 @@ extension CSE118State.Message {
 extension CSE118State {
     /// Reads and checks a seed or state document (`Seed/cse118.json`, docs/apis/cse118.md#accounts).
     init(seed document: JSONValue) throws(SeedError) {
+        // Reading a seed is no change: nothing is recorded meanwhile.
+        changes.isRecording = false
+        defer { changes = StateChanges() }
         let root = try SeedNode(document).object()
         let memberNodes = try root.array("members"), workspaceNodes = try root.array("workspaces")
         // Sized up front, so the tables of a large seed are not rehashed as they fill.

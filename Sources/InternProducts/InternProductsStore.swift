@@ -72,6 +72,9 @@ extension InternProductsState {
     /// Reads and checks a seed or state document (docs/apis/internproducts.md#seed-reset-and-state). Users without a `loginToken` get
     /// one minted at `now`.
     init(seed document: JSONValue, images: InternProductsImages, now: Date) throws(SeedError) {
+        // Reading a seed is no change: nothing is recorded meanwhile.
+        changes.isRecording = false
+        defer { changes = StateChanges() }
         let root = try SeedNode(document).object()
         var unminted: [(username: String, password: String)] = []
         var unmintedNames: Set<ExactText> = []

@@ -60,7 +60,7 @@ public final class SeedWatcher: @unchecked Sendable {
             while let name = walker.nextObject() as? String { files.append(folder.appendingPathComponent(name).path) }
         }
         var signatures: [String: FileSignature] = [:]
-        for path in files { signatures[path] = FileSignature(path: path) ?? .absent }
+        for path in files { signatures[path] = FileSignature(path: path) ?? FileSignature() }
         return signatures
     }
 
@@ -69,7 +69,7 @@ public final class SeedWatcher: @unchecked Sendable {
         let changed = Set(now.keys).union(known.keys).filter { now[$0] != known[$0] }
         // Debounce: act on a change only once the file looked the same on two polls in a row.
         let settled = changed.filter { pending[$0] != nil && pending[$0] == now[$0] }
-        pending = Dictionary(uniqueKeysWithValues: changed.subtracting(settled).map { ($0, now[$0] ?? .absent) })
+        pending = Dictionary(uniqueKeysWithValues: changed.subtracting(settled).map { ($0, now[$0] ?? FileSignature()) })
         guard !settled.isEmpty else { return }
         for path in settled { known[path] = now[path] }
         for api in apis where settled.contains(seed.url.appendingPathComponent("\(api.name).json").path) {

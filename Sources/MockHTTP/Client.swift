@@ -110,7 +110,7 @@ public final class BlockingClient {
                 buffer += chunk[0..<count]
                 continue
             }
-            let end: StreamEnd = count == 0 ? .endOfStream : (count == -2 && Sys.lastCallWasReset() ? .reset : .timedOut)
+            let end: StreamEnd = count == 0 ? .endOfStream : (count == -2 && Sys.lastCallWasReset ? .reset : .timedOut)
             defer { buffer.removeAll() }
             return (buffer, end)
         }

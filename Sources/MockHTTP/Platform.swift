@@ -292,17 +292,6 @@ enum Sys {
         }
     }
 
-    /// True when the last failed call on this thread failed because the peer reset the connection.
-    static func lastCallWasReset() -> Bool {
-        errno == ECONNRESET
-    }
-
-    /// Makes the next close send a reset instead of an orderly end of stream (SO_LINGER, zero timeout).
-    static func resetOnClose(_ fd: Int32) {
-        var zeroLinger = linger(l_onoff: 1, l_linger: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &zeroLinger, socklen_t(MemoryLayout<linger>.size))
-    }
-
     static func shutdownWrite(_ fd: Int32) {
         shutdown(fd, OS.shutWrite)
     }
@@ -411,32 +400,6 @@ enum Sys {
     static func drainWakePipe(_ fd: Int32) {
         var scratch = [UInt8](repeating: 0, count: 64)
         while read(fd, &scratch, scratch.count) > 0 {}
-    }
-}
-
-/// What a file looks like from outside, for noticing that it changed (`--watch`): the inode catches
-/// an editor's save by rename, the nanoseconds two saves within a second.
-public struct FileSignature: Equatable, Sendable {
-    public var inode: UInt64
-    public var size: Int64
-    public var modifiedSeconds: Int
-    public var modifiedNanoseconds: Int
-
-    /// The signature of a file that is not there (or cannot be examined).
-    public static let absent = FileSignature(inode: 0, size: -1, modifiedSeconds: 0, modifiedNanoseconds: 0)
-
-    private init(inode: UInt64, size: Int64, modifiedSeconds: Int, modifiedNanoseconds: Int) {
-        (self.inode, self.size, self.modifiedSeconds, self.modifiedNanoseconds) =
-            (inode, size, modifiedSeconds, modifiedNanoseconds)
-    }
-
-    /// nil when `stat` fails (no such file, no permission).
-    public init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        (modifiedSeconds, modifiedNanoseconds) = OS.modificationTime(info)
     }
 }
 

@@ -50,10 +50,6 @@ enum OS {
 
     /// fsync on macOS stops at the drive's cache; F_FULLFSYNC reaches the medium. Some file systems
     /// (network, FAT) refuse F_FULLFSYNC: fsync is the best they offer.
-    static func modificationTime(_ info: stat) -> (seconds: Int, nanoseconds: Int) {
-        (Int(info.st_mtimespec.tv_sec), Int(info.st_mtimespec.tv_nsec))
-    }
-
     static func fullSync(_ fd: Int32) -> Bool {
         fcntl(fd, F_FULLFSYNC) != -1 || fsync(fd) == 0
     }

@@ -40,10 +40,6 @@ enum OS {
     }
 
     /// Linux's fsync flushes the drive's write cache too.
-    static func modificationTime(_ info: stat) -> (seconds: Int, nanoseconds: Int) {
-        (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
-    }
-
     static func fullSync(_ fd: Int32) -> Bool {
         fsync(fd) == 0
     }

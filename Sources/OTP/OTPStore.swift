@@ -184,6 +184,9 @@ enum OTPSecret {
 extension OTPDirectory {
     /// Reads and checks a seed or state document (`Seed/otp.json`, docs/apis/otp.md#accounts).
     init(seed document: JSONValue) throws(SeedError) {
+        // Reading a seed is no change: nothing is recorded meanwhile.
+        changes.isRecording = false
+        defer { changes = StateChanges() }
         let root = try SeedNode(document).object()
         let userNodes = try root.array("users")
         // Sized up front, so the tables of a large seed are not rehashed as they fill.

@@ -147,6 +147,9 @@ public struct ThreadsState {
 extension ThreadsState {
     /// Reads and checks a seed or state document (`Seed/threads.json`, docs/apis/threads.md#accounts).
     init(seed document: JSONValue) throws(SeedError) {
+        // Reading a seed is no change: nothing is recorded meanwhile.
+        changes.isRecording = false
+        defer { changes = StateChanges() }
         let root = try SeedNode(document).object()
         // Checked in document order (so an error names the first bad row), then added by id.
         let userNodes = try root.array("users"), threadNodes = try root.array("threads")

@@ -148,6 +148,9 @@ public struct WSUVState {
 extension WSUVState {
     /// Reads and checks a seed or state document (`Seed/wsuv.json`, docs/apis/wsuv-twitter.md#accounts).
     init(seed document: JSONValue) throws(SeedError) {
+        // Reading a seed is no change: nothing is recorded meanwhile.
+        changes.isRecording = false
+        defer { changes = StateChanges() }
         let root = try SeedNode(document).object()
         for node in try root.array("users") {
             let item = try node.object()

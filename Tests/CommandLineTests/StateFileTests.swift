@@ -43,6 +43,9 @@ final class StateFileTests: XCTestCase {
 
     func testAcknowledgedChangesSurviveSIGKILLAndResetReturnsToTheSeed() throws {
         var (server, port) = try start()
+        XCTAssertTrue(try httpRequest(port: port, "GET", "/").text.contains(
+            "<p class=\"meta\">State: every change is stored in <code>\(state.path)</code> before it is answered; "
+                + "reset (<code>POST /_mock/reset</code>) returns to the seed files.</p>"), "the index page names the file")
         let seedState = try httpRequest(port: port, "GET", "/_mock/state/threads").text
         XCTAssertEqual(try signup("keep@x.com", port: port).status, 200)
         killHard(server)
@@ -58,8 +61,16 @@ final class StateFileTests: XCTestCase {
         XCTAssertEqual(try httpRequest(port: port, "GET", "/_mock/state/threads").text, seedState)
         server.process.terminate()
         XCTAssertEqual(server.waitForExit(), 0)
-        // Stopped cleanly, the file is one snapshot: plain JSON.
-        XCTAssertNoThrow(try JSONParser.parse(Array(try Data(contentsOf: state))))
+        // Stopped cleanly, the file is one snapshot: plain JSON, which the next run appends to.
+        let snapshot = try Data(contentsOf: state)
+        XCTAssertNoThrow(try JSONParser.parse(Array(snapshot)))
+        (server, port) = try start()
+        XCTAssertEqual(try Data(contentsOf: state), snapshot, "a file that is one snapshot is not rewritten at start")
+        XCTAssertEqual(try signup("appended@x.com", port: port).status, 200)
+        killHard(server)
+        (server, port) = try start()
+        XCTAssertEqual(try login("appended@x.com", port: port), 200)
+        killHard(server)
     }
 
     func testLoadedStateIsStoredButResetStillGoesToTheSeed() throws {

@@ -44,6 +44,8 @@ final class IndexPageTests: XCTestCase {
         let html = response.text
         XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"), html)
         XCTAssertTrue(html.contains("version <strong>\(MockBackend.version)</strong> · up <strong>"), html)
+        XCTAssertTrue(html.contains("<p class=\"meta\">State: changes are kept in memory only (<code>--state FILE</code> keeps them "
+            + "across restarts); reset (<code>POST /_mock/reset</code>) returns to the seed files.</p>"), html)
         for api in apis {
             XCTAssertTrue(html.contains("<h2>\(api.summary.title) <span class=\"tag\">\(api.name)</span></h2>"), api.name)
             XCTAssertEqual(html.contains("<a href=\"/_mock/openapi/\(api.name).json\">OpenAPI document</a>"),

@@ -78,7 +78,7 @@ final class AdminAPI: Sendable {
                              lanAddresses: HTTPServer.lanAddresses,
                              apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary, endpoints: $0.endpoints,
                                                             hasOpenAPIDocument: $0.openAPIDocument != nil) },
-                             stubs: stubs.all, requests: requests)
+                             stubs: stubs.all, requests: requests, stateFile: settings.stateLog?.path)
         return .html(page.html)
     }
 

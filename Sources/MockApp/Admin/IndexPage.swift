@@ -66,6 +66,8 @@ struct IndexPage {
     var apis: [API]
     var stubs: [Stub] = []
     var requests: Requests
+    /// The `--state` file in use, nil when the state lives in memory only.
+    var stateFile: String?
     var timeZone = TimeZone.current
 
     // MARK: Page
@@ -102,9 +104,17 @@ struct IndexPage {
         <h1>mock-backend</h1>
         <p class="meta">version <strong>\(escape(version))</strong> · up <strong>\(Self.duration(uptime))</strong> · \
         \(apis.count) API\(apis.count == 1 ? "" : "s") served · <a href="/">refresh</a></p>
+        \(stateLine)
         \(otherDevices)
         </header>
         """
+    }
+
+    /// Where changes are kept, and what reset returns to.
+    private var stateLine: String {
+        let kept = stateFile.map { "every change is stored in <code>\(escape($0))</code> before it is answered" }
+            ?? "changes are kept in memory only (<code>--state FILE</code> keeps them across restarts)"
+        return "<p class=\"meta\">State: \(kept); reset (<code>POST /_mock/reset</code>) returns to the seed files.</p>"
     }
 
     /// This page's address for a phone on the same network, when the browser used another one.

@@ -53,24 +53,45 @@ enum DiskFile {
     /// A new file in one step: written beside the old one, flushed, renamed over it, and the
     /// folder flushed so the rename itself survives a power cut. Returns the new file, open.
     static func replace(_ path: String, with bytes: [UInt8]) throws(Failure) -> Int32 {
-        // Failures name the file the person chose, not the temporary one beside it.
+        let (fd, temporary) = try writeBeside(path, bytes)
+        guard rename(temporary, path) == 0 else {
+            let failure = Failure(call: "rename", path: path, code: errno)
+            Foundation.close(fd)
+            unlink(temporary)
+            throw failure
+        }
+        try syncFolder(of: path)
+        return fd
+    }
+
+    /// Shows that the folder takes a new file and the disk a block, without touching the file
+    /// itself: one byte written and flushed beside it, then removed.
+    static func probe(beside path: String) throws(Failure) {
+        let (fd, temporary) = try writeBeside(path, [10])
+        Foundation.close(fd)
+        unlink(temporary)
+    }
+
+    /// `bytes` in a new file beside `path`, on the disk; failures name `path`, the file the
+    /// person chose, not the temporary one.
+    private static func writeBeside(_ path: String, _ bytes: [UInt8]) throws(Failure) -> (fd: Int32, temporary: String) {
         let temporary = path + ".partial"
         let fd = Foundation.open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(call: "create", path: path, code: errno) }
         do throws(Failure) {
-            do throws(Failure) {
-                try write(fd, bytes, at: 0, path: temporary)
-                try sync(fd, path: temporary)
-            } catch {
-                throw Failure(call: error.call, path: path, code: error.code)
-            }
-            guard rename(temporary, path) == 0 else { throw Failure(call: "rename", path: path, code: errno) }
+            try write(fd, bytes, at: 0, path: path)
+            try sync(fd, path: path)
         } catch {
             Foundation.close(fd)
             unlink(temporary)
             throw error
         }
-        try syncFolder(of: path)
+        return (fd, temporary)
+    }
+
+    static func openForAppending(_ path: String) throws(Failure) -> Int32 {
+        let fd = Foundation.open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(call: "open", path: path, code: errno) }
         return fd
     }
 

@@ -53,19 +53,23 @@ public struct StateChanges: Sendable {
     private var seen: Set<RowPath> = []
     public private(set) var wholeState = false
 
+    /// Off while a state is read from a seed document, which is no change.
+    public var isRecording = true
+
     public init() {}
 
     public var isEmpty: Bool { paths.isEmpty && !wholeState }
 
     /// The row at `path` was added, changed or removed.
-    public mutating func touch(_ path: RowPath) {
-        guard !wholeState, seen.insert(path).inserted else { return }
-        paths.append(path)
+    public mutating func touch(_ path: @autoclosure () -> RowPath) {
+        guard isRecording, !wholeState else { return }
+        let path = path()
+        if seen.insert(path).inserted { paths.append(path) }
     }
 
     /// A whole top-level member changed, e.g. a list whose order changed.
     public mutating func touchEverything(in member: String) {
-        touch(.member(member))
+        touch(RowPath.member(member))
     }
 
     /// Everything changed (a reset, a loaded document).

@@ -24,6 +24,7 @@ struct StateFileContents {
     var records = 0
     /// Bytes after the last whole record, dropped.
     var droppedLength = 0
+    private var endsWithNewline = false
 
     static let recordMark = UInt8(ascii: "~")
 
@@ -64,9 +65,17 @@ struct StateFileContents {
             records += 1
         }
         droppedLength = bytes.count - validLength
+        endsWithNewline = bytes.last == 10
         for index in documents.indices {
             if let replay = replays[documents[index].api] { documents[index].document = replay.document }
         }
+    }
+
+    /// A snapshot alone, holding every served API, ending with a newline: records can follow it as
+    /// it is. (An API missing from the snapshot would replay its records over nothing.)
+    func isAppendable(serving apis: [String]) -> Bool {
+        records == 0 && droppedLength == 0 && snapshotLength > 0 && endsWithNewline
+            && apis.allSatisfy { api in documents.contains { $0.api == api } }
     }
 
     /// The first `\n~`, or the end.

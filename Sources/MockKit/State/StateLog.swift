@@ -64,8 +64,9 @@ public final class StateLog: @unchecked Sendable {
 
     // MARK: Start and stop
 
-    /// Loads the file into the APIs, then writes it anew (snapshot only) and attaches the stores:
-    /// a file that cannot be read or written stops the start, and nothing is written then.
+    /// Loads the file into the APIs, compacts it (a new snapshot, no log) unless it is one snapshot
+    /// already, and attaches the stores: a file that cannot be read or written stops the start,
+    /// and nothing of it is changed then.
     public func open(_ apis: [any MockAPI]) throws(StateFileError) {
         self.apis = apis
         let contents: StateFileContents?
@@ -85,7 +86,16 @@ public final class StateLog: @unchecked Sendable {
             }
         }
         do {
-            try rewrite()
+            if let contents, contents.isAppendable(serving: apis.map(\.name)) {
+                // Already one snapshot with every API: append to it, once the folder and the disk
+                // have shown they take a write.
+                try DiskFile.probe(beside: path)
+                fd = try DiskFile.openForAppending(path)
+                storedLength = contents.validLength
+                snapshotLength = contents.snapshotLength
+            } else {
+                try rewrite()
+            }
         } catch {
             throw .unwritable(error)
         }

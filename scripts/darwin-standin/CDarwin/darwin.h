@@ -45,10 +45,14 @@ struct sockaddr_storage {
 #define SOCK_STREAM 1
 #define SOL_SOCKET 0xffff
 #define SO_REUSEADDR 0x0004
-#define SO_LINGER 0x0080
 #define SO_SNDTIMEO 0x1005
 #define SO_RCVTIMEO 0x1006
 #define SO_NOSIGPIPE 0x1022
+#define SO_LINGER 0x0080
+struct linger {
+    int l_onoff;
+    int l_linger;
+};
 #define AF_UNSPEC 0
 #define AF_INET 2
 #define AF_INET6 30
@@ -56,10 +60,6 @@ struct sockaddr_storage {
 #define SHUT_WR 1
 int socket(int, int, int);
 int setsockopt(int, int, int, const void *, socklen_t);
-struct linger {
-    int l_onoff;
-    int l_linger;
-};
 int bind(int, const struct sockaddr *, socklen_t);
 int listen(int, int);
 int accept(int, struct sockaddr *__restrict, socklen_t *__restrict);
@@ -140,42 +140,6 @@ struct timeval {
     __darwin_suseconds_t tv_usec;
 };
 typedef __darwin_suseconds_t suseconds_t;
-
-// sys/_types/_timespec.h, sys/stat.h (the 64-bit-inode layout, __DARWIN_STRUCT_STAT64)
-struct timespec {
-    __darwin_time_t tv_sec;
-    long tv_nsec;
-};
-typedef __int32_t dev_t;
-typedef __uint16_t mode_t;
-typedef __uint16_t nlink_t;
-typedef __uint64_t __darwin_ino64_t;
-typedef __uint32_t uid_t;
-typedef __uint32_t gid_t;
-typedef __int64_t off_t;
-typedef __int64_t blkcnt_t;
-typedef __int32_t blksize_t;
-struct stat {
-    dev_t st_dev;
-    mode_t st_mode;
-    nlink_t st_nlink;
-    __darwin_ino64_t st_ino;
-    uid_t st_uid;
-    gid_t st_gid;
-    dev_t st_rdev;
-    struct timespec st_atimespec;
-    struct timespec st_mtimespec;
-    struct timespec st_ctimespec;
-    struct timespec st_birthtimespec;
-    off_t st_size;
-    blkcnt_t st_blocks;
-    blksize_t st_blksize;
-    __uint32_t st_flags;
-    __uint32_t st_gen;
-    __int32_t st_lspare;
-    __int64_t st_qspare[2];
-};
-int stat(const char *, struct stat *);
 typedef __uint64_t rlim_t;
 struct rlimit {
     rlim_t rlim_cur;
@@ -217,6 +181,33 @@ ssize_t write(int, const void *, size_t);
 int fsync(int);
 char *getenv(const char *);
 char *strerror(int);
+
+// sys/_types/_timespec.h, sys/stat.h (the 64-bit-inode layout, _DARWIN_FEATURE_64_BIT_INODE)
+struct timespec {
+    __darwin_time_t tv_sec;
+    long tv_nsec;
+};
+struct stat {
+    __int32_t st_dev;
+    __uint16_t st_mode;
+    __uint16_t st_nlink;
+    __uint64_t st_ino;
+    __uint32_t st_uid;
+    __uint32_t st_gid;
+    __int32_t st_rdev;
+    struct timespec st_atimespec;
+    struct timespec st_mtimespec;
+    struct timespec st_ctimespec;
+    struct timespec st_birthtimespec;
+    __int64_t st_size;
+    __int64_t st_blocks;
+    __int32_t st_blksize;
+    __uint32_t st_flags;
+    __uint32_t st_gen;
+    __int32_t st_lspare;
+    __int64_t st_qspare[2];
+};
+int stat(const char *, struct stat *);
 
 // sys/errno.h (errno itself is `*__error()`; the overlay makes it a variable)
 extern int *__error(void);
