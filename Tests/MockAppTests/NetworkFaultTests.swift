@@ -29,11 +29,6 @@ final class NetworkFaultTests: XCTestCase {
         return client.readUntilEnd()
     }
 
-    private func lastJournalEntry() throws -> JSONObject {
-        let journal = try JSONParser.parse(try server.request("GET", "/_mock/requests?limit=1").body)
-        return try XCTUnwrap(journal.arrayValue?.first?.objectValue)
-    }
-
     private static let login = "email=a@a.com&password=test123"
 
     func testResetBeforeAnsweringOnlyOnTheNamedRoute() throws {
@@ -41,7 +36,7 @@ final class NetworkFaultTests: XCTestCase {
         let reset = try exchange("POST", "/api/login", body: Self.login)
         XCTAssertEqual(reset.end, .reset, "the client's read fails with ECONNRESET")
         XCTAssertEqual(reset.bytes, [])
-        let entry = try lastJournalEntry()
+        let entry = try server.lastJournalEntry()
         XCTAssertEqual(entry["status"], .null)
         XCTAssertEqual(entry["reason"]?.stringValue, "injected fault: connection reset before the answer (reset_rate 1) on POST /api/login, set through /_mock/faults (DELETE /_mock/faults clears it)")
         XCTAssertEqual(try server.request("GET", "/api/threads").status, 401, "other routes answer as usual")
@@ -53,7 +48,7 @@ final class NetworkFaultTests: XCTestCase {
         let closed = try exchange("GET", "/api/threads")
         XCTAssertEqual(closed.end, .endOfStream)
         XCTAssertEqual(closed.bytes, [])
-        XCTAssertEqual(try lastJournalEntry()["reason"]?.stringValue, "injected fault: connection closed with no answer (close_rate 1), set through /_mock/faults (DELETE /_mock/faults clears it)")
+        XCTAssertEqual(try server.lastJournalEntry()["reason"]?.stringValue, "injected fault: connection closed with no answer (close_rate 1), set through /_mock/faults (DELETE /_mock/faults clears it)")
         XCTAssertEqual(try server.request("GET", "/_mock/health").status, 200, "faults never touch the control surface")
     }
 
@@ -71,7 +66,7 @@ final class NetworkFaultTests: XCTestCase {
         XCTAssertTrue(parts[0].hasPrefix("HTTP/1.1 200 OK\r\n"), parts[0])
         XCTAssertTrue((parts[0] + "\r\n").contains("\r\nContent-Length: \(whole.body.count)\r\n"), parts[0].debugDescription)
         XCTAssertEqual(Array(parts[1].utf8), Array(whole.body.prefix(whole.body.count / 2)))
-        XCTAssertEqual(try lastJournalEntry()["reason"]?.stringValue, "injected fault: answer cut short (truncate_rate 1) on * /api/threads, set through /_mock/faults (DELETE /_mock/faults clears it)")
+        XCTAssertEqual(try server.lastJournalEntry()["reason"]?.stringValue, "injected fault: answer cut short (truncate_rate 1) on * /api/threads, set through /_mock/faults (DELETE /_mock/faults clears it)")
     }
 
     func testSlowBodyArrivesWholeAtTheAskedPace() throws {
@@ -88,7 +83,7 @@ final class NetworkFaultTests: XCTestCase {
         XCTAssertEqual(text.components(separatedBy: "\r\n\r\n").last?.utf8.count, whole.body.count)
         XCTAssertGreaterThan(pieces.count, 3, "the body comes in pieces, not in one delayed write")
         XCTAssertGreaterThanOrEqual(elapsed, Double(whole.body.count) / 200)
-        XCTAssertEqual(try lastJournalEntry()["reason"]?.stringValue, "injected fault: body sent at 200 bytes/s (slow_rate 1) on POST /api/login, set through /_mock/faults (DELETE /_mock/faults clears it)")
+        XCTAssertEqual(try server.lastJournalEntry()["reason"]?.stringValue, "injected fault: body sent at 200 bytes/s (slow_rate 1) on POST /api/login, set through /_mock/faults (DELETE /_mock/faults clears it)")
     }
 
     func testFirstRuleThatAppliesWins() throws {

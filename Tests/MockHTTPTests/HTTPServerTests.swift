@@ -3,23 +3,8 @@ import MockHTTP
 import TestSupport
 import XCTest
 
-/// Answers `METHOD target|body length|body`, so tests see exactly what the server parsed.
-struct EchoResponder: HTTPResponder {
-    func respond(to request: Request) -> Response {
-        var response = Response.text(200, "\(request.method) \(request.target)|\(request.body.count)|"
-            + String(decoding: request.body, as: UTF8.self))
-        if request.path == "/slow" { response.delay = 0.3 }
-        if request.path == "/teapot" {
-            response = Response(status: 409, reason: "Conflict User Exists", body: [])
-        }
-        return response
-    }
-
-    func didRespond(_ exchange: Exchange) {}
-}
-
-final class HTTPServerTests: XCTestCase {
-    private var server: TestServer!
+final class HTTPServerTests: XCTestCase, EchoServerTests {
+    var server: TestServer!
 
     override func setUpWithError() throws {
         server = try TestServer(responder: EchoResponder())
@@ -60,31 +45,6 @@ final class HTTPServerTests: XCTestCase {
 
     private func get(_ target: String, extra: String = "") -> String {
         "GET \(target) HTTP/1.1\r\nHost: test\r\n\(extra)\r\n"
-    }
-
-    /// Sends raw bytes on a new connection and reads one response.
-    private func exchange(_ raw: String) throws -> ClientResponse {
-        let client = try server.connect()
-        client.send(raw)
-        return try client.readResponse()
-    }
-
-    /// Every bad request must leave the server answering the next client normally.
-    private func assertStillServing(file: StaticString = #filePath, line: UInt = #line) throws {
-        let response = try exchange(get("/after"))
-        XCTAssertEqual(response.status, 200, file: file, line: line)
-        XCTAssertEqual(response.text, "GET /after|0|", file: file, line: line)
-    }
-
-    private func assertRejected(_ raw: String, status: Int, file: StaticString = #filePath, line: UInt = #line) throws {
-        let client = try server.connect()
-        client.send(raw)
-        let response = try client.readResponse()
-        XCTAssertEqual(response.status, status, file: file, line: line)
-        XCTAssertEqual(response.headers["Connection"], "close", file: file, line: line)
-        XCTAssertEqual(response.headers["Content-Type"], "text/plain; charset=utf-8", file: file, line: line)
-        XCTAssertTrue(client.isClosedByServer(), "connection closed after the error", file: file, line: line)
-        try assertStillServing(file: file, line: line)
     }
 
     func testSimpleGetHasDateAndLength() throws {

@@ -6,8 +6,8 @@ import XCTest
 /// Attacks on the HTTP layer over real sockets: smuggling, injection, absurd sizes, slow and
 /// greedy clients. Every case gets a clear 4xx/5xx from the HTTP layer (or a dropped connection),
 /// and the next normal request is still served.
-final class HostileHTTPTests: XCTestCase {
-    private var server: TestServer!
+final class HostileHTTPTests: XCTestCase, EchoServerTests {
+    var server: TestServer!
 
     override func setUpWithError() throws {
         server = try TestServer(responder: EchoResponder()) { $0.limits.maxBody = 1024 }
@@ -22,28 +22,6 @@ final class HostileHTTPTests: XCTestCase {
     }
 
     private static let next = "GET /next HTTP/1.1\r\nHost: test\r\n\r\n"
-
-    private func assertStillServing(file: StaticString = #filePath, line: UInt = #line) throws {
-        let client = try server.connect()
-        client.send("GET /after HTTP/1.1\r\nHost: test\r\n\r\n")
-        XCTAssertEqual(try client.readResponse().text, "GET /after|0|", file: file, line: line)
-    }
-
-    /// The HTTP layer's answer: the status, a plain-text body, `Connection: close`, then the close.
-    private func assertRejected(_ raw: String, status: Int, file: StaticString = #filePath, line: UInt = #line) throws {
-        try assertRejected(Array(raw.utf8), status: status, file: file, line: line)
-    }
-
-    private func assertRejected(_ raw: [UInt8], status: Int, file: StaticString = #filePath, line: UInt = #line) throws {
-        let client = try server.connect()
-        client.send(raw)
-        let response = try client.readResponse()
-        XCTAssertEqual(response.status, status, String(decoding: raw.prefix(120), as: UTF8.self), file: file, line: line)
-        XCTAssertEqual(response.headers["Connection"], "close", file: file, line: line)
-        XCTAssertEqual(response.headers["Content-Type"], "text/plain; charset=utf-8", file: file, line: line)
-        XCTAssertTrue(client.isClosedByServer(), "closed after the error", file: file, line: line)
-        try assertStillServing(file: file, line: line)
-    }
 
     /// An accepted request must frame exactly as expected: the pipelined request behind it is
     /// answered on its own, so nothing was smuggled in either direction.

@@ -2,6 +2,7 @@ import Foundation
 import MockHTTP
 import MockApp
 import MockKit
+import XCTest
 
 /// A real server on an ephemeral loopback port, in the test process; stopped when released.
 public final class TestServer {
@@ -101,4 +102,12 @@ public final class ConsoleLines: @unchecked Sendable {
 
 public enum ConsoleLinesError: Error {
     case noLine(String, seen: [String])
+}
+
+extension TestServer {
+    /// The newest entry of the request journal (`GET /_mock/requests?limit=1`).
+    public func lastJournalEntry() throws -> JSONObject {
+        let journal = try JSONParser.parse(try request("GET", "/_mock/requests?limit=1").body)
+        return try XCTUnwrap(journal.arrayValue?.first?.objectValue)
+    }
 }
