@@ -6,6 +6,8 @@ import MockKit
 public struct AppSettings: Sendable {
     /// `--admin-token`: required of every `/_mock/…` caller when set.
     public var adminToken: String?
+    /// False with `--admin-require-token`: a loopback peer (perhaps a proxy) gets no access by itself.
+    public var trustsLoopback = true
     public var log: RequestLog?
     /// `--journal`: requests kept for `/_mock/requests` (0 turns the journal off).
     public var journalCapacity = 1000
