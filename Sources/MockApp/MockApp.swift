@@ -6,6 +6,8 @@ import MockKit
 public struct AppSettings: Sendable {
     /// `--admin-token`: required of every `/_mock/…` caller when set.
     public var adminToken: String?
+    /// False with `--admin-require-token`: a loopback peer (perhaps a proxy) gets no access by itself.
+    public var trustsLoopback = true
     public var log: RequestLog?
     /// `--journal`: requests kept for `/_mock/requests` (0 turns the journal off).
     public var journalCapacity = 1000
@@ -111,6 +113,10 @@ public final class MockApp: HTTPResponder {
             // The CORS middleware answers preflights; without it, the router's methods still are.
             response = CORS.preflight(allowed)
             response.routeGroup = group.name
+        case .notFound where routed.request.method == "OPTIONS" && !stubs.methods(forPath: routed.request.path).isEmpty:
+            // A preflight for an endpoint only stubs serve.
+            response = CORS.preflight(stubs.methods(forPath: routed.request.path).union(.options))
+            response.routeGroup = StubSet.name
         case .notFound:
             let request = routed.request
             response = Self.notFound(request.path, closest: router.closestRoute(method: request.method, path: request.path))

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import MockHTTP
 import MockKit
@@ -25,31 +20,8 @@ public final class SeedWatcher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "mock-backend.seed-watcher")
     private var timer: DispatchSourceTimer?
     /// Touched on `queue` only.
-    private var known: [String: Signature] = [:]
-    private var pending: [String: Signature] = [:]
-
-    /// What a file looks like from outside: a change of any part is a change of the file. The
-    /// inode catches an editor's save by rename; nanoseconds catch two saves within a second.
-    private struct Signature: Equatable {
-        var inode: UInt64 = 0
-        var size: Int64 = -1
-        var modifiedSeconds = 0
-        var modifiedNanoseconds = 0
-
-        init() {}
-
-        init?(path: String) {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-            inode = UInt64(info.st_ino)
-            size = Int64(info.st_size)
-            #if canImport(Glibc)
-            (modifiedSeconds, modifiedNanoseconds) = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
-            #else
-            (modifiedSeconds, modifiedNanoseconds) = (Int(info.st_mtimespec.tv_sec), Int(info.st_mtimespec.tv_nsec))
-            #endif
-        }
-    }
+    private var known: [String: FileSignature] = [:]
+    private var pending: [String: FileSignature] = [:]
 
     public init(seed: SeedDirectory, apis: [any MockAPI], stubs: StubSet, interval: Double = SeedWatcher.defaultInterval,
                 console: @escaping @Sendable (String) -> Void = Console.standard.write) {
@@ -82,13 +54,13 @@ public final class SeedWatcher: @unchecked Sendable {
 
     /// Each served API's seed file, and every file of the stubs folder (stubs and their bodies),
     /// keyed by path.
-    private func signatures() -> [String: Signature] {
+    private func signatures() -> [String: FileSignature] {
         var files = apis.map { seed.url.appendingPathComponent("\($0.name).json").path }
         if let folder = stubs.folder, let walker = FileManager.default.enumerator(atPath: folder.path) {
             while let name = walker.nextObject() as? String { files.append(folder.appendingPathComponent(name).path) }
         }
-        var signatures: [String: Signature] = [:]
-        for path in files { signatures[path] = Signature(path: path) ?? Signature() }
+        var signatures: [String: FileSignature] = [:]
+        for path in files { signatures[path] = FileSignature(path: path) ?? FileSignature() }
         return signatures
     }
 
@@ -97,7 +69,7 @@ public final class SeedWatcher: @unchecked Sendable {
         let changed = Set(now.keys).union(known.keys).filter { now[$0] != known[$0] }
         // Debounce: act on a change only once the file looked the same on two polls in a row.
         let settled = changed.filter { pending[$0] != nil && pending[$0] == now[$0] }
-        pending = Dictionary(uniqueKeysWithValues: changed.subtracting(settled).map { ($0, now[$0] ?? Signature()) })
+        pending = Dictionary(uniqueKeysWithValues: changed.subtracting(settled).map { ($0, now[$0] ?? FileSignature()) })
         guard !settled.isEmpty else { return }
         for path in settled { known[path] = now[path] }
         for api in apis where settled.contains(seed.url.appendingPathComponent("\(api.name).json").path) {

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A response as read by `BlockingClient`.
 public struct ClientResponse: Sendable {
     public var status: Int
@@ -116,7 +110,7 @@ public final class BlockingClient {
                 buffer += chunk[0..<count]
                 continue
             }
-            let end: StreamEnd = count == 0 ? .endOfStream : (count == -2 && errno == ECONNRESET ? .reset : .timedOut)
+            let end: StreamEnd = count == 0 ? .endOfStream : (count == -2 && Sys.lastCallWasReset ? .reset : .timedOut)
             defer { buffer.removeAll() }
             return (buffer, end)
         }

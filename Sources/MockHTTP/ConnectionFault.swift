@@ -1,7 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 /// A way for an answer to go wrong on the wire, as a real network does. The event loop obeys it
@@ -19,6 +19,9 @@ public enum ConnectionFault: Sendable, Equatable {
 }
 
 extension Sys {
+    /// True when the last failed call failed because the peer reset the connection (ECONNRESET).
+    static var lastCallWasReset: Bool { errno == ECONNRESET }
+
     /// Makes the next close send a reset instead of an orderly end of stream (SO_LINGER, zero timeout).
     static func resetOnClose(_ fd: Int32) {
         var linger = SocketLinger(l_onoff: 1, l_linger: 0)
@@ -26,8 +29,8 @@ extension Sys {
     }
 }
 
-#if canImport(Glibc)
-private typealias SocketLinger = Glibc.linger
-#else
+#if canImport(Darwin)
 private typealias SocketLinger = Darwin.linger
+#else
+private typealias SocketLinger = Glibc.linger
 #endif

@@ -69,7 +69,9 @@ public final class OTPAPI: CourseAPI {
         let phone = try Self.phone(OTPInput(request).optionalString("phone_number"))
         let code = options.otpCode ?? OTPSecret.code()
         let now = nowMillis()
-        state.withLock { $0.issueCode(code, to: phone, nowMillis: now, ttlMillis: options.otpTTL * 1000) }
+        try state.withLock { state throws(OTPError) in
+            try state.issueCode(code, to: phone, nowMillis: now, ttlMillis: options.otpTTL * 1000)
+        }
         // Printed even under --quiet: it stands in for the text message.
         options.console("otp: code \(code) for \(phone)")
         return Self.json(OTPSent())

@@ -10,6 +10,7 @@ public enum OTPError: APIError, MethodNotAllowedCase, Equatable {
     case invalidPhoneNumber
     case incorrectCode
     case codeExpired
+    case tooManyCodes
     case invalidAuthToken
     case invalidName
     case invalidAccounts
@@ -22,6 +23,7 @@ public enum OTPError: APIError, MethodNotAllowedCase, Equatable {
         case .invalidPhoneNumber: return "invalid_phone_number"
         case .incorrectCode: return "incorrect_code"
         case .codeExpired: return "code_expired"
+        case .tooManyCodes: return "too_many_requests"
         case .invalidAuthToken: return "invalid_auth_token"
         case .invalidName: return "invalid_name"
         case .invalidAccounts: return "invalid_accounts"
@@ -37,6 +39,7 @@ public enum OTPError: APIError, MethodNotAllowedCase, Equatable {
         case .invalidPhoneNumber: return "Your phone number is invalid"
         case .incorrectCode: return "Incorrect verification code"
         case .codeExpired: return "Your code expired"
+        case .tooManyCodes: return "Too many codes were sent to this number; try again later"
         case .invalidAuthToken: return "Your auth token is invalid"
         case .invalidName: return "Your name must be a string of at most 64 characters"
         case .invalidAccounts: return "Accounts must be a list of objects with string name, ID and amount"
@@ -59,7 +62,10 @@ public enum OTPError: APIError, MethodNotAllowedCase, Equatable {
             return "`\(field)` missing or not a US number such as +15305550100; " + ErrorReason.arrived(in: request, reads: .json)
         case .incorrectCode: return "wrong code, or no code sent to that number (codes are printed on the console "
             + "and listed at GET /_mock/otp/outbox)"
-        case .codeExpired: return "the code expired or was tried too often: send a new one"
+        case .codeExpired: return "the code expired or was tried too often (5 wrong codes lock a code, 10 lock the "
+            + "number for the hour; docs/apis/otp.md#guessing-a-code): send a new one, or POST /_mock/reset/otp"
+        case .tooManyCodes: return "20 codes per number per hour (docs/apis/otp.md#guessing-a-code): use the last one, "
+            + "listed at GET /_mock/otp/outbox"
         case .invalidAuthToken:
             guard let token = request.headers["x-authtoken"], !token.isEmpty else {
                 return "x-authtoken header missing; send the auth_token from /api/verify_code"

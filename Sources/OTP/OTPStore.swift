@@ -118,12 +118,27 @@ public struct OTPState {
         var expiresAtMillis: Int
     }
 
+    /// What a number has used up in its current hour: codes sent and wrong codes tried, whichever
+    /// code they were for, so that asking for new codes buys no more guesses.
+    struct NumberBudget {
+        var startedAtMillis: Int
+        var codesSent = 0
+        var wrongCodes = 0
+    }
+
     /// Wrong codes a pending code takes before it is locked (docs/apis/otp.md#endpoints).
     static let attemptLimit = 5
+    /// Wrong codes a number takes per hour, across resends, and codes sent to it per hour.
+    static let wrongCodesPerHour = 10
+    static let codesPerHour = 20
+    static let budgetMillis = 3_600_000
     static let outboxLimit = 1_000
+    /// Past this many numbers, pending codes and budgets that have run out are dropped.
+    static let pruneAbove = 10_000
 
     var directory: OTPDirectory
     var pendingCodes: [String: PendingCode] = [:]
+    var budgets: [String: NumberBudget] = [:]
     /// Oldest first.
     var outbox: [OutboxMessage] = []
 
@@ -133,7 +148,12 @@ public struct OTPState {
 
     /// Replaces the number's pending code and records the text in one step, so the newest outbox
     /// entry of a number is always its pending code.
-    mutating func issueCode(_ code: String, to phone: String, nowMillis: Int, ttlMillis: Int) {
+    mutating func issueCode(_ code: String, to phone: String, nowMillis: Int, ttlMillis: Int) throws(OTPError) {
+        var budget = currentBudget(of: phone, nowMillis: nowMillis)
+        guard budget.codesSent < Self.codesPerHour else { throw .tooManyCodes }
+        budget.codesSent += 1
+        budgets[phone] = budget
+        if pendingCodes.count > Self.pruneAbove || budgets.count > Self.pruneAbove { prune(nowMillis: nowMillis) }
         pendingCodes[phone] = PendingCode(code: code, expiresAtMillis: nowMillis + ttlMillis)
         outbox.append(OutboxMessage(phone: phone, code: code, sentAtMillis: nowMillis, expiresAtMillis: nowMillis + ttlMillis))
         if outbox.count > Self.outboxLimit { outbox.removeFirst(outbox.count - Self.outboxLimit) }
@@ -142,14 +162,32 @@ public struct OTPState {
     /// docs/apis/otp.md#endpoints: a right code is used up; a wrong one counts towards the lock.
     mutating func consumeCode(of phone: String, attempt: String, nowMillis: Int) throws(OTPError) {
         guard var pending = pendingCodes[phone] else { throw .incorrectCode }
-        guard nowMillis < pending.expiresAtMillis, pending.failedAttempts < Self.attemptLimit else { throw .codeExpired }
+        var budget = currentBudget(of: phone, nowMillis: nowMillis)
+        guard nowMillis < pending.expiresAtMillis, pending.failedAttempts < Self.attemptLimit,
+              budget.wrongCodes < Self.wrongCodesPerHour else { throw .codeExpired }
         // Byte comparison: String's == would also accept canonically equivalent text.
         guard attempt.utf8.elementsEqual(pending.code.utf8) else {
             pending.failedAttempts += 1
             pendingCodes[phone] = pending
+            budget.wrongCodes += 1
+            budgets[phone] = budget
             throw .incorrectCode
         }
         pendingCodes[phone] = nil
+    }
+
+    /// The number's budget for the hour that began with its first send or wrong code.
+    private func currentBudget(of phone: String, nowMillis: Int) -> NumberBudget {
+        guard let budget = budgets[phone], nowMillis - budget.startedAtMillis < Self.budgetMillis else {
+            return NumberBudget(startedAtMillis: nowMillis)
+        }
+        return budget
+    }
+
+    /// Keeps the tables bounded by the numbers in use: expired codes and past hours go.
+    private mutating func prune(nowMillis: Int) {
+        pendingCodes = pendingCodes.filter { nowMillis < $0.value.expiresAtMillis }
+        budgets = budgets.filter { nowMillis - $0.value.startedAtMillis < Self.budgetMillis }
     }
 }
 

@@ -21,6 +21,7 @@ struct Options {
     var adminToken: String?
     var journal = 1000
     var quiet = false
+    var adminRequiresToken = false
     var watch = false
     var logFormat = RequestLog.Format.text
     var poller = PollerKind.available[0]
@@ -46,12 +47,12 @@ struct Options {
         for (flag, variable) in Self.valued {
             if let value = environment[variable], !value.isEmpty { values[flag] = value }
         }
-        if let quiet = environment["MOCK_QUIET"], !["", "0", "false", "no"].contains(quiet.lowercased()) {
-            self.quiet = true
+        func isOn(_ variable: String) -> Bool {
+            environment[variable].map { !["", "0", "false", "no"].contains($0.lowercased()) } ?? false
         }
-        if let watch = environment["MOCK_WATCH"], !["", "0", "false", "no"].contains(watch.lowercased()) {
-            self.watch = true
-        }
+        quiet = isOn("MOCK_QUIET")
+        adminRequiresToken = isOn("MOCK_ADMIN_REQUIRE_TOKEN")
+        watch = isOn("MOCK_WATCH")
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -65,6 +66,7 @@ struct Options {
             case "--help", "-h": showHelp = true
             case "--version": showVersion = true
             case "--quiet", "-q": quiet = true
+            case "--admin-require-token": adminRequiresToken = true
             case "--watch": watch = true
             case "--healthcheck":
                 if let inline {
@@ -108,6 +110,9 @@ struct Options {
         maxConnectionsPerAddress = try integer("--max-connections-per-address", 1...1_000_000)
         journal = try integer("--journal", 0...1_000_000) ?? journal
         adminToken = values["--admin-token"]
+        if let token = adminToken, token.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw UsageError(message: "--admin-token must not be empty: an empty token would let anyone in")
+        }
         if let only = values["--only"] {
             let names = only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             for name in names where !APICatalog.names.contains(name) {
@@ -181,6 +186,8 @@ struct Options {
                             connections one client address may hold [MOCK_MAX_CONNECTIONS_PER_ADDRESS]
                             (default 1000, at most half of all connections)
       --admin-token T       require this token on /_mock/… [MOCK_ADMIN_TOKEN]
+      --admin-require-token trust no loopback caller without the token, e.g. behind a proxy
+                            [MOCK_ADMIN_REQUIRE_TOKEN=1]
       --journal N           requests kept for /_mock/requests, 0 = off [MOCK_JOURNAL] (default 1000)
       --quiet               no line per request [MOCK_QUIET=1]
       --watch               reload a seed or stub file when it changes (polled every second) [MOCK_WATCH=1]

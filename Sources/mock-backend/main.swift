@@ -59,6 +59,7 @@ do {
 
 var settings = AppSettings(adminToken: options.adminToken,
                            log: options.quiet ? nil : RequestLog(format: options.logFormat))
+settings.trustsLoopback = !options.adminRequiresToken
 settings.journalCapacity = options.journal
 settings.latency = options.latency
 // The state file is read, then written anew before the port opens: one that cannot be written
@@ -114,6 +115,13 @@ do {
 }
 
 Banner.print(server: server, apis: apis, seed: seed, stubs: stubs, options: options)
+if options.adminToken == nil && !options.adminRequiresToken && [nil, "0.0.0.0", "::"].contains(options.host) {
+    Console.standard.write("""
+        warning: no --admin-token while listening on every interface. /_mock/… (the journal with other
+                 people's passwords and tokens, live OTP codes, reset, faults) is open to loopback callers,
+                 and behind a proxy or port forward every caller is loopback. Set --admin-token.
+        """)
+}
 let watcher = options.watch ? SeedWatcher(seed: seed, apis: apis, stubs: stubs) : nil
 watcher?.start()
 

@@ -43,6 +43,8 @@ final class CommandLineTests: XCTestCase {
             (["--wsuv-tz", "Mars/Olympus_Mons"], "--wsuv-tz: unknown time zone Mars/Olympus_Mons"),
             (["--only", "threads,nope"], "--only: unknown API nope"),
             (["--log-format", "xml"], "--log-format must be text or json"),
+            (["--admin-token", ""], "--admin-token must not be empty"),
+            (["--admin-token= "], "--admin-token must not be empty"),
         ] {
             let (status, child) = try run(arguments)
             XCTAssertEqual(status, 2, "\(arguments)")
@@ -52,6 +54,15 @@ final class CommandLineTests: XCTestCase {
         let (status, child) = try run([], environment: ["MOCK_OTP_TTL": "abc"])
         XCTAssertEqual(status, 2)
         XCTAssertTrue(child.standardError.contains("--otp-ttl must be"))
+    }
+
+    func testOpenControlSurfaceOnEveryInterfaceIsWarnedAbout() throws {
+        let open = try ChildProcess(["--host", "0.0.0.0", "--port", "0", "--quiet"])
+        XCTAssertTrue(open.waitForOutput("Ctrl-C stops."), open.standardOutput)
+        XCTAssertTrue(open.waitForOutput("warning: no --admin-token while listening on every interface."), open.standardOutput)
+        let guarded = try ChildProcess(["--host", "0.0.0.0", "--port", "0", "--quiet", "--admin-token", "s3cret"])
+        XCTAssertTrue(guarded.waitForOutput("Ctrl-C stops."), guarded.standardOutput)
+        XCTAssertFalse(guarded.standardOutput.contains("warning"), guarded.standardOutput)
     }
 
     func testBusyPortSaysSoInOneLineAndExitsOne() throws {

@@ -164,9 +164,11 @@ final class AdminTests: XCTestCase {
 
 /// Who may use `/_mock`: loopback callers, or anyone with the admin token when one is set.
 final class AdminAccessTests: XCTestCase {
-    private func app(token: String? = nil) throws -> MockApp {
-        try MockApp(apis: APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions()),
-                settings: AppSettings(adminToken: token))
+    private func app(token: String? = nil, trustsLoopback: Bool = true) throws -> MockApp {
+        var settings = AppSettings(adminToken: token)
+        settings.trustsLoopback = trustsLoopback
+        return try MockApp(apis: APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions()),
+                           settings: settings)
     }
 
     private func request(_ target: String, from host: String, headers: [(String, String)] = []) -> Request {
@@ -195,5 +197,18 @@ final class AdminAccessTests: XCTestCase {
                                                headers: [("X-Mock-Admin-Token", "s3cret")])).status, 200)
         XCTAssertEqual(app.respond(to: request("/_mock/health", from: "127.0.0.1",
                                                headers: [("Authorization", "Bearer wrong")])).status, 401)
+    }
+
+    /// `--admin-require-token`: behind a proxy every caller is loopback, so loopback proves nothing.
+    func testRequireTokenTrustsNoLoopbackCaller() throws {
+        let closed = try app(trustsLoopback: false)
+        let refused = closed.respond(to: request("/_mock/requests", from: "127.0.0.1"))
+        XCTAssertEqual(refused.status, 403)
+        XCTAssertEqual(String(decoding: refused.body, as: UTF8.self),
+                       #"{"error":"forbidden","detail":"/_mock is closed: --admin-require-token is set and no --admin-token"}"#)
+        let guarded = try app(token: "s3cret", trustsLoopback: false)
+        XCTAssertEqual(guarded.respond(to: request("/_mock/requests", from: "127.0.0.1")).status, 401)
+        XCTAssertEqual(guarded.respond(to: request("/_mock/requests", from: "127.0.0.1",
+                                                   headers: [("Authorization", "Bearer s3cret")])).status, 200)
     }
 }

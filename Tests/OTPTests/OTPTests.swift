@@ -150,6 +150,34 @@ final class OTPTests: OTPTestCase {
         XCTAssertEqual(try object(try verify("5305550123", fresh))[string: "status"], "ok")
     }
 
+    /// Asking for new codes buys no more guesses: 10 wrong codes per number per hour, whichever code.
+    func testWrongCodesAreCountedPerNumberAcrossResends() throws {
+        var code = ""
+        for round in 0..<3 {
+            code = try sendAndReadCode("5305550123")
+            let wrong = code == "000000" ? "000001" : "000000"
+            for _ in 0..<(round < 2 ? 4 : 2) {
+                assertError(try verify("5305550123", wrong), "incorrect_code", "Incorrect verification code")
+            }
+        }
+        assertError(try verify("5305550123", code), "code_expired", "Your code expired")
+        // Other numbers keep their own budget.
+        let other = try sendAndReadCode("5305550124")
+        XCTAssertEqual(try object(try verify("5305550124", other))[string: "status"], "ok")
+        // An hour after the first of them, the number may try again.
+        advanceClock(by: 3600)
+        code = try sendAndReadCode("5305550123")
+        XCTAssertEqual(try object(try verify("5305550123", code))[string: "status"], "ok")
+    }
+
+    func testTwentyCodesPerNumberPerHour() throws {
+        for _ in 0..<20 { _ = try sendAndReadCode("5305550123") }
+        assertError(try send("5305550123"), "too_many_requests", "Too many codes were sent to this number; try again later")
+        advanceClock(by: 3600)
+        let code = try sendAndReadCode("5305550123")
+        XCTAssertEqual(try object(try verify("5305550123", code))[string: "status"], "ok")
+    }
+
     func testCodeIsSingleUseAndNeedsASend() throws {
         assertError(try verify("5305550123", "123456"), "incorrect_code", "Incorrect verification code")
         let code = try sendAndReadCode("5305550123")

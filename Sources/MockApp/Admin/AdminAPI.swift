@@ -66,7 +66,7 @@ final class AdminAPI: Sendable {
 
     private func indexPage(_ request: Request) -> Response {
         let requests: IndexPage.Requests
-        if !Self.mayControl(request, adminToken: settings.adminToken) {
+        if !Self.mayControl(request, settings) {
             requests = .hidden(tokenRequired: settings.adminToken != nil)
         } else if journal.capacity == 0 {
             requests = .off
@@ -243,10 +243,14 @@ final class AdminAPI: Sendable {
     /// Loopback only, unless a token is configured: then the token, from anywhere.
     private func guarded(_ handler: @escaping @Sendable (Request) -> Response) -> Handler {
         { [settings] request in
-            guard Self.mayControl(request, adminToken: settings.adminToken) else {
+            guard Self.mayControl(request, settings) else {
                 if settings.adminToken != nil {
                     return Response.json(401, ["error": "unauthorized",
                                            "detail": "send Authorization: Bearer <admin token> or X-Mock-Admin-Token"])
+                }
+                if !settings.trustsLoopback {
+                    return Response.json(403, ["error": "forbidden",
+                                           "detail": "/_mock is closed: --admin-require-token is set and no --admin-token"])
                 }
                 return Response.json(403, ["error": "forbidden",
                                        "detail": "/_mock is served to loopback clients only; start the server with --admin-token to allow others"])
@@ -255,9 +259,11 @@ final class AdminAPI: Sendable {
         }
     }
 
-    /// True for a loopback caller without a configured token, or any caller presenting the token.
-    static func mayControl(_ request: Request, adminToken: String?) -> Bool {
-        guard let adminToken else { return request.peer.isLoopback }
+    /// True for a loopback caller without a configured token (unless loopback is not trusted),
+    /// or any caller presenting the token. Behind a proxy every caller is loopback
+    /// (docs/admin.md#who-may-call-it).
+    static func mayControl(_ request: Request, _ settings: AppSettings) -> Bool {
+        guard let adminToken = settings.adminToken else { return settings.trustsLoopback && request.peer.isLoopback }
         if request.headers["X-Mock-Admin-Token"] == adminToken { return true }
         guard let value = request.headers["Authorization"], value.count > 7,
               value.prefix(7).lowercased() == "bearer " else { return false }

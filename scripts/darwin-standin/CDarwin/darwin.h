@@ -48,6 +48,11 @@ struct sockaddr_storage {
 #define SO_SNDTIMEO 0x1005
 #define SO_RCVTIMEO 0x1006
 #define SO_NOSIGPIPE 0x1022
+#define SO_LINGER 0x0080
+struct linger {
+    int l_onoff;
+    int l_linger;
+};
 #define AF_UNSPEC 0
 #define AF_INET 2
 #define AF_INET6 30
@@ -177,6 +182,33 @@ int fsync(int);
 char *getenv(const char *);
 char *strerror(int);
 
+// sys/_types/_timespec.h, sys/stat.h (the 64-bit-inode layout, _DARWIN_FEATURE_64_BIT_INODE)
+struct timespec {
+    __darwin_time_t tv_sec;
+    long tv_nsec;
+};
+struct stat {
+    __int32_t st_dev;
+    __uint16_t st_mode;
+    __uint16_t st_nlink;
+    __uint64_t st_ino;
+    __uint32_t st_uid;
+    __uint32_t st_gid;
+    __int32_t st_rdev;
+    struct timespec st_atimespec;
+    struct timespec st_mtimespec;
+    struct timespec st_ctimespec;
+    struct timespec st_birthtimespec;
+    __int64_t st_size;
+    __int64_t st_blocks;
+    __int32_t st_blksize;
+    __uint32_t st_flags;
+    __uint32_t st_gen;
+    __int32_t st_lspare;
+    __int64_t st_qspare[2];
+};
+int stat(const char *, struct stat *);
+
 // sys/errno.h (errno itself is `*__error()`; the overlay makes it a variable)
 extern int *__error(void);
 #define EINTR 4
@@ -187,6 +219,7 @@ extern int *__error(void);
 #define EWOULDBLOCK EAGAIN
 #define EADDRINUSE 48
 #define ECONNABORTED 53
+#define ECONNRESET 54
 #define ENOBUFS 55
 
 // sys/signal.h (SIG_IGN is a cast the importer skips: the overlay defines it)
