@@ -113,6 +113,10 @@ public final class MockApp: HTTPResponder {
             // The CORS middleware answers preflights; without it, the router's methods still are.
             response = CORS.preflight(allowed)
             response.routeGroup = group.name
+        case .notFound where routed.request.method == "OPTIONS" && !stubs.methods(forPath: routed.request.path).isEmpty:
+            // A preflight for an endpoint only stubs serve.
+            response = CORS.preflight(stubs.methods(forPath: routed.request.path).union(.options))
+            response.routeGroup = StubSet.name
         case .notFound:
             let request = routed.request
             response = Self.notFound(request.path, closest: router.closestRoute(method: request.method, path: request.path))

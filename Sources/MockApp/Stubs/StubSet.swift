@@ -59,6 +59,13 @@ public final class StubSet: Sendable {
         return nil
     }
 
+    /// The methods stubs answer on this path, for a browser's CORS preflight (`OPTIONS`); empty
+    /// when no stub has the path.
+    func methods(forPath path: String) -> Methods {
+        all.filter { $0.route.path.match(path) != nil }
+            .reduce(Methods()) { $0.union($1.route.method.map(Methods.init(named:)) ?? .any) }
+    }
+
     /// Adds the stubs of a `PUT /_mock/stubs` document; on an error none is added.
     func add(_ document: JSONValue) throws(SeedError) -> [Stub] {
         let added = try reader.stubs(document) { "PUT /_mock/stubs \($0)" }
