@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Check Seed/internproducts.json and its pictures against the internproducts contract.
+"""Check Seed/internproducts.json and its pictures against docs/apis/internproducts.md.
 
-The rules come from shared/api/internproducts.md (sections 4, 5 and 6): the two fixed
+The rules (docs/apis/internproducts.md#seed-reset-and-state and #tokens): the two fixed
 users, 12 to 24 products with valid titles, tags, descriptions, dates and images, and
 the three dishes of the course screenshot as the three newest products. Every problem
 found is printed (not just the first) and the exit status is 1 if there was any.

@@ -6,9 +6,8 @@ Only the standard library is used, and every random choice comes from a generato
 seeded by the slug, so each run produces the same bytes on every machine.
 
 The pictures are simple food scenes (a table surface, a plate or bowl, the dish and a
-few garnishes) built from signed-distance shapes with anti-aliased edges. The contract
-(shared/api/internproducts.md, section 6) wants each file between 5,120 and 81,920
-bytes, so the script checks every size and stops with an error if one falls outside.
+few garnishes) built from signed-distance shapes with anti-aliased edges. Each seed picture
+must be between 5,120 and 81,920 bytes, so the script checks every size and stops with an error if one falls outside.
 
 Usage: python3 scripts/generate-product-images.py
 """

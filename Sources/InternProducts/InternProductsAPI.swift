@@ -55,7 +55,7 @@ public final class InternProductsAPI: CourseAPI {
     // MARK: Endpoints
 
     private func login(_ request: Request) throws(InternProductsError) -> Response {
-        let query = InternProductsQuery(request)
+        let query = InternProductsInput(request)
         let username = try query.required("username")
         let password = try query.required("password")
         let token = try state.withLock { state throws(InternProductsError) in
@@ -67,7 +67,7 @@ public final class InternProductsAPI: CourseAPI {
     }
 
     private func register(_ request: Request) throws(InternProductsError) -> Response {
-        let query = InternProductsQuery(request)
+        let query = InternProductsInput(request)
         let username = try query.required("username")
         let password = try query.required("password")
         let now = clock()
@@ -81,7 +81,7 @@ public final class InternProductsAPI: CourseAPI {
     }
 
     private func products(_ request: Request) throws(InternProductsError) -> Response {
-        let token = try InternProductsQuery(request).required("loginToken")
+        let token = try InternProductsInput(request).required("loginToken")
         let body = try state.withLock { state throws(InternProductsError) in
             guard state.isLive(token: token) else { throw .invalidToken }
             return state.productsBody

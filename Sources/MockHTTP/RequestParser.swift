@@ -67,12 +67,6 @@ struct RequestParser {
 
     var hasBufferedBytes: Bool { start < buffer.count }
 
-    /// True while a request has begun to arrive but is not complete.
-    var isMidRequest: Bool {
-        if case .head = state { return hasBufferedBytes }
-        return true
-    }
-
     /// True once the head is read and the body is still arriving.
     var isReadingBody: Bool {
         if case .head = state { return false }

@@ -66,7 +66,7 @@ public final class OTPAPI: CourseAPI {
     // MARK: Endpoints
 
     private func sendVerificationCode(_ request: Request) throws(OTPError) -> Response {
-        let phone = try Self.phone(OTPBody(request).optionalString("phone_number"))
+        let phone = try Self.phone(OTPInput(request).optionalString("phone_number"))
         let code = options.otpCode ?? OTPSecret.code()
         let now = nowMillis()
         try state.withLock { state throws(OTPError) in
@@ -78,7 +78,7 @@ public final class OTPAPI: CourseAPI {
     }
 
     private func verifyCode(_ request: Request) throws(OTPError) -> Response {
-        let body = try OTPBody(request)
+        let body = try OTPInput(request)
         let number = try body.optionalString("e164_phone_number")
         let attempt = try body.optionalString("code") ?? ""
         let phone = try Self.phone(number)
@@ -96,7 +96,7 @@ public final class OTPAPI: CourseAPI {
         let token = (request.headers["x-authtoken"] ?? "").trimmingCharacters(in: [" ", "\t"])
         // The token is checked before the body is read (docs/apis/otp.md#errors).
         try requireLiveToken(token)
-        let body = try OTPBody(request)
+        let body = try OTPInput(request)
         var name: String?
         var accounts: [OTPAccount]?
         if let value = body.object["name"] {

@@ -283,15 +283,20 @@ extension OTPState: LoggedState {
 /// The seed file's shape, written by `GET /_mock/state/otp`.
 struct OTPSeedFile: Encodable {
     struct User: Encodable {
-        var user_id: String
-        var e164_phone_number: String
+        var userID: String
+        var phone: String
         var name: String
-        var keyfile_password: String
-        var auth_tokens: [String]
+        var keyfilePassword: String
+        var authTokens: [String]
         var accounts: [OTPAccount]?
 
+        enum CodingKeys: String, CodingKey {
+            case userID = "user_id", phone = "e164_phone_number", name, keyfilePassword = "keyfile_password"
+            case authTokens = "auth_tokens", accounts
+        }
+
         init(_ user: OTPUser) {
-            (user_id, e164_phone_number, name, keyfile_password, auth_tokens, accounts) =
+            (userID, phone, name, keyfilePassword, authTokens, accounts) =
                 (user.userID, user.phone, user.name, user.keyfilePassword, user.authTokens, user.accounts)
         }
     }

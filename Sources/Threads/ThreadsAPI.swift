@@ -65,7 +65,7 @@ public final class ThreadsAPI: CourseAPI {
     // MARK: Endpoints
 
     private func login(_ request: Request) throws(ThreadsError) -> Response {
-        let fields = try ThreadsFields(request)
+        let fields = try ThreadsInput(request)
         let email = try fields.required("email", else: "Email is required.").trimmingCharacters(in: .whitespaces)
         let password = try fields.required("password", else: "Password is required.")
         let now = unixNow()
@@ -76,7 +76,7 @@ public final class ThreadsAPI: CourseAPI {
     }
 
     private func signup(_ request: Request) throws(ThreadsError) -> Response {
-        let fields = try ThreadsFields(request)
+        let fields = try ThreadsInput(request)
         let email = try fields.required("email", else: "Email is required.").trimmingCharacters(in: .whitespaces)
         let password = try fields.required("password", else: "Password is required.")
         let fname = try fields.required("fname", else: "First name is required.")
@@ -115,7 +115,7 @@ public final class ThreadsAPI: CourseAPI {
 
     private func addThread(_ request: Request) throws(ThreadsError) -> Response {
         try authorizeOnly(request)
-        let title = try ThreadsFields(request).required("title", else: "Title is required.")
+        let title = try ThreadsInput(request).required("title", else: "Title is required.")
         let createdAt = stampNow()
         return try state.withLock { state throws(ThreadsError) in
             let caller = try authorize(request, in: state)
@@ -155,7 +155,7 @@ public final class ThreadsAPI: CourseAPI {
 
     private func addMessage(_ request: Request) throws(ThreadsError) -> Response {
         try authorizeOnly(request)
-        let fields = try ThreadsFields(request)
+        let fields = try ThreadsInput(request)
         let threadID = try fields.required("thread_id", else: "Thread id is required.")
         let text = try fields.required("message", else: "Message is required.")
         let createdAt = stampNow()

@@ -239,33 +239,49 @@ extension ThreadsState: LoggedState {
 /// The seed file's shape, written by `GET /_mock/state/threads`.
 struct ThreadsSeedFile: Encodable {
     struct User: Encodable {
-        var user_id: Int, email: String, password: String, fname: String, lname: String, role: String
+        var userID: Int, email: String, password: String, fname: String, lname: String, role: String
+
+        enum CodingKeys: String, CodingKey {
+            case userID = "user_id", email, password, fname, lname, role
+        }
 
         init(_ user: ThreadsState.User) {
-            (user_id, email, password, fname, lname, role) = (user.id, user.email, user.password, user.fname, user.lname, user.role)
+            (userID, email, password, fname, lname, role) = (user.id, user.email, user.password, user.fname, user.lname, user.role)
         }
     }
     struct Thread: Encodable {
-        var thread_id: Int, user_id: Int, title: String, created_at: String
+        var threadID: Int, userID: Int, title: String, createdAt: String
+
+        enum CodingKeys: String, CodingKey {
+            case threadID = "thread_id", userID = "user_id", title, createdAt = "created_at"
+        }
 
         init(_ thread: ThreadsState.Thread) {
-            (thread_id, user_id, title, created_at) = (thread.id, thread.userID, thread.title, thread.createdAt)
+            (threadID, userID, title, createdAt) = (thread.id, thread.userID, thread.title, thread.createdAt)
         }
     }
     struct Message: Encodable {
-        var message_id: Int, thread_id: Int, user_id: Int, message: String, created_at: String
+        var messageID: Int, threadID: Int, userID: Int, message: String, createdAt: String
+
+        enum CodingKeys: String, CodingKey {
+            case messageID = "message_id", threadID = "thread_id", userID = "user_id", message, createdAt = "created_at"
+        }
 
         init(_ message: ThreadsState.Message) {
-            (message_id, thread_id, user_id, self.message, created_at) =
+            (messageID, threadID, userID, self.message, createdAt) =
                 (message.id, message.threadID, message.userID, message.text, message.createdAt)
         }
     }
     struct Token: Encodable {
         /// Written only when true, so state files without 2017–2018 sessions stay as they were.
-        var token: String, user_id: Int, exp: Int, legacy: Bool?
+        var token: String, userID: Int, exp: Int, legacy: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case token, userID = "user_id", exp, legacy
+        }
 
         init(_ token: String, _ record: ThreadsState.Token) {
-            (self.token, user_id, exp, legacy) = (token, record.userID, record.expires, record.isLegacy ? true : nil)
+            (self.token, userID, exp, legacy) = (token, record.userID, record.expires, record.isLegacy ? true : nil)
         }
     }
     struct NextIDs: Encodable {
@@ -280,7 +296,11 @@ struct ThreadsSeedFile: Encodable {
     var threads: [Thread]
     var messages: [Message]
     var tokens: [Token]
-    var next_ids: NextIDs
+    var nextIDs: NextIDs
+
+    enum CodingKeys: String, CodingKey {
+        case users, threads, messages, tokens, nextIDs = "next_ids"
+    }
 
     init(_ state: ThreadsState) {
         users = state.users.rows.map(User.init)
@@ -288,7 +308,7 @@ struct ThreadsSeedFile: Encodable {
         messages = state.messages.rows.map(Message.init)
         tokens = state.tokens.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }
             .map { Token($0.key.string, $0.value) }
-        next_ids = NextIDs(state)
+        nextIDs = NextIDs(state)
     }
 }
 

@@ -62,7 +62,7 @@ public enum WSUVError: APIError {
     private static func badRequestReason(_ request: Request) -> String {
         let script = request.path.split(separator: "/").last.map(String.init) ?? ""
         // A 400 means the parameters were read (a multipart body CGI.pm died on is a 500).
-        guard let parameters = try? WSUVParameters(request) else { return "" }
+        guard let parameters = try? WSUVInput(request) else { return "" }
         let source: FieldSource = ["POST", "PUT", "PATCH"].contains(request.method) ? .form : .query
         let missing = (requiredParameters[script] ?? []).filter { parameters[$0] == nil }
         guard let first = missing.first else {

@@ -1,11 +1,15 @@
 /// The JSON answers of the five scripts (docs/apis/wsuv-twitter.md#endpoints), keys in declaration order.
 
 struct TweetShape: Encodable {
-    var tweet_id: Int
+    var tweetID: Int
     var username: String
-    var time_stamp: String
+    var timeStamp: String
     var tweet: String
-    var isdeleted: Int
+    var isDeleted: Int
+
+    enum CodingKeys: String, CodingKey {
+        case tweetID = "tweet_id", username, timeStamp = "time_stamp", tweet, isDeleted = "isdeleted"
+    }
 }
 
 /// `get-tweets.cgi`: `{"tweets":[…]}`.
@@ -15,7 +19,11 @@ struct TweetList: Encodable {
 
 /// `register.cgi` and `login.cgi`: `{"session_token":"…"}` (`"0"` after a logout).
 struct SessionAnswer: Encodable {
-    var session_token: String
+    var sessionToken: String
+
+    enum CodingKeys: String, CodingKey {
+        case sessionToken = "session_token"
+    }
 }
 
 /// `add-tweet.cgi`: the text as decoded.
@@ -25,7 +33,11 @@ struct TweetAdded: Encodable {
 
 /// `del-tweet.cgi`: the id echoed as the string that was sent (`"008"`).
 struct TweetDeleted: Encodable {
-    var tweet_id: String
-    var isdeleted = 1
+    var tweetID: String
+    var isDeleted = 1
     var tweet = WSUVState.deletedText
+
+    enum CodingKeys: String, CodingKey {
+        case tweetID = "tweet_id", isDeleted = "isdeleted", tweet
+    }
 }

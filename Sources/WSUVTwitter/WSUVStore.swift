@@ -113,8 +113,8 @@ public struct WSUVState {
     }
 
     func shape(_ tweet: Tweet) -> TweetShape {
-        TweetShape(tweet_id: tweet.id, username: tweet.username, time_stamp: tweet.timeStamp, tweet: tweet.text,
-                   isdeleted: tweet.isDeleted ? 1 : 0)
+        TweetShape(tweetID: tweet.id, username: tweet.username, timeStamp: tweet.timeStamp, tweet: tweet.text,
+                   isDeleted: tweet.isDeleted ? 1 : 0)
     }
 
     /// `^[0-9a-f]{40}$`
@@ -211,10 +211,14 @@ extension WSUVState: LoggedState {
 /// The seed file's shape, written by `GET /_mock/state/wsuv`: live tokens sit in `session_token`.
 struct WSUVSeedFile: Encodable {
     struct User: Encodable {
-        var username: String, password: String, session_token: String
+        var username: String, password: String, sessionToken: String
+
+        enum CodingKeys: String, CodingKey {
+            case username, password, sessionToken = "session_token"
+        }
 
         init(_ user: WSUVState.User) {
-            (username, password, session_token) = (user.username, user.password, user.sessionToken)
+            (username, password, sessionToken) = (user.username, user.password, user.sessionToken)
         }
     }
 

@@ -65,7 +65,7 @@ public final class WSUVTwitterAPI: CourseAPI {
 
     // MARK: Scripts
 
-    private func getTweets(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+    private func getTweets(_ parameters: WSUVInput) throws(WSUVError) -> Response {
         let date = parameters["date"].map { Array($0.utf8) }
         // A NUL cut the SQL text short and the statement failed.
         if date?.contains(0) == true { throw .queryFailed }
@@ -75,17 +75,17 @@ public final class WSUVTwitterAPI: CourseAPI {
         return Self.json(TweetList(tweets: tweets))
     }
 
-    private func register(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+    private func register(_ parameters: WSUVInput) throws(WSUVError) -> Response {
         guard let username = parameters["username"], let password = parameters["password"] else { throw .badRequest }
         return try state.withLock { state throws(WSUVError) in
             guard state.userIndex(username) == nil else { throw .userExists }
             let token = state.mintToken()
             state.add(WSUVState.User(username: username, password: password, sessionToken: token))
-            return Self.json(SessionAnswer(session_token: token))
+            return Self.json(SessionAnswer(sessionToken: token))
         }
     }
 
-    private func login(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+    private func login(_ parameters: WSUVInput) throws(WSUVError) -> Response {
         guard let username = parameters["username"], let password = parameters["password"] else { throw .badRequest }
         let loggingOut: Bool
         switch parameters["action"] {
@@ -102,11 +102,11 @@ public final class WSUVTwitterAPI: CourseAPI {
                 // Login keeps a live token; only a logged-out user gets a new one.
                 state.setSessionToken(state.mintToken(), ofUser: index)
             }
-            return Self.json(SessionAnswer(session_token: state.users[index].sessionToken))
+            return Self.json(SessionAnswer(sessionToken: state.users[index].sessionToken))
         }
     }
 
-    private func addTweet(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+    private func addTweet(_ parameters: WSUVInput) throws(WSUVError) -> Response {
         guard let username = parameters["username"], let token = parameters["session_token"],
               let text = parameters["tweet"] else { throw .badRequest }
         let stamp = stampNow()
@@ -118,7 +118,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         }
     }
 
-    private func deleteTweet(_ parameters: WSUVParameters) throws(WSUVError) -> Response {
+    private func deleteTweet(_ parameters: WSUVInput) throws(WSUVError) -> Response {
         guard let username = parameters["username"], let token = parameters["session_token"],
               let idText = parameters["tweet_id"] else { throw .badRequest }
         let stamp = stampNow()
@@ -133,7 +133,7 @@ public final class WSUVTwitterAPI: CourseAPI {
             tweet.isDeleted = true
             tweet.timeStamp = stamp
             state.replace(tweet)
-            return Self.json(TweetDeleted(tweet_id: idText))
+            return Self.json(TweetDeleted(tweetID: idText))
         }
     }
 
@@ -153,7 +153,7 @@ public final class WSUVTwitterAPI: CourseAPI {
     public static let escapesSlash = false
 
     /// Turns a script into a handler: parameters read as CGI.pm did, thrown errors become bare statuses.
-    private func script(_ body: @escaping @Sendable (WSUVParameters) throws(WSUVError) -> Response) -> Handler {
-        endpoint { request throws(WSUVError) in try body(try WSUVParameters(request)) }
+    private func script(_ body: @escaping @Sendable (WSUVInput) throws(WSUVError) -> Response) -> Handler {
+        endpoint { request throws(WSUVError) in try body(try WSUVInput(request)) }
     }
 }

@@ -3,7 +3,7 @@ import MockKit
 
 /// A request body as docs/apis/otp.md#rules-shared-by-the-three-endpoints reads it: JSON whatever `Content-Type` says (the course's client
 /// sends none, so URLSession labels it a form); empty or only whitespace is `{}`.
-struct OTPBody {
+struct OTPInput {
     let object: JSONObject
 
     init(_ request: Request) throws(OTPError) {

@@ -3,7 +3,7 @@ import MockHTTP
 /// The parameters of one request as CGI.pm 4.55 handed them to the scripts (docs/apis/wsuv-twitter.md#how-parameters-are-read):
 /// `GET`, `HEAD` and `DELETE` read the query; `POST`, `PUT` and `PATCH` the body, by a
 /// `Content-Type` matched case-sensitively and by prefix; any other method reads nothing.
-struct WSUVParameters {
+struct WSUVInput {
     private var values: [String: String] = [:]
     /// Why CGI.pm read no parameters at all from this request, for the console and the journal.
     private(set) var unreadBecause: String?

@@ -3,7 +3,7 @@ import MockKit
 
 /// The parameters of a request, read from the URL query only (docs/apis/internproducts.md#rules-shared-by-all-three-endpoints): `+` is a space, pairs
 /// with a malformed escape or invalid UTF-8 are dropped, and a repeated key keeps its last value.
-struct InternProductsQuery {
+struct InternProductsInput {
     private var values: [String: String] = [:]
 
     init(_ request: Request) {

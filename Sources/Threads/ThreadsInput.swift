@@ -3,7 +3,7 @@ import MockKit
 
 /// The fields of a request body, read as docs/apis/threads.md#how-requests-are-read says: multipart, JSON or form, chosen by
 /// `Content-Type` and, without a JSON type, by a leading `{`. Values are never read from the query.
-struct ThreadsFields {
+struct ThreadsInput {
     private var values: [String: String] = [:]
 
     init(_ request: Request) throws(ThreadsError) {
