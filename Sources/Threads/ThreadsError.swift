@@ -37,7 +37,7 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
         switch self {
         case .invalidJSON: return "Invalid JSON body."
         case let .missingField(_, message): return message
-        case let .tooLong(name): return "\(name) is longer than \(ThreadsFields.maxLength) bytes."
+        case let .tooLong(name): return "\(name) is longer than \(ThreadsInput.maxLength) bytes."
         case .badCredentials: return "Invalid email or password."
         case .tokenNotFound: return "Token not found."
         case .invalidToken: return "Invalid token."
