@@ -171,3 +171,53 @@ final class ReasonTests: XCTestCase {
         try journalEntry()["reason"] as? String
     }
 }
+
+/// `GET /_mock/requests` narrows the journal by api, method, path prefix and status or status
+/// class, and counts what matches in `X-Total-Count`.
+final class JournalFilterTests: XCTestCase {
+    func testFiltersAndTheCount() throws {
+        let server = try TestServer()
+        _ = try server.request("POST", "/api/login", body: "email=a@a.com&password=test123")
+        _ = try server.request("GET", "/api/threads")
+        _ = try server.request("GET", "/api/threads?x=1")
+        _ = try server.request("GET", "/login?username=admin&password=1234")
+        _ = try server.request("GET", "/nowhere")
+        _ = try server.request("GET", "/_mock/health")
+        XCTAssertEqual(try paths(server, ""), ["/nowhere", "/login", "/api/threads", "/api/threads", "/api/login"])
+        XCTAssertEqual(try paths(server, "?api=threads"), ["/api/threads", "/api/threads", "/api/login"])
+        XCTAssertEqual(try paths(server, "?method=post"), ["/api/login"])
+        XCTAssertEqual(try paths(server, "?path=/api/thr"), ["/api/threads", "/api/threads"])
+        XCTAssertEqual(try paths(server, "?status=4xx"), ["/nowhere", "/api/threads", "/api/threads"])
+        XCTAssertEqual(try paths(server, "?status=2XX&api=internproducts"), ["/login"])
+        XCTAssertEqual(try paths(server, "?status=404"), ["/nowhere"])
+        let limited = try server.request("GET", "/_mock/requests?status=4xx&limit=1")
+        XCTAssertEqual(limited.headers["X-Total-Count"], "3", "the count is of every match, not only those shown")
+        XCTAssertEqual(try server.request("GET", "/_mock/requests?api=otp").headers["X-Total-Count"], "0")
+        let bad = try server.request("GET", "/_mock/requests?status=4x")
+        XCTAssertEqual(bad.status, 400)
+        XCTAssertEqual(bad.text, #"{"error":"invalid_status","detail":"status must be a class such as 4xx or a status such as 404"}"#)
+    }
+
+    func testEntriesKeepTheFirstFourKiBOfTheAnswer() throws {
+        let server = try TestServer()
+        _ = try server.request("POST", "/api/login", body: "email=a@a.com&password=nope")
+        _ = try server.request("GET", "/products?loginToken=" + (try adminToken(server)))
+        let entries = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try server.request("GET", "/_mock/requests").body)) as? [[String: Any]])
+        XCTAssertEqual(entries[2]["response_body"] as? String, #"{"status":"error","message":"Invalid email or password."}"#)
+        let products = try XCTUnwrap(entries[0]["response_body"] as? String)
+        XCTAssertGreaterThan(entries[0]["response_bytes"] as? Int ?? 0, 4096, "the seed's products answer is longer than the prefix")
+        XCTAssertEqual(products.utf8.count, 4096)
+    }
+
+    private func adminToken(_ server: TestServer) throws -> String {
+        let login = try server.request("GET", "/login?username=admin&password=1234")
+        return try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(login.body)) as? [String: Any])?["loginToken"] as? String)
+    }
+
+    private func paths(_ server: TestServer, _ query: String) throws -> [String] {
+        let response = try server.request("GET", "/_mock/requests" + query)
+        let entries = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]])
+        XCTAssertEqual(response.headers["X-Total-Count"], String(entries.count), query)
+        return entries.compactMap { $0["path"] as? String }
+    }
+}

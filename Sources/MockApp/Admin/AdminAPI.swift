@@ -71,7 +71,7 @@ final class AdminAPI: Sendable {
         } else if journal.capacity == 0 {
             requests = .off
         } else {
-            requests = .shown(journal.entries(limit: IndexPage.requestLimit))
+            requests = .shown(journal.entries(limit: IndexPage.requestLimit).entries)
         }
         let page = IndexPage(version: MockBackend.version, uptime: Date().timeIntervalSince(startedAt),
                              authority: IndexPage.Authority(hostHeader: request.headers["Host"]),
@@ -162,8 +162,14 @@ final class AdminAPI: Sendable {
         let limitText = FormDecoding.last("limit", in: query)
         let limit = limitText.flatMap { Int($0) } ?? 100
         guard limit >= 0 else { return Response.json(400, ["error": "invalid_limit", "detail": "limit must be 0 or more"]) }
-        let entries = journal.entries(limit: limit, api: FormDecoding.last("api", in: query))
-        return .json(200, Journal.json(entries))
+        guard let filter = Journal.Filter(query: query) else {
+            return Response.json(400, ["error": "invalid_status", "detail": "status must be a class such as 4xx or a status such as 404"])
+        }
+        let found = journal.entries(limit: limit, matching: filter)
+        var response = Response.json(200, Journal.json(found.entries))
+        // The array stays what it was; the count of every matching entry rides in a header.
+        response.headers.add("X-Total-Count", String(found.matching))
+        return response
     }
 
     private func clearRequests(_ request: Request) -> Response {

@@ -3,9 +3,9 @@ import MockHTTP
 import MockKit
 
 extension Journal.Entry {
-    /// A TLS handshake on the http port: no request was read, so method `TLS`, status 0.
+    /// A TLS handshake on the http port: no request was read and nothing answered, so method `TLS`, no status.
     init(tlsAttempt attempt: TLSAttempt, reason: String) {
-        self.init(at: attempt.at, api: nil, method: "TLS", path: "", query: "", status: 0, durationMilliseconds: 0,
+        self.init(at: attempt.at, api: nil, method: "TLS", path: "", query: "", status: nil, durationMilliseconds: 0,
                   requestBytes: 0, responseBytes: 0, headers: HTTPHeaders(), bodyPrefix: [], responseBodyPrefix: [],
                   reason: reason)
     }
@@ -67,18 +67,54 @@ final class Journal: @unchecked Sendable {
         next = (next + 1) % capacity
     }
 
-    /// Newest first, optionally only one API's requests.
-    func entries(limit: Int, api: String? = nil) -> [Entry] {
+    /// Newest first, at most `limit` of those the filter keeps, and how many it keeps in all.
+    func entries(limit: Int, matching filter: Filter = Filter()) -> (entries: [Entry], matching: Int) {
         lock.lock()
+        defer { lock.unlock() }
         let count = ring.count, start = next
         var ordered: [Entry] = []
+        var matching = 0
         ordered.reserveCapacity(min(limit, count))
-        for offset in 1...max(count, 1) where count > 0 && ordered.count < limit {
+        for offset in 1...max(count, 1) where count > 0 {
             let entry = ring[(start - offset + count * 2) % count]
-            if api == nil || entry.api == api { ordered.append(entry) }
+            guard filter.keeps(entry) else { continue }
+            matching += 1
+            if ordered.count < limit { ordered.append(entry) }
         }
-        lock.unlock()
-        return ordered
+        return (ordered, matching)
+    }
+
+    /// What `GET /_mock/requests` narrows the journal to: an api, a method, a path prefix, a status
+    /// class (`4xx`) or status (`404`); each optional.
+    struct Filter {
+        var api: String?
+        var method: String?
+        var pathPrefix: String?
+        var statuses: ClosedRange<Int>?
+
+        /// From the query; nil when `status` is neither a class like `4xx` nor a status like `404`.
+        init?(query: [(name: String, value: String)]) {
+            api = FormDecoding.last("api", in: query)
+            method = FormDecoding.last("method", in: query)?.uppercased()
+            pathPrefix = FormDecoding.last("path", in: query)
+            if let status = FormDecoding.last("status", in: query)?.lowercased() {
+                let digits = status.utf8.allSatisfy { (48...57).contains($0) }
+                if status.count == 3, status.hasSuffix("xx"), let first = Int(status.prefix(1)), (1...5).contains(first) {
+                    statuses = first * 100...(first * 100 + 99)
+                } else if status.count == 3, digits, let exact = Int(status) {
+                    statuses = exact...exact
+                } else {
+                    return nil
+                }
+            }
+        }
+
+        init() {}
+
+        func keeps(_ entry: Entry) -> Bool {
+            (api == nil || entry.api == api) && (method == nil || entry.method == method)
+                && (pathPrefix.map(entry.path.hasPrefix) ?? true) && (statuses.map { range in entry.status.map(range.contains) ?? false } ?? true)
+        }
     }
 
     func clear() {
