@@ -1,5 +1,4 @@
 import Foundation
-import MockKit
 import MockHTTP
 import MockKit
 

@@ -6,6 +6,8 @@ import MockKit
 public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
     case invalidJSON
     case missingField(name: String, message: String)
+    /// A field over the cap every stored text has (docs/apis/threads.md#size-limits).
+    case tooLong(name: String)
     case badCredentials
     case tokenNotFound
     case invalidToken
@@ -21,6 +23,7 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
     public var status: Int {
         switch self {
         case .invalidJSON, .missingField: return 400
+        case .tooLong: return 413
         case .badCredentials, .tokenNotFound, .invalidToken, .expiredToken: return 401
         case .notYourThread, .notYourMessage: return 403
         case .threadNotFound, .messageNotFound: return 404
@@ -34,6 +37,7 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
         switch self {
         case .invalidJSON: return "Invalid JSON body."
         case let .missingField(_, message): return message
+        case let .tooLong(name): return "\(name) is longer than \(ThreadsInput.maxLength) bytes."
         case .badCredentials: return "Invalid email or password."
         case .tokenNotFound: return "Token not found."
         case .invalidToken: return "Invalid token."
@@ -52,6 +56,7 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
         switch self {
         case .invalidJSON: return ErrorReason.arrived(in: request, reads: .anyBody)
         case let .missingField(name, _): return ErrorReason.missingField(name, in: request, reads: .anyBody)
+        case let .tooLong(name): return "`\(name)` is over the cap of every stored text (docs/apis/threads.md#size-limits)"
         case .badCredentials: return ErrorReason.badCredentials
         case .tokenNotFound: return ErrorReason.authorization(request, expected: "BEARER <token>")
         case .invalidToken: return ErrorReason.unknownToken

@@ -51,11 +51,17 @@ struct ThreadsInput {
         }
     }
 
-    /// The value of a field, or the field's 400 when it is absent, empty or only whitespace.
+    /// The longest stored text, in UTF-8 bytes: 16 times the 64 KiB a message must take, far below
+    /// what would make every client's thread list heavy.
+    static let maxLength = 1 << 20
+
+    /// The value of a field, or the field's 400 when it is absent, empty or only whitespace, or
+    /// its 413 when it is over the cap.
     func required(_ name: String, else error: String) throws(ThreadsError) -> String {
         guard let value = values[name], value.contains(where: { !$0.isWhitespace }) else {
             throw .missingField(name: name, message: error)
         }
+        guard value.utf8.count <= Self.maxLength else { throw .tooLong(name: name) }
         return value
     }
 }

@@ -6,6 +6,8 @@ import MockKit
 public enum WSUVError: APIError {
     /// A required parameter is absent or empty, or `action` is not `login`/`logout`.
     case badRequest
+    /// A stored parameter (username, password, tweet) over the cap (docs/apis/wsuv-twitter.md#size-limits).
+    case tooLong(String)
     /// Wrong password, or a session token that is not the user's live one.
     case unauthorized
     /// The tweet belongs to someone else.
@@ -20,7 +22,7 @@ public enum WSUVError: APIError {
 
     var status: Int {
         switch self {
-        case .badRequest: return 400
+        case .badRequest, .tooLong: return 400
         case .unauthorized: return 401
         case .notYourTweet: return 403
         case .noSuchUser, .noSuchTweet: return 404
@@ -46,6 +48,7 @@ public enum WSUVError: APIError {
     public func explanation(for request: Request) -> String {
         switch self {
         case .badRequest: return Self.badRequestReason(request)
+        case let .tooLong(name): return "`\(name)` is longer than \(WSUVTwitterAPI.fieldLimit) bytes, the cap of every stored text"
         case .unauthorized: return "wrong password, or a session_token that is not the user's live one (each login.cgi logout "
             + "ends it; tokens are forgotten at restart and at reset): log in again"
         case .notYourTweet: return ErrorReason.notYours("that tweet")

@@ -75,8 +75,17 @@ public final class WSUVTwitterAPI: CourseAPI {
         return Self.json(TweetList(tweets: tweets))
     }
 
+    /// The longest username, password or tweet stored, in UTF-8 bytes: ten times the 100,000
+    /// characters the real database held, far below a body that would burden every reader.
+    static let fieldLimit = 1 << 20
+
+    private static func checkLength(_ fields: KeyValuePairs<String, String>) throws(WSUVError) {
+        for (name, value) in fields where value.utf8.count > fieldLimit { throw .tooLong(name) }
+    }
+
     private func register(_ parameters: WSUVInput) throws(WSUVError) -> Response {
         guard let username = parameters["username"], let password = parameters["password"] else { throw .badRequest }
+        try Self.checkLength(["username": username, "password": password])
         return try state.withLock { state throws(WSUVError) in
             guard state.userIndex(username) == nil else { throw .userExists }
             let token = state.mintToken()
@@ -109,6 +118,7 @@ public final class WSUVTwitterAPI: CourseAPI {
     private func addTweet(_ parameters: WSUVInput) throws(WSUVError) -> Response {
         guard let username = parameters["username"], let token = parameters["session_token"],
               let text = parameters["tweet"] else { throw .badRequest }
+        try Self.checkLength(["tweet": text])
         let stamp = stampNow()
         return try state.withLock { state throws(WSUVError) in
             try Self.authorize(username, token, in: state)

@@ -64,4 +64,12 @@ final class ExampleAPITests: XCTestCase {
         XCTAssertEqual((parsed["paths"] as? [String: Any])?.keys.sorted(), ["/notes"])
         XCTAssertEqual(api.endpoints, ["GET /notes", "POST /notes"])
     }
+
+    func testInProcessTheControlSurfaceIsLoopbackOnlyAndTheAPIPublic() throws {
+        let app = try MockApp(apis: [api])
+        XCTAssertEqual(app.respond("POST", "/notes", body: "from afar", from: "192.0.2.10").status, 201)
+        XCTAssertEqual(app.respond("POST", "/_mock/reset/example", from: "192.0.2.10").status, 403)
+        XCTAssertEqual(String(decoding: app.respond("POST", "/_mock/reset/example").body, as: UTF8.self), #"{"reset":["example"]}"#)
+        XCTAssertEqual(String(decoding: app.respond("GET", "/notes").body, as: UTF8.self), #"["first note"]"#)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockKit
 import TestSupport
 import XCTest
 
@@ -69,5 +70,31 @@ final class SizeLimitTests: XCTestCase {
         _ = try refused("POST", "/api/signup")
         let journal = try server.request("GET", "/_mock/requests?limit=1")
         XCTAssertTrue(journal.text.contains(#""method":"POST","path":"/api/signup","query":"","status":413"#), journal.text)
+    }
+
+    /// A body under the limit may still carry a field far longer than any client sends: each API
+    /// caps its stored text at 1 MiB and answers in its own format (100,000 characters still pass).
+    func testStoredTextIsCappedFarAboveRealUse() throws {
+        let server = try TestServer()
+        let form = [("Content-Type", "application/x-www-form-urlencoded")]
+        let login = try server.request("POST", "/api/login", headers: form, body: "email=a@a.com&password=test123")
+        let token = try XCTUnwrap(JSONParser.parse(login.body).objectValue?["token"]?.stringValue)
+        let threads = form + [("Authorization", "BEARER \(token)")]
+        let long = String(repeating: "t", count: 100_000)
+        XCTAssertEqual(try server.request("POST", "/api/thread/add", headers: threads, body: "title=" + long).status, 200)
+        let over = String(repeating: "t", count: (1 << 20) + 1)
+        let refused = try server.request("POST", "/api/thread/add", headers: threads, body: "title=" + over)
+        XCTAssertEqual(refused.status, 413)
+        XCTAssertEqual(refused.text, #"{"status":"error","message":"title is longer than 1048576 bytes."}"#)
+
+        let session = try server.request("POST", "/cgi-bin/login.cgi", headers: form, body: "username=alice&password=wonderland")
+        let sessionToken = try XCTUnwrap(JSONParser.parse(session.body).objectValue?["session_token"]?.stringValue)
+        let tweet = "username=alice&session_token=\(sessionToken)&tweet="
+        XCTAssertEqual(try server.request("POST", "/cgi-bin/add-tweet.cgi", headers: form, body: tweet + long).status, 200)
+        let tooLong = try server.request("POST", "/cgi-bin/add-tweet.cgi", headers: form, body: tweet + over)
+        XCTAssertEqual(tooLong.status, 400)
+        XCTAssertEqual(tooLong.body, [])
+        let register = try server.request("POST", "/cgi-bin/register.cgi", headers: form, body: "password=p&username=" + over)
+        XCTAssertEqual(register.status, 400)
     }
 }

@@ -7,6 +7,8 @@ public final class ChildProcess: @unchecked Sendable {
     private var stdoutText = ""
     private var stderrText = ""
     private let finished = DispatchSemaphore(value: 0)
+    /// Signalled once per pipe at its end of stream, after its last bytes were appended.
+    private let pipeEnded = DispatchSemaphore(value: 0)
 
     /// The `mock-backend` program `swift build` put in the build products folder, which also holds
     /// the test bundle. On Linux the bundle is the running executable; on macOS the running
@@ -45,13 +47,16 @@ public final class ChildProcess: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.append(data, toError: false)
-        }
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.append(data, toError: true)
+        for (pipe, toError) in [(out, false), (err, true)] {
+            pipe.fileHandleForReading.readabilityHandler = { [weak self, pipeEnded] handle in
+                let data = handle.availableData
+                guard !data.isEmpty else {
+                    handle.readabilityHandler = nil
+                    pipeEnded.signal()
+                    return
+                }
+                self?.append(data, toError: toError)
+            }
         }
         process.terminationHandler = { [finished] _ in finished.signal() }
         try process.run()
@@ -79,7 +84,11 @@ public final class ChildProcess: @unchecked Sendable {
     public func waitForExit(timeout: Double = 20) -> Int32? {
         guard finished.wait(timeout: .now() + timeout) == .success else { return nil }
         finished.signal()
-        Thread.sleep(forTimeInterval: 0.1)  // let the pipe handlers deliver the last output
+        // The output is whole once both pipes have ended (at once after the exit, unless the
+        // machine is busy).
+        for _ in 0..<2 { _ = pipeEnded.wait(timeout: .now() + timeout) }
+        pipeEnded.signal()
+        pipeEnded.signal()
         return process.terminationStatus
     }
 
