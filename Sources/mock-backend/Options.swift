@@ -44,8 +44,13 @@ struct Options {
 
     init(arguments: [String], environment: [String: String]) throws(UsageError) {
         var values: [String: String] = [:]
+        // Values from the environment are named by their variable in complaints (`PORT`, not `--port`).
+        var variables: [String: String] = [:]
         for (flag, variable) in Self.valued {
-            if let value = environment[variable], !value.isEmpty { values[flag] = value }
+            if let value = environment[variable], !value.isEmpty {
+                values[flag] = value
+                variables[flag] = variable
+            }
         }
         func isOn(_ variable: String) -> Bool {
             environment[variable].map { !["", "0", "false", "no"].contains($0.lowercased()) } ?? false
@@ -78,6 +83,7 @@ struct Options {
                     healthcheck = .some(nil)
                 }
             case _ where Self.valued.contains { $0.flag == flag }:
+                variables[flag] = nil
                 if let inline {
                     values[flag] = inline
                 } else {
@@ -89,14 +95,14 @@ struct Options {
                 throw UsageError(message: "unknown argument \(argument)")
             }
         }
-        try apply(values)
+        try apply(values, variables: variables)
     }
 
-    private mutating func apply(_ values: [String: String]) throws(UsageError) {
+    private mutating func apply(_ values: [String: String], variables: [String: String]) throws(UsageError) {
         func integer(_ flag: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int? {
             guard let text = values[flag] else { return nil }
             guard let number = Int(text), range.contains(number) else {
-                throw UsageError(message: "\(flag) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)")
+                throw UsageError(message: "\(variables[flag] ?? flag) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)")
             }
             return number
         }

@@ -36,6 +36,10 @@ let runningExecutable = Bundle.main.executableURL ?? URL(fileURLWithPath: Comman
 // The seed: --seed, or the shipped Seed/ found beside the program or above the working directory.
 let seed: SeedDirectory
 if let path = options.seedDirectory {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+        fail("--seed \(path): no such folder")
+    }
     seed = SeedDirectory(url: URL(fileURLWithPath: path))
 } else if let found = SeedDirectory.locate(executable: runningExecutable,
                                            workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)) {

@@ -53,7 +53,19 @@ final class CommandLineTests: XCTestCase {
         }
         let (status, child) = try run([], environment: ["MOCK_OTP_TTL": "abc"])
         XCTAssertEqual(status, 2)
-        XCTAssertTrue(child.standardError.contains("--otp-ttl must be"))
+        XCTAssertTrue(child.standardError.hasPrefix("mock-backend: MOCK_OTP_TTL must be"), "the variable, not the flag, was given")
+        let (portStatus, port) = try run([], environment: ["PORT": "abc"])
+        XCTAssertEqual(portStatus, 2)
+        XCTAssertTrue(port.standardError.hasPrefix("mock-backend: PORT must be a whole number from 0 to 65535, not abc\n"), port.standardError)
+        let (flagStatus, flag) = try run(["--port", "x"], environment: ["PORT": "abc"])
+        XCTAssertEqual(flagStatus, 2)
+        XCTAssertTrue(flag.standardError.hasPrefix("mock-backend: --port must be a whole number from 0 to 65535, not x\n"), flag.standardError)
+    }
+
+    func testAMissingSeedFolderIsNamed() throws {
+        let (status, child) = try run(["--seed", "/no/such/seed", "--port", "0"])
+        XCTAssertEqual(status, 1)
+        XCTAssertEqual(child.standardError, "mock-backend: --seed /no/such/seed: no such folder\n")
     }
 
     func testOpenControlSurfaceOnEveryInterfaceIsWarnedAbout() throws {
