@@ -13,17 +13,30 @@ public struct OpenAPIBuilder {
         /// Status → (description, response schema as JSON text); a nil schema is an empty body.
         public var responses: [(status: Int, description: String, schema: String?)]
         public var secured = true
+        /// Status → name of one of the builder's shared `responses`.
+        public var sharedResponses: [(status: Int, name: String)] = []
+        /// Set when a client or script names the operation; otherwise derived from method and path.
+        public var operationID: String?
+        public var tag: String?
+        /// Overrides the builder's `responseMediaType` for this operation's answers.
+        public var responseMediaType: String?
 
         public init(methods: [String], path: String, summary: String,
                     body: (schema: String, mediaTypes: [String])? = nil, query: [(name: String, required: Bool)] = [],
-                    responses: [(status: Int, description: String, schema: String?)], secured: Bool = true) {
+                    responses: [(status: Int, description: String, schema: String?)],
+                    sharedResponses: [(status: Int, name: String)] = [], secured: Bool = true,
+                    operationID: String? = nil, tag: String? = nil, responseMediaType: String? = nil) {
             self.methods = methods
             self.path = path
             self.summary = summary
             self.body = body
             self.query = query
             self.responses = responses
+            self.sharedResponses = sharedResponses
             self.secured = secured
+            self.operationID = operationID
+            self.tag = tag
+            self.responseMediaType = responseMediaType
         }
     }
 
@@ -31,6 +44,16 @@ public struct OpenAPIBuilder {
     public let description: String
     /// `http` bearer, or an API key header such as `x-authtoken`; nil when the API has no tokens.
     public var security: String?
+    /// What a client must know about the token (where it comes from, which status a bad one gets).
+    public var securityDescription: String?
+    public var servers: [(url: String, description: String?)] = [("http://localhost:8080", nil)]
+    /// Path and query parameters by name that are more than a plain string (a UUID, say):
+    /// a description and a schema as JSON text.
+    public var parameters: [String: (description: String, schema: String)] = [:]
+    /// Whether every request body is required (an absent body fails validation rather than reading as empty).
+    public var bodiesRequired = false
+    /// Answers several operations share, under `components/responses`: name, description, schema as JSON text.
+    public var responses: [(name: String, description: String, schema: String)] = []
     /// The `Content-Type` of every answer with a body.
     public var responseMediaType = Response.jsonType
     public var operations: [Operation] = []
@@ -55,7 +78,23 @@ public struct OpenAPIBuilder {
         writer.key("version"); writer.string(MockBackend.version)
         writer.key("description"); writer.string(description)
         writer.endObject()
-        writer.key("servers"); writer.raw(Array(#"[{"url":"http://localhost:8080"}]"#.utf8))
+        writer.key("servers")
+        writer.beginArray()
+        for server in servers {
+            writer.beginObject()
+            writer.key("url"); writer.string(server.url)
+            if let description = server.description { writer.key("description"); writer.string(description) }
+            writer.endObject()
+        }
+        writer.endArray()
+        var tags: [String] = []
+        for operation in operations { if let tag = operation.tag, !tags.contains(tag) { tags.append(tag) } }
+        if !tags.isEmpty {
+            writer.key("tags")
+            writer.beginArray()
+            for tag in tags { writer.beginObject(); writer.key("name"); writer.string(tag); writer.endObject() }
+            writer.endArray()
+        }
         writer.key("paths")
         writer.beginObject()
         var paths: [String] = []
@@ -67,9 +106,7 @@ public struct OpenAPIBuilder {
             if !parameters.isEmpty {
                 writer.key("parameters")
                 writer.beginArray()
-                for name in parameters {
-                    writer.raw(Array(#"{"name":"\#(name)","in":"path","required":true,"schema":{"type":"string"}}"#.utf8))
-                }
+                for name in parameters { writeParameter(String(name), in: "path", required: true, to: &writer) }
                 writer.endArray()
             }
             for operation in operations where operation.path == path {
@@ -88,10 +125,13 @@ public struct OpenAPIBuilder {
             writer.beginObject()
             writer.key("token")
             if security == "bearer" {
-                writer.raw(Array(#"{"type":"http","scheme":"bearer"}"#.utf8))
+                writer.beginObject(); writer.key("type"); writer.string("http"); writer.key("scheme"); writer.string("bearer")
             } else {
-                writer.raw(Array(#"{"type":"apiKey","in":"header","name":"\#(security)"}"#.utf8))
+                writer.beginObject(); writer.key("type"); writer.string("apiKey")
+                writer.key("in"); writer.string("header"); writer.key("name"); writer.string(security)
             }
+            if let securityDescription { writer.key("description"); writer.string(securityDescription) }
+            writer.endObject()
             writer.endObject()
         }
         writer.key("schemas")
@@ -101,6 +141,15 @@ public struct OpenAPIBuilder {
             writer.raw(Self.compact(schema.json))
         }
         writer.endObject()
+        if !responses.isEmpty {
+            writer.key("responses")
+            writer.beginObject()
+            for response in responses {
+                writer.key(response.name)
+                writeResponse(description: response.description, schema: response.schema, mediaType: responseMediaType, to: &writer)
+            }
+            writer.endObject()
+        }
         writer.endObject()
         writer.endObject()
         return writer.bytes
@@ -109,7 +158,8 @@ public struct OpenAPIBuilder {
     private func write(_ operation: Operation, method: String, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("summary"); writer.string(operation.summary)
-        writer.key("operationId"); writer.string(Self.operationID(method: method, path: operation.path))
+        writer.key("operationId"); writer.string(operation.operationID ?? Self.operationID(method: method, path: operation.path))
+        if let tag = operation.tag { writer.key("tags"); writer.beginArray(); writer.string(tag); writer.endArray() }
         if security != nil {
             writer.key("security")
             writer.raw(Array((operation.secured ? #"[{"token":[]}]"# : "[]").utf8))
@@ -117,14 +167,13 @@ public struct OpenAPIBuilder {
         if !operation.query.isEmpty {
             writer.key("parameters")
             writer.beginArray()
-            for parameter in operation.query {
-                writer.raw(Array(#"{"name":"\#(parameter.name)","in":"query","required":\#(parameter.required),"schema":{"type":"string"}}"#.utf8))
-            }
+            for parameter in operation.query { writeParameter(parameter.name, in: "query", required: parameter.required, to: &writer) }
             writer.endArray()
         }
         if let body = operation.body {
             writer.key("requestBody")
             writer.beginObject()
+            if bodiesRequired { writer.key("required"); writer.bool(true) }
             writer.key("content")
             writer.beginObject()
             for type in body.mediaTypes {
@@ -136,20 +185,44 @@ public struct OpenAPIBuilder {
         }
         writer.key("responses")
         writer.beginObject()
-        for response in operation.responses {
-            writer.key(String(response.status))
-            writer.beginObject()
-            writer.key("description"); writer.string(response.description)
-            if let schema = response.schema {
-                writer.key("content")
-                writer.beginObject()
-                writer.key(responseMediaType)
-                writer.beginObject(); writer.key("schema"); writer.raw(Self.compact(schema)); writer.endObject()
-                writer.endObject()
+        let statuses = Set(operation.responses.map(\.status) + operation.sharedResponses.map(\.status)).sorted()
+        for status in statuses {
+            writer.key(String(status))
+            if let response = operation.responses.first(where: { $0.status == status }) {
+                writeResponse(description: response.description, schema: response.schema,
+                              mediaType: operation.responseMediaType ?? responseMediaType, to: &writer)
+            } else if let shared = operation.sharedResponses.first(where: { $0.status == status }) {
+                writer.raw(Array(##"{"$ref":"#/components/responses/\##(shared.name)"}"##.utf8))
             }
+        }
+        writer.endObject()
+        writer.endObject()
+    }
+
+    private func writeResponse(description: String, schema: String?, mediaType: String, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("description"); writer.string(description)
+        if let schema {
+            writer.key("content")
+            writer.beginObject()
+            writer.key(mediaType)
+            writer.beginObject(); writer.key("schema"); writer.raw(Self.compact(schema)); writer.endObject()
             writer.endObject()
         }
         writer.endObject()
+    }
+
+    private func writeParameter(_ name: String, in location: String, required: Bool, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("name"); writer.string(name)
+        writer.key("in"); writer.string(location)
+        writer.key("required"); writer.bool(required)
+        if let described = parameters[name] {
+            writer.key("description"); writer.string(described.description)
+            writer.key("schema"); writer.raw(Self.compact(described.schema))
+        } else {
+            writer.key("schema"); writer.raw(Array(#"{"type":"string"}"#.utf8))
+        }
         writer.endObject()
     }
 
