@@ -1,7 +1,7 @@
 extension String {
     /// The text `bytes` spell as UTF-8, or nil when they are not valid UTF-8 (overlong forms,
     /// surrogates, stray continuation bytes, truncated sequences). The standard library's
-    /// `String(validating:as:)` does the same but needs macOS 15; our floor is macOS 13.
+    /// validating initializer (`validating:as:`) does the same but needs macOS 15; our floor is macOS 13.
     public init?<Bytes: Collection>(validUTF8 bytes: Bytes) where Bytes.Element == UInt8 {
         if !bytes.allSatisfy({ $0 < 0x80 }) {
             var iterator = bytes.makeIterator()

@@ -37,7 +37,7 @@ final class FormDecodingTests: XCTestCase {
         XCTAssertEqual(pairs("n=%FF&ok=1&m=a%C3&%FF=v", .dropPair), ["ok=1"])
     }
 
-    /// Our stand-in for `String(validating:as:)` (macOS 15+) rejects exactly what the standard requires.
+    /// Our stand-in for the standard library's validating initializer (macOS 15+) rejects exactly what the standard requires.
     func testValidUTF8() {
         XCTAssertEqual(String(validUTF8: Array("plain / ascii".utf8)), "plain / ascii")
         XCTAssertEqual(String(validUTF8: [0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80]), "é€😀")
