@@ -78,6 +78,20 @@ final class AdminTests: XCTestCase {
         XCTAssertEqual(try server.request("GET", "/_mock/state/threads").text, original)
     }
 
+    func testJournalEntryKeepsAtMostFourKiBOfHeaders() throws {
+        let huge = (1...20).map { ("X-Filler-\($0)", String(repeating: "v", count: 3000)) }
+        _ = try server.request("GET", "/api/thread/all", headers: [("X-Small", "kept")] + huge)
+        let journal = try server.request("GET", "/_mock/requests?limit=1")
+        let entry = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(journal.body)) as? [[String: Any]])?.first)
+        let headers = try XCTUnwrap(entry["request_headers"] as? [String: String])
+        XCTAssertEqual(headers["x-small"], "kept")
+        XCTAssertEqual(headers["x-filler-1"], String(repeating: "v", count: 1024))
+        XCTAssertNil(headers["x-filler-20"])
+        XCTAssertLessThanOrEqual(headers.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }, 4096)
+        XCTAssertEqual(entry["request_headers_cut"] as? Bool, true)
+        XCTAssertLessThan(journal.body.count, 8 * 1024)
+    }
+
     func testJournalRecordsCourseRequestsNewestFirst() throws {
         _ = try server.request("POST", "/api/login?x=1", headers: [("Content-Type", "application/x-www-form-urlencoded")],
                                body: "email=a@a.com&password=nope")
@@ -99,6 +113,7 @@ final class AdminTests: XCTestCase {
         XCTAssertEqual(login["request_body"] as? String, "email=a@a.com&password=nope")
         XCTAssertEqual((login["request_headers"] as? [String: String])?["content-type"], "application/x-www-form-urlencoded")
         XCTAssertNil(login["request_body_base64"])
+        XCTAssertNil(login["request_headers_cut"])
         XCTAssertTrue((login["at"] as? String)?.hasSuffix("Z") ?? false)
         let keys = ["\"at\"", "\"api\"", "\"method\"", "\"path\"", "\"query\"", "\"status\"", "\"duration_ms\"",
                     "\"request_bytes\"", "\"response_bytes\"", "\"request_headers\"", "\"request_body\""]

@@ -6,14 +6,15 @@ extension Journal.Entry {
     /// A TLS handshake on the http port: no request was read and nothing answered, so method `TLS`, no status.
     init(tlsAttempt attempt: TLSAttempt, reason: String) {
         self.init(at: attempt.at, api: nil, method: "TLS", path: "", query: "", status: nil, durationMilliseconds: 0,
-                  requestBytes: 0, responseBytes: 0, headers: HTTPHeaders(), bodyPrefix: [], responseBodyPrefix: [],
-                  reason: reason)
+                  requestBytes: 0, responseBytes: 0, headers: HTTPHeaders(), headersCut: false, bodyPrefix: [],
+                  responseBodyPrefix: [], reason: reason)
     }
 }
 
 /// The last requests to the course APIs (and common 404s), newest first, for `/_mock/requests`
-/// and the index page. Recording copies a few fields and at most 4 KiB of body; the JSON is
-/// written only when someone asks, so the journal is cheap enough to leave on.
+/// and the index page. Recording copies a few fields, at most 4 KiB of each body and 4 KiB of
+/// headers, so an entry stays under about 20 KiB whatever a client sends (the request line is at
+/// most 8 KiB); the JSON is written only when someone asks, so the journal is cheap enough to leave on.
 final class Journal: @unchecked Sendable {
     struct Entry {
         var at: Date
@@ -27,12 +28,16 @@ final class Journal: @unchecked Sendable {
         var requestBytes: Int
         var responseBytes: Int
         var headers: HTTPHeaders
+        /// Some header value was shortened or some fields left out to keep the entry small.
+        var headersCut: Bool
         var bodyPrefix: ArraySlice<UInt8>
         var responseBodyPrefix: ArraySlice<UInt8>
         var reason: String?
     }
 
     static let bodyPrefixLimit = 4096
+    static let headerValueLimit = 1024
+    static let headersLimit = 4096
 
     let capacity: Int
     private let lock = NSLock()
@@ -46,13 +51,31 @@ final class Journal: @unchecked Sendable {
 
     func record(_ exchange: Exchange) {
         let request = exchange.request
+        let (headers, headersCut) = Self.capped(request.headers)
         record(Entry(at: request.receivedAt, api: exchange.response.routeGroup, method: request.method, path: request.path,
                           query: request.query ?? "", status: exchange.sentStatus,
                           durationMilliseconds: exchange.durationMilliseconds, requestBytes: request.body.count,
-                          responseBytes: exchange.responseBytes, headers: request.headers,
+                          responseBytes: exchange.responseBytes, headers: headers, headersCut: headersCut,
                           bodyPrefix: request.body.prefix(Self.bodyPrefixLimit),
                           responseBodyPrefix: request.method == "HEAD" ? [] : exchange.response.body.prefix(Self.bodyPrefixLimit),
                           reason: exchange.response.explanation))
+    }
+
+    /// Each value cut to `headerValueLimit` bytes, and fields kept while names and values fit in
+    /// `headersLimit`: a client may send 64 KiB of headers, and the journal keeps 1000 entries.
+    private static func capped(_ headers: HTTPHeaders) -> (HTTPHeaders, cut: Bool) {
+        var kept = HTTPHeaders(), size = 0, cut = false
+        for field in headers {
+            var value = field.value
+            if value.utf8.count > headerValueLimit {
+                value = String(decoding: value.utf8.prefix(headerValueLimit), as: UTF8.self)
+                cut = true
+            }
+            size += field.name.utf8.count + value.utf8.count
+            guard size <= headersLimit else { return (kept, true) }
+            kept.add(field.name, value)
+        }
+        return (kept, cut)
     }
 
     func record(_ entry: Entry) {
@@ -147,6 +170,7 @@ final class Journal: @unchecked Sendable {
             }
             for name in order { writer.key(name); writer.string(seen[name]!) }
             writer.endObject()
+            if entry.headersCut { writer.key("request_headers_cut"); writer.bool(true) }
             writeBody(entry.bodyPrefix, as: "request_body", to: &writer)
             writeBody(entry.responseBodyPrefix, as: "response_body", to: &writer)
             writer.key("reason"); if let reason = entry.reason { writer.string(reason) } else { writer.null() }
