@@ -261,8 +261,10 @@ final class CommandLineTests: XCTestCase {
                     }
                 }
             }
-            // Let some sign-ups through, then kill without warning.
-            while answered.withLock({ $0.count }) < 20 * (round + 1) { Thread.sleep(forTimeInterval: 0.01) }
+            // Let some sign-ups through, then kill without warning. Writers that all gave up (the
+            // server refused them) end the wait too, so a broken server fails the test, not hangs it.
+            while answered.withLock({ $0.count }) < 20 * (round + 1),
+                  writers.wait(timeout: .now() + 0.01) == .timedOut {}
             kill(child.process.processIdentifier, SIGKILL)
             writers.wait()
             XCTAssertEqual(child.waitForExit(), SIGKILL)
