@@ -60,6 +60,9 @@ public struct CSE118State {
     private var visibleTo: [String: [String]] = [:]
     /// Token → member id.
     private(set) var tokens: [ExactText: String] = [:]
+    /// Member id → their live tokens, oldest first, at most `tokensPerMember` (docs/apis/cse118.md#tokens).
+    private var tokensOfMember: [String: [String]] = [:]
+    static let tokensPerMember = 10
     /// The seed's workspaces, in its order, which `PUT /reset` restores, and where each student's
     /// fixture copies are among them.
     private var seededWorkspaces: [Workspace] = []
@@ -117,14 +120,26 @@ public struct CSE118State {
 
     // MARK: Changes
 
+    /// A new token for the member; past `tokensPerMember`, their oldest stops working, so
+    /// logging in again and again does not grow memory or the state file.
     mutating func setToken(_ token: String, member: String) {
-        tokens[ExactText(token)] = member
+        if let earlierOwner = tokens.updateValue(member, forKey: ExactText(token)) {
+            tokensOfMember[earlierOwner]?.removeAll { $0 == token }
+        }
+        tokensOfMember[member, default: []].append(token)
         changes.touch(.row("tokens", "token", .string(token)))
+        if let live = tokensOfMember[member], live.count > Self.tokensPerMember {
+            let oldest = live[0]
+            tokensOfMember[member] = Array(live.dropFirst())
+            tokens[ExactText(oldest)] = nil
+            changes.touch(.row("tokens", "token", .string(oldest)))
+        }
     }
 
     /// A reset ends every token, those of a loaded state document included (docs/apis/cse118.md#reset).
     mutating func forgetTokens() {
         tokens = [:]
+        tokensOfMember = [:]
     }
 
     /// A loaded state document, with the fixtures `PUT /reset` restores still the seed's.

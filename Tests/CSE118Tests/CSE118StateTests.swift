@@ -177,6 +177,22 @@ final class CSE118StateTests: XCTestCase {
         XCTAssertEqual(try client.call("GET", "/workspace", token: "\u{212A}KKK").status, 403)
     }
 
+    func testOnlyTheNewestTokensOfAMemberWork() throws {
+        // A clock that ticks a second per call, so each login mints a different token.
+        let ticks = Ticks()
+        var options = cse118Options()
+        options.clock = { Date(timeIntervalSince1970: cse118Now.timeIntervalSince1970 + Double(ticks.next())) }
+        let ticking = try XCTUnwrap(APICatalog.load(["cse118"], seed: TestServer.shippedSeed, options: options).first)
+        let client = CSE118Client(server: try TestServer(responder: MockApp(apis: [ticking])))
+        let tokens = try (0...10).map { _ in try client.login(CSE118Account.sammy) }
+        XCTAssertEqual(Set(tokens).count, 11)
+        assertCSE118(try client.call("GET", "/workspace", token: tokens[0]), 403, #"{"message":"Invalid access token","status":403}"#)
+        XCTAssertEqual(try client.call("GET", "/workspace", token: tokens[1]).status, 200)
+        XCTAssertEqual(try client.call("GET", "/workspace", token: tokens[10]).status, 200)
+        let exported = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(ticking.exportState())) as? [String: Any])
+        XCTAssertEqual((exported["tokens"] as? [Any])?.count, 10, "sammy's newest ten")
+    }
+
     func testAdminResetRestoresEverythingAndDropsTokens() throws {
         let sammy = try client.login(CSE118Account.sammy)
         XCTAssertEqual(try client.call("POST", "/workspace", token: sammy, body: #"{"name":"Gone soon"}"#).status, 201)
@@ -192,5 +208,18 @@ final class CSE118StateTests: XCTestCase {
         XCTAssertEqual((exported["tokens"] as? [Any])?.count, 1)
         exported["tokens"] = nil
         XCTAssertEqual(exported as NSDictionary, shipped)
+    }
+}
+
+/// 0, 1, 2, … from any thread.
+private final class Ticks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+        return count - 1
     }
 }

@@ -186,44 +186,36 @@ final class AdminAccessTests: XCTestCase {
                            settings: settings)
     }
 
-    private func request(_ target: String, from host: String, headers: [(String, String)] = []) -> Request {
-        Request(method: "GET", target: target, headers: HTTPHeaders(headers), peer: PeerAddress(host: host, port: 50_000))
-    }
-
     func testOnlyLoopbackCallersByDefault() throws {
         let app = try app()
         for host in ["127.0.0.1", "127.9.8.7", "::1"] {
-            XCTAssertEqual(app.respond(to: request("/_mock/health", from: host)).status, 200, host)
+            XCTAssertEqual(app.respond("GET", "/_mock/health", from: host).status, 200, host)
         }
-        let refused = app.respond(to: request("/_mock/health", from: "192.0.2.10"))
+        let refused = app.respond("GET", "/_mock/health", from: "192.0.2.10")
         XCTAssertEqual(refused.status, 403)
         XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).hasPrefix(#"{"error":"forbidden","detail":""#))
-        XCTAssertEqual(app.respond(to: request("/api/threads", from: "192.0.2.10")).status, 401, "course APIs are public")
+        XCTAssertEqual(app.respond("GET", "/api/threads", from: "192.0.2.10").status, 401, "course APIs are public")
     }
 
     func testTokenRequiredOfEveryoneWhenSet() throws {
         let app = try app(token: "s3cret")
-        let missing = app.respond(to: request("/_mock/health", from: "127.0.0.1"))
+        let missing = app.respond("GET", "/_mock/health", from: "127.0.0.1")
         XCTAssertEqual(missing.status, 401)
         XCTAssertTrue(String(decoding: missing.body, as: UTF8.self).hasPrefix(#"{"error":"unauthorized","detail":""#))
-        XCTAssertEqual(app.respond(to: request("/_mock/health", from: "192.0.2.10",
-                                               headers: [("Authorization", "Bearer s3cret")])).status, 200)
-        XCTAssertEqual(app.respond(to: request("/_mock/health", from: "192.0.2.10",
-                                               headers: [("X-Mock-Admin-Token", "s3cret")])).status, 200)
-        XCTAssertEqual(app.respond(to: request("/_mock/health", from: "127.0.0.1",
-                                               headers: [("Authorization", "Bearer wrong")])).status, 401)
+        XCTAssertEqual(app.respond("GET", "/_mock/health", headers: [("Authorization", "Bearer s3cret")], from: "192.0.2.10").status, 200)
+        XCTAssertEqual(app.respond("GET", "/_mock/health", headers: [("X-Mock-Admin-Token", "s3cret")], from: "192.0.2.10").status, 200)
+        XCTAssertEqual(app.respond("GET", "/_mock/health", headers: [("Authorization", "Bearer wrong")], from: "127.0.0.1").status, 401)
     }
 
     /// `--admin-require-token`: behind a proxy every caller is loopback, so loopback proves nothing.
     func testRequireTokenTrustsNoLoopbackCaller() throws {
         let closed = try app(trustsLoopback: false)
-        let refused = closed.respond(to: request("/_mock/requests", from: "127.0.0.1"))
+        let refused = closed.respond("GET", "/_mock/requests", from: "127.0.0.1")
         XCTAssertEqual(refused.status, 403)
         XCTAssertEqual(String(decoding: refused.body, as: UTF8.self),
                        #"{"error":"forbidden","detail":"/_mock is closed: --admin-require-token is set and no --admin-token"}"#)
         let guarded = try app(token: "s3cret", trustsLoopback: false)
-        XCTAssertEqual(guarded.respond(to: request("/_mock/requests", from: "127.0.0.1")).status, 401)
-        XCTAssertEqual(guarded.respond(to: request("/_mock/requests", from: "127.0.0.1",
-                                                   headers: [("Authorization", "Bearer s3cret")])).status, 200)
+        XCTAssertEqual(guarded.respond("GET", "/_mock/requests", from: "127.0.0.1").status, 401)
+        XCTAssertEqual(guarded.respond("GET", "/_mock/requests", headers: [("Authorization", "Bearer s3cret")], from: "127.0.0.1").status, 200)
     }
 }

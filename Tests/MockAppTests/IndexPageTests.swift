@@ -139,9 +139,7 @@ final class IndexPageTests: XCTestCase {
 
     func testLastRequestsHiddenFromOtherMachines() throws {
         _ = try server.request("GET", "/api/threads")
-        let remote = Request(method: "GET", target: "/", headers: HTTPHeaders([("Host", "192.0.2.1:8080")]),
-                             peer: PeerAddress(host: "192.0.2.10", port: 1))
-        let hidden = app.respond(to: remote)
+        let hidden = app.respond("GET", "/", headers: [("Host", "192.0.2.1:8080")], from: "192.0.2.10")
         XCTAssertEqual(hidden.status, 200)
         let html = String(decoding: hidden.body, as: UTF8.self)
         XCTAssertTrue(html.contains("<h2>Last requests</h2>\n<p class=\"muted\">Shown only on the machine that runs the server"
@@ -157,8 +155,7 @@ final class IndexPageTests: XCTestCase {
         let app = try MockApp(apis: apis, settings: AppSettings(adminToken: "s3cret"))
         let withoutToken = String(decoding: app.respond(to: Request(method: "GET", target: "/")).body, as: UTF8.self)
         XCTAssertTrue(withoutToken.contains("Shown only to callers that send the admin token"), withoutToken)
-        let withToken = app.respond(to: Request(method: "GET", target: "/", headers: HTTPHeaders([("X-Mock-Admin-Token", "s3cret")]),
-                                                peer: PeerAddress(host: "192.0.2.10", port: 1)))
+        let withToken = app.respond("GET", "/", headers: [("X-Mock-Admin-Token", "s3cret")], from: "192.0.2.10")
         XCTAssertTrue(String(decoding: withToken.body, as: UTF8.self).contains("No requests yet."))
     }
 

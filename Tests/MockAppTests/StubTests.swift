@@ -116,8 +116,7 @@ final class StubTests: XCTestCase {
 
     func testStubsShowInTheJournalIndexPageAndOpenAPIAndTakeFaults() throws {
         _ = try server.request("GET", "/api/v3/courses/9/grades?term=fall")
-        let journal = try JSONParser.parse(try server.request("GET", "/_mock/requests?limit=1").body)
-        XCTAssertEqual(journal.arrayValue?.first?.objectValue?["api"]?.stringValue, "stubs")
+        XCTAssertEqual(try server.lastJournalEntry()["api"]?.stringValue, "stubs")
         let page = try server.request("GET", "/").text
         XCTAssertTrue(page.contains("<code>GET /api/threads</code><br><span class=\"override\">overrides <code>threads GET /api/threads</code></span>"), page)
         XCTAssertTrue(page.contains("<code>POST /api/v3/feedback</code></td><td>201</td>"))

@@ -29,11 +29,10 @@ final class TLSDetectionTests: XCTestCase {
         let reason = "the client spoke https to this http port (connection closed): use http://localhost:\(server.port)/… "
             + "instead of https://, and see docs/clients.md for the platform's cleartext setting"
         XCTAssertEqual(try console.waitForLine(containing: "https"), "\(try timePrefix()) 127.0.0.1 \(reason)")
-        let journal = try server.request("GET", "/_mock/requests?limit=1")
-        let entry = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(journal.body)) as? [[String: Any]])?.first)
-        XCTAssertEqual(entry["method"] as? String, "TLS")
-        XCTAssertTrue(entry["status"] is NSNull, "nothing was answered")
-        XCTAssertEqual(entry["reason"] as? String, reason)
+        let entry = try server.lastJournalEntry()
+        XCTAssertEqual(entry["method"]?.stringValue, "TLS")
+        XCTAssertEqual(entry["status"], .null, "nothing was answered")
+        XCTAssertEqual(entry["reason"]?.stringValue, reason)
     }
 
     func testWithoutAServerNameTheHostIsLeftToThePerson() throws {
