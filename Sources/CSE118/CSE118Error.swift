@@ -109,7 +109,7 @@ public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {
 }
 
 /// One entry of the validation envelope: `{"path":"/body/name","message":"…","errorCode":"…"}`.
-public struct ValidationProblem: Encodable, Equatable {
+public struct ValidationProblem: Encodable, Equatable, Sendable {
     enum Kind: String {
         case format, required, type, minLength, maxLength, additionalProperties
     }
