@@ -17,19 +17,15 @@ final class StartUpMessageTests: XCTestCase {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    private func run(_ arguments: [String], wrapper: [String] = []) throws -> (Int32?, ChildProcess) {
-        let child = try ChildProcess(arguments, wrapper: wrapper)
+    private func run(_ arguments: [String]) throws -> (Int32?, ChildProcess) {
+        let child = try ChildProcess(arguments)
         return (child.waitForExit(), child)
     }
 
     /// Port 80 as an ordinary user (as root, the server runs as uid 10001 through setpriv).
     func testAPrivilegedPortIsNamedWithAPortToUseInstead() throws {
-        var wrapper: [String] = []
-        if getuid() == 0 {
-            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-                throw XCTSkip("running as root without setpriv: cannot run the server as an ordinary user")
-            }
-            wrapper = ["/usr/bin/setpriv", "--reuid=10001", "--regid=10001", "--clear-groups"]
+        guard let wrapper = ChildProcess.ordinaryUserWrapper else {
+            throw XCTSkip("running as root without setpriv: cannot run the server as an ordinary user")
         }
         let child = try ChildProcess(["--host", "127.0.0.1", "--port", "80", "--only", "otp",
                                       "--seed", TestServer.shippedSeed.url.path], wrapper: wrapper)
