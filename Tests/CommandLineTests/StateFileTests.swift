@@ -254,12 +254,10 @@ final class StateFileTests: XCTestCase {
     /// A folder the server's user cannot write, as a root-owned host folder is to the image's
     /// uid 10001. As root the server is started as uid 10001 through setpriv.
     func testFolderTheUserCannotWriteStopsTheStart() throws {
-        var wrapper: [String] = []
+        guard let wrapper = ChildProcess.ordinaryUserWrapper else {
+            throw XCTSkip("running as root without setpriv: cannot run the server as another user")
+        }
         if getuid() == 0 {
-            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-                throw XCTSkip("running as root without setpriv: cannot run the server as another user")
-            }
-            wrapper = ["/usr/bin/setpriv", "--reuid=10001", "--regid=10001", "--clear-groups"]
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         } else {
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path)
