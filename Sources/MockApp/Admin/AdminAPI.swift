@@ -89,8 +89,9 @@ final class AdminAPI: Sendable {
         let uptime = (Date().timeIntervalSince(startedAt) * 10).rounded() / 10
         var health = Health(version: MockBackend.version, uptimeS: uptime, apis: apis.map(\.name))
         if let log = settings.stateLog {
-            let failure = log.failureReason
-            health.stateFile = Health.StateFile(path: log.path, stored: failure == nil, error: failure)
+            let (failure, counts) = (log.failureReason, log.counts)
+            health.stateFile = Health.StateFile(path: log.path, stored: failure == nil, error: failure,
+                                                changesStored: counts.records, flushes: counts.flushes)
             if failure != nil { health.status = "state_file_failing" }
         }
         return .json(health.stateFile?.stored == false ? 503 : 200, OrderedJSON.encode(health, escapeSlash: false))
@@ -102,6 +103,13 @@ final class AdminAPI: Sendable {
             /// Whether changes are being stored; false from a failed write until one succeeds.
             var stored: Bool
             var error: String?
+            /// Since start; fewer flushes than changes when changes came at once (group commit).
+            var changesStored: Int
+            var flushes: Int
+
+            enum CodingKeys: String, CodingKey {
+                case path, stored, error, changesStored = "changes_stored", flushes
+            }
         }
 
         var status = "ok"
