@@ -100,6 +100,7 @@ configuration.host = options.host
 configuration.port = options.port
 configuration.limits.maxBody = options.maxBody
 configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
+configuration.memoryBudget = options.memoryBudget
 configuration.poller = options.poller
 let server = HTTPServer(configuration: configuration, responder: app)
 // Before the first answer: whoever waits for it (a script, docker stop) may signal at once, and a
