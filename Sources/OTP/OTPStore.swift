@@ -74,12 +74,14 @@ public struct OTPDirectory {
         return (users.count - 1, true)
     }
 
-    /// A new token for the user; the user's earlier tokens stay valid.
+    /// A new token for the user; past `TokenLimit.perOwner`, their oldest stops working.
     mutating func issueToken(to index: Int) -> String {
         var token = OTPSecret.make(length: OTPSecret.length)
         while self.index(token: token) != nil { token = OTPSecret.make(length: OTPSecret.length) }
-        users[index].authTokens.append(token)
         indexByToken[ExactText(token)] = index
+        for ended in TokenLimit.append(token, to: &users[index].authTokens) {
+            indexByToken[ExactText(ended)] = nil
+        }
         touch(index)
         return token
     }
@@ -247,7 +249,7 @@ extension OTPDirectory {
             for tokenNode in try item.optionalNode("auth_tokens")?.array() ?? [] {
                 let token = try Self.secret(tokenNode, length: OTPSecret.length)
                 if index(token: token) != nil || tokens.contains(where: { $0.hasSameBytes(as: token) }) { throw tokenNode.fail("duplicate token \(token)") }
-                tokens.append(token)
+                _ = TokenLimit.append(token, to: &tokens)  // a document's oldest past the limit are dropped
             }
             var accounts: [OTPAccount]?
             if let accountsNode = item.optionalNode("accounts") { accounts = try OTPAccount.list(accountsNode) }

@@ -49,6 +49,8 @@ public struct ThreadsState {
     /// Each thread's message ids, ascending.
     private var messageIDsByThread: [Int: [Int]] = [:]
     private(set) var tokens: [ExactText: Token] = [:]
+    /// User id → their live tokens, oldest first, at most `TokenLimit.perOwner` (docs/apis/threads.md#tokens).
+    private var tokensOfUser: [Int: [String]] = [:]
     var nextUserID = 1
     var nextThreadID = 1
     var nextMessageID = 1
@@ -100,16 +102,21 @@ public struct ThreadsState {
         changes.touch(.row("threads", "thread_id", .int(id)))
     }
 
-    mutating func setToken(_ token: String, to record: Token?) {
+    /// A new token for the user; past `TokenLimit.perOwner`, their oldest stops working.
+    mutating func issueToken(_ token: String, to record: Token) {
         tokens[ExactText(token)] = record
         changes.touch(.row("tokens", "token", .string(token)))
+        for ended in TokenLimit.append(token, to: &tokensOfUser[record.userID, default: []]) {
+            tokens[ExactText(ended)] = nil
+            changes.touch(.row("tokens", "token", .string(ended)))
+        }
     }
 
     /// From now on the token's answers use the flat 2017–2018 shape (a forgotten token: nothing to do).
     mutating func markLegacy(token: ExactText) {
-        guard var record = tokens[token] else { return }
-        record.isLegacy = true
-        setToken(token.string, to: record)
+        guard tokens[token] != nil else { return }
+        tokens[token]?.isLegacy = true
+        changes.touch(.row("tokens", "token", .string(token.string)))
     }
 
     mutating func removeMessage(_ id: Int) {
@@ -188,12 +195,17 @@ extension ThreadsState {
             if !userIDs.contains(message.userID) { throw node.fail("user_id \(message.userID) is not a user") }
             seededMessages.append(message)
         }
+        var loadedTokens: [(token: String, record: Token)] = []
         for node in try root.optionalNode("tokens")?.array() ?? [] {
             let item = try node.object()
             let userID = try item.int("user_id")
             if !userIDs.contains(userID) { throw node.fail("user_id \(userID) is not a user") }
-            setToken(try item.text("token"), to: Token(userID: userID, expires: try item.int("exp"),
-                                                       isLegacy: try item.optionalNode("legacy")?.bool() ?? false))
+            loadedTokens.append((try item.text("token"), Token(userID: userID, expires: try item.int("exp"),
+                                                               isLegacy: try item.optionalNode("legacy")?.bool() ?? false)))
+        }
+        // Issued in the order they expire (every token lives as long), so a user's oldest ends first.
+        for loaded in loadedTokens.sorted(by: { $0.record.expires < $1.record.expires }) {
+            issueToken(loaded.token, to: loaded.record)
         }
         // The sort is stable and linear on rows already in id order, as a saved state's are.
         for user in seededUsers.sorted(by: { $0.id < $1.id }) { add(user) }
