@@ -66,8 +66,8 @@ var settings = AppSettings(adminToken: options.adminToken,
 settings.trustsLoopback = !options.adminRequiresToken
 settings.journalCapacity = options.journal
 settings.latency = options.latency
-// The state file is read, then written anew before the port opens: one that cannot be written
-// stops the start here, before any change could be acknowledged.
+// The state file is read and shown writable before the port opens, and written only once it is
+// open: a start that fails leaves the file as it was.
 if let path = options.stateFile {
     let stateLog = StateLog(path: URL(fileURLWithPath: path).path, console: Console.standard.write)
     do {
@@ -115,6 +115,7 @@ TerminationSignals.handle { _ in
 }
 do {
     try server.start()
+    try stateLog?.beginWriting()
 } catch {
     fail("\(error)")
 }
