@@ -137,9 +137,6 @@ public final class HTTPServer: @unchecked Sendable {
         connectionsByAddress[peer.host] = held > 0 ? held : nil
     }
 
-    /// IPv4 addresses of this machine's other interfaces, for people on the same network.
-    public static var lanAddresses: [String] { Sys.lanAddresses() }
-
     /// Open connections across all loops (for health and tests).
     public var connectionCount: Int {
         lock.lock()
