@@ -206,7 +206,8 @@ struct Options {
                             (default 1000, at most half of all connections)
       --admin-token T       require this token on /_mock/… [MOCK_ADMIN_TOKEN]
       --public-url URL      the address to show for other devices, e.g. the Docker host's
-                            http://192.168.1.20:9000 [MOCK_PUBLIC_URL] (default: this machine's)
+                            http://192.168.1.20:9000 [MOCK_PUBLIC_URL] (default: this machine's; in a
+                            container, none: MOCK_IN_CONTAINER=0 or 1 overrides the detection)
       --admin-require-token trust no loopback caller without the token, e.g. behind a proxy
                             [MOCK_ADMIN_REQUIRE_TOKEN=1]
       --journal N           requests kept for /_mock/requests, 0 = off [MOCK_JOURNAL] (default 1000)
@@ -215,7 +216,8 @@ struct Options {
       --log-format F        text or json [MOCK_LOG_FORMAT] (default text)
       --poller P            epoll (Linux's default) or poll (macOS's only one) [MOCK_POLLER]
       --healthcheck [URL]   ask a running server's /_mock/health; exit 0 if healthy, 1 if not
-                            (default: the last server started by this user, as it was started)
+                            (default: the last server this user started, at its own port and
+                            with its token, from its health file [MOCK_HEALTH_FILE])
       --version             print the version
       --help                print this help
     """
