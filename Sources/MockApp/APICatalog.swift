@@ -29,16 +29,16 @@ public enum APICatalog {
     }
 
     /// The APIs to serve (all, or those of `--only`), each filled from its seed file.
-    public static func load(_ only: [String]? = nil, seed: SeedDirectory, options: APIOptions) throws(SeedError) -> [any MockAPI] {
+    public static func load(_ only: [String]? = nil, seed: SeedDirectory, options: APIOptions) throws(FileProblem) -> [any MockAPI] {
         let wanted = entries.filter { only?.contains($0.name) ?? true }
         // Each API reads its own seed file, so they load side by side on every core; the first
         // error in catalog order is the one reported, as if they had loaded one after another.
-        let results = Locked([Result<any MockAPI, SeedError>?](repeating: nil, count: wanted.count))
+        let results = Locked([Result<any MockAPI, FileProblem>?](repeating: nil, count: wanted.count))
         DispatchQueue.concurrentPerform(iterations: wanted.count) { index in
-            let result = Result { () throws(SeedError) in try wanted[index].load(seed: seed, options: options) }
+            let result = Result { () throws(FileProblem) in try wanted[index].load(seed: seed, options: options) }
             results.withLock { $0[index] = result }
         }
-        return try results.withLock { $0 }.map { result throws(SeedError) in try result!.get() }
+        return try results.withLock { $0 }.map { result throws(FileProblem) in try result!.get() }
     }
 }
 
@@ -61,14 +61,14 @@ public struct APIEntry: Sendable {
         make = { seed, options throws(SeedError) in try API(seed: seed, options: options) }
     }
 
-    /// The API filled from its seed; an error in the seed names the seed file.
-    public func load(seed: SeedDirectory, options: APIOptions) throws(SeedError) -> any MockAPI {
+    /// The API filled from its seed; an error in the seed names the place in the file
+    /// (`Seed/threads.json:4:18: $.users[0].email: expected a string`).
+    public func load(seed: SeedDirectory, options: APIOptions) throws(FileProblem) -> any MockAPI {
         do {
             return try make(seed, options)
         } catch {
-            var located = error
-            located.file = located.file ?? seed.url.appendingPathComponent("\(name).json").path
-            throw located
+            throw FileProblem(locating: error, in: error.file.map(URL.init(fileURLWithPath:))
+                                  ?? seed.url.appendingPathComponent("\(name).json"))
         }
     }
 }

@@ -13,6 +13,10 @@ import Glibc
 public enum SocketError: Error, CustomStringConvertible, Equatable {
     case addressInUse(host: String, port: Int)
     case cannotResolve(host: String)
+    /// A port below 1024 this user may not listen on.
+    case privilegedPort(Int)
+    /// `host` is no address of this machine; `available` are some that are.
+    case addressNotAvailable(host: String, available: [String])
     case system(call: String, errno: Int32)
 
     public var description: String {
@@ -21,6 +25,13 @@ public enum SocketError: Error, CustomStringConvertible, Equatable {
             return "port \(port) is already in use on \(host); stop the other server or choose another port with --port"
         case let .cannotResolve(host):
             return "cannot listen on host \(host): the name does not resolve to a local address"
+        case let .privilegedPort(port):
+            // 80 -> 8080 and 443 -> 8443, the usual unprivileged stand-ins.
+            return "port \(port) needs privileges this user does not have (ports below 1024 do); "
+                + "choose another with --port, e.g. --port \(8000 + port)"
+        case let .addressNotAvailable(host, available):
+            return "this machine has no address \(host); use --host 0.0.0.0 (every interface) or one of: "
+                + available.joined(separator: ", ")
         case let .system(call, code):
             return "\(call) failed: \(String(cString: strerror(code)))"
         }
@@ -76,6 +87,8 @@ enum Sys {
             return copy
         }
 
+        var port: Int { Int(bytes[2]) << 8 | Int(bytes[3]) }
+
         var host: String {
             var storage = sockaddr_storage()
             withUnsafeMutableBytes(of: &storage) { $0.copyBytes(from: bytes.prefix($0.count)) }
@@ -103,6 +116,9 @@ enum Sys {
             wanted = loopbackAddresses
         } else if let host {
             for address in try resolve(host: host, port: 0) where !wanted.contains(address) { wanted.append(address) }
+            // Before the probe below: a connection to an address elsewhere may well be answered.
+            wanted = wanted.filter(isLocal)
+            if wanted.isEmpty { throw .addressNotAvailable(host: host, available: ["127.0.0.1"] + lanAddresses()) }
         }
         if port != 0 { try refuseIfAnswered(port: port, for: wanted, everywhere: everywhere) }
         // With port 0 the first socket picks the port and the others must get the same one; if it is
@@ -161,7 +177,11 @@ enum Sys {
         if bound != 0 {
             let code = errno
             close(fd)
-            return .failure(code == EADDRINUSE ? .addressInUse(host: address.host, port: 0) : .system(call: "bind", errno: code))
+            switch code {
+            case EADDRINUSE: return .failure(.addressInUse(host: address.host, port: 0))
+            case EACCES where (1..<1024).contains(address.port): return .failure(.privilegedPort(address.port))
+            default: return .failure(.system(call: "bind", errno: code))
+            }
         }
         guard listen(fd, OS.listenBacklog) == 0 else {
             let code = errno
@@ -170,6 +190,17 @@ enum Sys {
         }
         setNonBlocking(fd)
         return .success(fd)
+    }
+
+    /// False when this machine has no such address (a bind to it fails with EADDRNOTAVAIL).
+    private static func isLocal(_ address: SocketAddress) -> Bool {
+        let fd = socket(address.family, OS.streamType, 0)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        let bound = address.with(port: 0).bytes.withUnsafeBytes { raw in
+            bind(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+        }
+        return bound == 0 || errno != EADDRNOTAVAIL
     }
 
     /// Throws when another program already answers on the port where clients of these addresses
@@ -353,6 +384,16 @@ enum Sys {
                 target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: size))
             }
             found.append((String(cString: entry.pointee.ifa_name), Sys.address(of: storage).host))
+        }
+        return found
+    }
+
+    /// This machine's IPv4 addresses but loopback, bridges and link-local included: any of them
+    /// can be given to `--host` (`SameNetwork` picks those to offer to other devices).
+    static func lanAddresses() -> [String] {
+        var found: [String] = []
+        for (_, address) in interfaceAddresses() where !address.contains(":") && !address.hasPrefix("127.") && !found.contains(address) {
+            found.append(address)
         }
         return found
     }

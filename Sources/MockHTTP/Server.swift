@@ -137,6 +137,9 @@ public final class HTTPServer: @unchecked Sendable {
         connectionsByAddress[peer.host] = held > 0 ? held : nil
     }
 
+    /// This machine's IPv4 addresses but loopback: those `--host` can listen on.
+    public static var lanAddresses: [String] { Sys.lanAddresses() }
+
     /// Open connections across all loops (for health and tests).
     public var connectionCount: Int {
         lock.lock()

@@ -58,6 +58,16 @@ public struct FileProblem: Error, Sendable, Equatable, CustomStringConvertible {
         problem = error.problem
     }
 
+    /// A `SeedError` about a file parsed earlier, placed in it: the file is read again, so only a
+    /// failed start pays for counting lines. A syntax error is placed where the parser stopped.
+    public init(locating error: SeedError, in file: URL) {
+        do throws(FileProblem) {
+            self.init(error, in: try Self.readJSON(file).bytes, file: file.path)
+        } catch {
+            self = error
+        }
+    }
+
     public init(location: SourceLocation, problem: String) {
         self.location = location
         self.problem = problem

@@ -163,11 +163,11 @@ final class CommandLineTests: XCTestCase {
         let (status, child) = try run(["--seed", folder.path, "--only", "threads"])
         XCTAssertEqual(status, 1)
         XCTAssertEqual(child.standardError,
-                       "mock-backend: bad seed: \(folder.path)/threads.json: $.users[0].email: expected a string\n")
+                       "mock-backend: bad seed: \(folder.path)/threads.json:1:32: $.users[0].email: expected a string\n")
         try Data("{\"users\":[".utf8).write(to: folder.appendingPathComponent("threads.json"))
         let (again, invalid) = try run(["--seed", folder.path, "--only", "threads"])
         XCTAssertEqual(again, 1)
-        XCTAssertTrue(invalid.standardError.contains("threads.json: $: not valid JSON"), invalid.standardError)
+        XCTAssertTrue(invalid.standardError.contains("threads.json:1:11: not valid JSON"), invalid.standardError)
     }
 
     func testABrokenStubFileStopsStartUpWithItsPlace() throws {

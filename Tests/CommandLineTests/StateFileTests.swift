@@ -115,6 +115,51 @@ final class StateFileTests: XCTestCase {
         XCTAssertEqual(server.waitForExit(), 0)
     }
 
+    /// Group commit: requests that change state at the same time share one flush. Each flush is
+    /// held a while (`flushHold`), so the sign-ups sent at once on their own connections queue
+    /// behind the first flush and go out together in the next. The poll poller hands connections
+    /// to the loops in turn: one loop each, so no sign-up waits for another's answer.
+    func testConcurrentWritesShareOneFlush() throws {
+        let writers = 8
+        let apis = try APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions())
+        let log = StateLog(path: state.path, console: { _ in })
+        log.flushHold = 0.5
+        try log.open(apis)
+        var settings = AppSettings()
+        settings.stateLog = log
+        let server = try TestServer(responder: MockApp(apis: apis, settings: settings)) {
+            $0.threads = writers
+            $0.poller = .poll
+        }
+        let port = server.port
+        let statuses = Locked([Int]())
+        let done = DispatchGroup()
+        for index in 0..<writers {
+            done.enter()
+            Thread.detachNewThread {
+                defer { done.leave() }
+                guard let client = try? BlockingClient(port: port) else { return statuses.withLock { $0.append(0) } }
+                let body = "email=group\(index)@x.com&password=p&fname=K&lname=P"
+                client.send("POST /api/signup HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+                let status = (try? client.readResponse().status) ?? 0
+                statuses.withLock { $0.append(status) }
+            }
+        }
+        done.wait()
+        XCTAssertEqual(statuses.withLock { $0 }, Array(repeating: 200, count: writers), "every sign-up acknowledged")
+        let health = try JSONParser.parse(try server.request("GET", "/_mock/health").body)
+        let stateFile = try XCTUnwrap(health.objectValue?["state_file"]?.objectValue, "\(health)")
+        XCTAssertEqual(stateFile["changes_stored"]?.numberText, "\(writers)")
+        let flushes = try XCTUnwrap(stateFile["flushes"]?.numberText.flatMap { Int($0) })
+        XCTAssertLessThan(flushes, writers, "each write flushed on its own: no group commit")
+
+        let reloaded = try APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions())
+        try StateLog(path: state.path, console: { _ in }).open(reloaded)
+        let stored = String(decoding: reloaded[0].exportState(), as: UTF8.self)
+        XCTAssertEqual((0..<writers).filter { !stored.contains("\"email\":\"group\($0)@x.com\"") }, [], "not stored")
+    }
+
     /// Every kind of change of every API, replayed from the log after kill -9, gives back the same
     /// state: a change whose rows were not all written would show here.
     func testEveryKindOfChangeReplaysToTheSameState() throws {
@@ -209,12 +254,10 @@ final class StateFileTests: XCTestCase {
     /// A folder the server's user cannot write, as a root-owned host folder is to the image's
     /// uid 10001. As root the server is started as uid 10001 through setpriv.
     func testFolderTheUserCannotWriteStopsTheStart() throws {
-        var wrapper: [String] = []
+        guard let wrapper = ChildProcess.ordinaryUserWrapper else {
+            throw XCTSkip("running as root without setpriv: cannot run the server as another user")
+        }
         if getuid() == 0 {
-            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-                throw XCTSkip("running as root without setpriv: cannot run the server as another user")
-            }
-            wrapper = ["/usr/bin/setpriv", "--reuid=10001", "--regid=10001", "--clear-groups"]
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         } else {
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path)
@@ -272,7 +315,7 @@ final class StateFileTests: XCTestCase {
         let health = try httpRequest(port: port, "GET", "/_mock/health")
         XCTAssertEqual(health.status, 503)
         XCTAssertTrue(health.text.contains(#""status":"state_file_failing""#), health.text)
-        XCTAssertTrue(health.text.contains(#""state_file":{"path":"\#(state.path)","stored":false,"error":"\#(state.path): no space left on the device (write)"}"#),
+        XCTAssertTrue(health.text.contains(#""state_file":{"path":"\#(state.path)","stored":false,"error":"\#(state.path): no space left on the device (write)","changes_stored":"#),
                       health.text)
         XCTAssertTrue(server.standardOutput.contains("state file: cannot store changes: \(state.path): no space left on the device"),
                       server.standardOutput)

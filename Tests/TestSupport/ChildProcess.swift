@@ -32,6 +32,14 @@ public final class ChildProcess: @unchecked Sendable {
     public static let healthFile = FileManager.default.temporaryDirectory
         .appendingPathComponent("mock-backend-tests-\(ProcessInfo.processInfo.processIdentifier).health").path
 
+    /// What runs the program as an ordinary user: nothing when the tests are not root; as root,
+    /// setpriv to uid 10001 (the image's user); nil as root without setpriv.
+    public static var ordinaryUserWrapper: [String]? {
+        guard getuid() == 0 else { return [] }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return nil }
+        return ["/usr/bin/setpriv", "--reuid=10001", "--regid=10001", "--clear-groups"]
+    }
+
     /// `wrapper` runs the program through another one, e.g. `["/usr/bin/setpriv", "--reuid=10001", …]`.
     public init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
                 wrapper: [String] = []) throws {

@@ -90,8 +90,9 @@ final class AdminAPI: Sendable {
         let uptime = (Date().timeIntervalSince(startedAt) * 10).rounded() / 10
         var health = Health(version: MockBackend.version, uptimeS: uptime, apis: apis.map(\.name))
         if let log = settings.stateLog {
-            let failure = log.failureReason
-            health.stateFile = Health.StateFile(path: log.path, stored: failure == nil, error: failure)
+            let (failure, counts) = (log.failureReason, log.counts)
+            health.stateFile = Health.StateFile(path: log.path, stored: failure == nil, error: failure,
+                                                changesStored: counts.records, flushes: counts.flushes)
             if failure != nil { health.status = "state_file_failing" }
         }
         return .json(health.stateFile?.stored == false ? 503 : 200, OrderedJSON.encode(health, escapeSlash: false))
@@ -103,6 +104,13 @@ final class AdminAPI: Sendable {
             /// Whether changes are being stored; false from a failed write until one succeeds.
             var stored: Bool
             var error: String?
+            /// Since start; fewer flushes than changes when changes came at once (group commit).
+            var changesStored: Int
+            var flushes: Int
+
+            enum CodingKeys: String, CodingKey {
+                case path, stored, error, changesStored = "changes_stored", flushes
+            }
         }
 
         var status = "ok"
@@ -166,11 +174,24 @@ final class AdminAPI: Sendable {
         guard let filter = Journal.Filter(query: query) else {
             return Response.json(400, ["error": "invalid_status", "detail": "status must be a class such as 4xx or a status such as 404"])
         }
-        let found = journal.entries(limit: limit, matching: filter)
+        var after = 0
+        if let text = FormDecoding.last("after", in: query) {
+            guard let id = Int(text), id >= 0 else {
+                return Response.json(400, ["error": "invalid_after", "detail": "after must be the id of an entry (0 or more)"])
+            }
+            after = id
+        }
+        let found = journal.entries(limit: limit, matching: filter, after: after)
         var response = Response.json(200, Journal.json(found.entries))
         // The array stays what it was; the count of every matching entry rides in a header.
         response.headers.add("X-Total-Count", String(found.matching))
         return response
+    }
+
+    /// A read of what came after an entry: the index page sends one every second while it is open.
+    static func isJournalPoll(_ request: Request) -> Bool {
+        request.method == "GET" && request.path == "/_mock/requests"
+            && FormDecoding.last("after", in: FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)) != nil
     }
 
     private func clearRequests(_ request: Request) -> Response {

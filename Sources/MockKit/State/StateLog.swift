@@ -49,6 +49,14 @@ public final class StateLog: @unchecked Sendable {
     private var mustRewrite = false
     /// Why the last write failed, until one succeeds.
     private var failure: String?
+    /// Since start: records stored, and the flushes of the log that stored them (group commit
+    /// makes fewer flushes than records when writes come at once).
+    private var storedRecords = 0
+    private var flushes = 0
+
+    /// For tests of group commit: seconds each flush of the log waits before writing its records,
+    /// so that records queued meanwhile share the next flush. Set before `open`.
+    public var flushHold: Double = 0
 
     public init(path: String, console: @escaping @Sendable (String) -> Void) {
         self.path = path
@@ -60,6 +68,13 @@ public final class StateLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return failure
+    }
+
+    /// Records stored since start, and the flushes that stored them.
+    public var counts: (records: Int, flushes: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (storedRecords, flushes)
     }
 
     // MARK: Start and stop
@@ -214,6 +229,7 @@ public final class StateLog: @unchecked Sendable {
         }
         let (fd, offset, cutTail) = (self.fd, storedLength, tailDirty)
         condition.unlock()
+        if flushHold > 0 { Thread.sleep(forTimeInterval: flushHold) }
         var outcome: DiskFile.Failure?
         do throws(DiskFile.Failure) {
             if cutTail { try DiskFile.truncate(fd, to: offset, path: path) }
@@ -240,6 +256,8 @@ public final class StateLog: @unchecked Sendable {
             storedLength = offset + bytes.count
             chain = checksum
             if let last = batch.last { settledThrough = last.number }
+            storedRecords += batch.count
+            flushes += 1
             if failure != nil { console("state file: changes are stored again") }
             failure = nil
         }
@@ -341,6 +359,7 @@ public final class StateLog: @unchecked Sendable {
         snapshotLength = snapshot.count
         chain = 0
         if let last = queued.last { settledThrough = last.number }
+        storedRecords += queued.count
         queued = []
         condition.broadcast()
         condition.unlock()

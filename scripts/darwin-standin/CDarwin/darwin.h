@@ -213,11 +213,13 @@ int stat(const char *, struct stat *);
 extern int *__error(void);
 #define EINTR 4
 #define ENOMEM 12
+#define EACCES 13
 #define ENFILE 23
 #define EMFILE 24
 #define EAGAIN 35
 #define EWOULDBLOCK EAGAIN
 #define EADDRINUSE 48
+#define EADDRNOTAVAIL 49
 #define ECONNABORTED 53
 #define ECONNRESET 54
 #define ENOBUFS 55
