@@ -101,6 +101,7 @@ configuration.host = options.host
 configuration.port = options.port
 configuration.limits.maxBody = options.maxBody
 configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
+configuration.memoryBudget = options.memoryBudget
 configuration.poller = options.poller
 let server = HTTPServer(configuration: configuration, responder: app)
 let healthFilePath = HealthFile.path(environment: ProcessInfo.processInfo.environment)

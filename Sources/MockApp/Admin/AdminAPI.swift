@@ -154,12 +154,10 @@ final class AdminAPI: Sendable {
     private func loadState(_ request: Request) -> Response {
         guard let api = api(request) else { return unknownAPI(request) }
         do throws(SeedError) {
-            guard let document = try? JSONParser.parse(request.body, maxDepth: 64) else {
-                throw SeedError(path: "$", problem: "the body is not valid JSON")
-            }
-            try api.loadState(document)
+            try api.loadState(SeedJSON(request.body, maxDepth: 64))
         } catch {
-            return Response.json(400, ["error": "invalid_state", "path": error.path, "detail": error.problem])
+            let detail = error.syntaxError == nil ? error.problem : "the body is not valid JSON"
+            return Response.json(400, ["error": "invalid_state", "path": error.path, "detail": detail])
         }
         return Response.json(200, ["loaded": api.name])
     }
