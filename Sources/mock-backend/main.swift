@@ -67,8 +67,8 @@ settings.journalCapacity = options.journal
 settings.latency = options.latency
 settings.addresses = ServerAddresses(publicURL: options.publicURL,
                                      inContainer: ContainerDetection.isContainer(environment: ProcessInfo.processInfo.environment))
-// The state file is read, then written anew before the port opens: one that cannot be written
-// stops the start here, before any change could be acknowledged.
+// The state file is read and shown writable before the port opens, and written only once it is
+// open: a start that fails leaves the file as it was.
 if let path = options.stateFile {
     let stateLog = StateLog(path: URL(fileURLWithPath: path).path, console: Console.standard.write)
     do {
@@ -118,6 +118,7 @@ TerminationSignals.handle { _ in
 }
 do {
     try server.start()
+    try stateLog?.beginWriting()
 } catch {
     fail("\(error)")
 }

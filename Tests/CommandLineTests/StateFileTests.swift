@@ -131,6 +131,7 @@ final class StateFileTests: XCTestCase {
             $0.threads = writers
             $0.poller = .poll
         }
+        try log.beginWriting()
         let port = server.port
         let statuses = Locked([Int]())
         let done = DispatchGroup()
@@ -287,6 +288,33 @@ final class StateFileTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: state), garbage)
     }
 
+    /// A start that fails once the state file was read (here: the port is taken) writes nothing:
+    /// a new file is not created, an existing one, even one with a log to compact, keeps its bytes,
+    /// and no temporary file is left beside it.
+    func testFailedStartLeavesTheStateFileAsItWas() throws {
+        let holder = try TestServer(responder: MockApp(apis: []))
+        func startOnTheBusyPort() {
+            let child = try? ChildProcess(["--host", "127.0.0.1", "--port", String(holder.port), "--state", state.path,
+                                           "--only", "threads"])
+            XCTAssertEqual(child?.waitForExit(), 1)
+            XCTAssertEqual(child?.standardError,
+                           "mock-backend: port \(holder.port) is already in use on 127.0.0.1; stop the other server or choose another port with --port\n")
+        }
+        startOnTheBusyPort()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "a new file was written")
+
+        let (server, port) = try start()
+        XCTAssertEqual(try signup("logged@x.com", port: port).status, 200)
+        killHard(server)
+        let logged = try Data(contentsOf: state)
+        XCTAssertTrue(String(decoding: logged, as: UTF8.self).contains("\n~"), "the file holds a log")
+        // Cut into the last record, as a crash does: a start that went on would cut it off.
+        try logged.dropLast(3).write(to: state)
+        startOnTheBusyPort()
+        XCTAssertEqual(try Data(contentsOf: state), logged.dropLast(3), "the file was changed")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["state.json"])
+    }
+
     // MARK: A full disk
 
     /// The disk fills up: the change is refused with the API's own server error and not applied,
@@ -317,13 +345,14 @@ final class StateFileTests: XCTestCase {
         XCTAssertTrue(health.text.contains(#""status":"state_file_failing""#), health.text)
         XCTAssertTrue(health.text.contains(#""state_file":{"path":"\#(state.path)","stored":false,"error":"\#(state.path): no space left on the device (write)","changes_stored":"#),
                       health.text)
-        XCTAssertTrue(server.standardOutput.contains("state file: cannot store changes: \(state.path): no space left on the device"),
+        // The console line is written before the answer, but reaches this process through a pipe.
+        XCTAssertTrue(server.waitForOutput("state file: cannot store changes: \(state.path): no space left on the device"),
                       server.standardOutput)
 
         try FileManager.default.removeItem(at: filler)
         XCTAssertEqual(try signup("after@x.com", port: port).status, 200, "writes succeed again without a restart")
         XCTAssertEqual(try httpRequest(port: port, "GET", "/_mock/health").status, 200)
-        XCTAssertTrue(server.standardOutput.contains("state file: changes are stored again"))
+        XCTAssertTrue(server.waitForOutput("state file: changes are stored again"), server.standardOutput)
         killHard(server)
 
         let (restarted, again) = try start()
@@ -343,6 +372,7 @@ final class StateFileTests: XCTestCase {
         settings.stateLog = StateLog(path: state.path, console: { _ in })
         try settings.stateLog!.open(apis)
         let server = try TestServer(responder: MockApp(apis: apis, settings: settings))
+        try settings.stateLog!.beginWriting()
         let token = try XCTUnwrap(
             try JSONParser.parse(try signup("torn@x.com", port: server.port).body).objectValue?["token"]?.stringValue)
         let thread = try server.request("POST", "/api/thread/add", headers: [("Authorization", "Bearer \(token)"),

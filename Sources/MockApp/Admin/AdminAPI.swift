@@ -67,7 +67,7 @@ final class AdminAPI: Sendable {
     private func indexPage(_ request: Request) -> Response {
         let requests: IndexPage.Requests
         if !Self.mayControl(request, settings) {
-            requests = .hidden(tokenRequired: settings.adminToken != nil)
+            requests = settings.adminToken != nil ? .needsToken : settings.trustsLoopback ? .loopbackOnly : .closed
         } else if journal.capacity == 0 {
             requests = .off
         } else {

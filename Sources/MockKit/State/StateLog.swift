@@ -39,6 +39,8 @@ public final class StateLog: @unchecked Sendable {
     private var withdrawnThrough = 0
     private var apisToReload: Set<String> = []
     private var flushing = false
+    /// Until `beginWriting` has written the file's first snapshot, records wait.
+    private var snapshotPending = false
     private var withdrawing = false
     private var compacting = false
     /// After a failure, until the state is reloaded: new records fail at once.
@@ -79,9 +81,9 @@ public final class StateLog: @unchecked Sendable {
 
     // MARK: Start and stop
 
-    /// Loads the file into the APIs, compacts it (a new snapshot, no log) unless it is one snapshot
-    /// already, and attaches the stores: a file that cannot be read or written stops the start,
-    /// and nothing of it is changed then.
+    /// Loads the file into the APIs and attaches the stores, changing nothing on the disk: a file
+    /// that cannot be read, or a file or folder that cannot be written, stops the start here, and a
+    /// start that fails later leaves the file as it was. Changes wait for `beginWriting`.
     public func open(_ apis: [any MockAPI]) throws(StateFileError) {
         self.apis = apis
         let contents: StateFileContents?
@@ -101,20 +103,34 @@ public final class StateLog: @unchecked Sendable {
             }
         }
         do {
-            if let contents, contents.isAppendable(serving: apis.map(\.name)) {
-                // Already one snapshot with every API: append to it, once the folder and the disk
-                // have shown they take a write.
-                try DiskFile.probe(beside: path)
-                fd = try DiskFile.openForAppending(path)
-                storedLength = contents.validLength
-                snapshotLength = contents.snapshotLength
-            } else {
-                try rewrite()
-            }
+            // The folder takes the new files of compactions; the file itself, records.
+            try DiskFile.probe(beside: path)
+            if contents != nil { fd = try DiskFile.openForAppending(path) }
         } catch {
             throw .unwritable(error)
         }
+        if let contents, contents.isAppendable(serving: apis.map(\.name)) {
+            storedLength = contents.validLength
+            snapshotLength = contents.snapshotLength
+        } else {
+            snapshotPending = true
+        }
         for api in apis { api.attach(to: self) }
+    }
+
+    /// Once the server listens: writes the snapshot that a new file, or one with a log, needs
+    /// before records can follow it. Changes made meanwhile wait for it, and are in it.
+    public func beginWriting() throws(StateFileError) {
+        guard snapshotPending else { return }
+        var failure: DiskFile.Failure?
+        holdingAll {
+            do throws(DiskFile.Failure) { try rewrite() } catch { failure = error }
+        }
+        if let failure { throw .unwritable(failure) }
+        condition.lock()
+        snapshotPending = false
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// A new snapshot at stop, so the file left behind is plain JSON.
@@ -207,7 +223,7 @@ public final class StateLog: @unchecked Sendable {
                     condition.broadcast()
                     continue
                 }
-            } else if !flushing {
+            } else if !flushing && !snapshotPending {
                 flushQueue()
                 continue
             }
