@@ -227,10 +227,12 @@ public struct CSE118State {
     private mutating func insert(_ workspace: Workspace) {
         workspaces[workspace.id] = workspace
         nextPosition = max(nextPosition, workspace.position + 1)
-        for member in [workspace.owner] + workspace.members { visibleTo[member, default: []].append(workspace.id) }
-        for channel in workspace.channels.rows {
-            workspaceOfChannel[channel.id] = workspace.id
-            for message in channel.messages.rows { channelOfMessage[message.id] = channel.id }
+        visibleTo[workspace.owner, default: []].append(workspace.id)
+        for member in workspace.members { visibleTo[member, default: []].append(workspace.id) }
+        // By id only: going through the rows would copy every channel and message.
+        for channelID in workspace.channels.ids {
+            workspaceOfChannel[channelID] = workspace.id
+            for messageID in workspace.channels[channelID]!.messages.ids { channelOfMessage[messageID] = channelID }
         }
     }
 
@@ -276,6 +278,12 @@ extension CSE118State {
             try root.members(Keys.root) { key, value throws(SeedError) in
                 switch key {
                 case 0:
+                    // Sized up front, so the tables of a large seed are not rehashed as they fill.
+                    let count = try value.count()
+                    members.reserveCapacity(count)
+                    memberIDByEmail.reserveCapacity(count)
+                    visibleTo.reserveCapacity(count)
+                    ids.reserveCapacity(count)
                     try value.elements { item throws(SeedError) in
                         var account = Member(id: "", name: "", email: "", password: "")
                         try item.members(Keys.member) { key, value throws(SeedError) in
@@ -286,12 +294,20 @@ extension CSE118State {
                             default: account.password = try value.text()
                             }
                         }
-                        if member(email: account.email) != nil { throw item.fail("duplicate email \(account.email)") }
+                        let email = ExactText(account.email.lowercased())
+                        if memberIDByEmail.updateValue(account.id, forKey: email) != nil {
+                            throw item.fail("duplicate email \(account.email)")
+                        }
                         members.append(account)
-                        memberIDByEmail[ExactText(account.email.lowercased())] = account.id
                     }
                 case 1:
                     var position = 0
+                    // Most workspaces have a channel with messages: three more ids each at least.
+                    let count = try value.count()
+                    workspaces.reserveCapacity(count)
+                    workspaceOfChannel.reserveCapacity(count)
+                    channelOfMessage.reserveCapacity(count)
+                    ids.reserveCapacity(ids.count + 3 * count)
                     try value.elements { item throws(SeedError) in
                         var workspace = Workspace(id: "", name: "", owner: "", fixtureOf: nil, members: [], position: position)
                         var listed: [(id: String, offset: Int)] = []
@@ -373,7 +389,7 @@ extension CSE118State {
     /// A lowercase UUID, as every id of the API is.
     private static func uuid(_ node: inout SeedReader) throws(SeedError) -> String {
         let text = try node.string()
-        guard CSE118Input.isUUID(text), text == text.lowercased() else {
+        guard CSE118Input.isUUID(text), !text.utf8.contains(where: { (65...90).contains($0) }) else {
             throw node.fail("expected a lowercase UUID, got \(text)")
         }
         return text

@@ -237,6 +237,12 @@ extension OTPDirectory {
         defer { changes = StateChanges() }
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { _, value throws(SeedError) in
+                // Sized up front, so the tables of a large seed are not rehashed as they fill.
+                let count = try value.count()
+                users.reserveCapacity(count)
+                indexByPhone.reserveCapacity(count)
+                indexByToken.reserveCapacity(count)
+                userIDs.reserveCapacity(count)
                 try value.elements { item throws(SeedError) in try addUser(&item) }
             }
         }

@@ -222,6 +222,10 @@ extension ThreadsState {
 
     private static func users(value: inout SeedReader, ids: inout Set<Int>) throws(SeedError) -> [User] {
         var users: [User] = [], emails: Set<ExactText> = []
+        let count = try value.count()
+        users.reserveCapacity(count)
+        emails.reserveCapacity(count)
+        ids.reserveCapacity(count)
         try value.elements { item throws(SeedError) in
             var user = User(id: 0, email: "", password: "", fname: "", lname: "", role: "USER")
             try item.members(Keys.user) { key, value throws(SeedError) in
@@ -243,6 +247,9 @@ extension ThreadsState {
 
     private static func threads(value: inout SeedReader, ids: inout Set<Int>, userIDs: Set<Int>) throws(SeedError) -> [Thread] {
         var threads: [Thread] = []
+        let count = try value.count()
+        threads.reserveCapacity(count)
+        ids.reserveCapacity(count)
         try value.elements { item throws(SeedError) in
             var thread = Thread(id: 0, userID: 0, title: "", createdAt: "")
             try item.members(Keys.thread) { key, value throws(SeedError) in
@@ -262,6 +269,9 @@ extension ThreadsState {
 
     private static func messages(value: inout SeedReader, threadIDs: Set<Int>, userIDs: Set<Int>) throws(SeedError) -> [Message] {
         var messages: [Message] = [], ids: Set<Int> = []
+        let count = try value.count()
+        messages.reserveCapacity(count)
+        ids.reserveCapacity(count)
         try value.elements { item throws(SeedError) in
             var message = Message(id: 0, threadID: 0, userID: 0, text: "", createdAt: "")
             try item.members(Keys.message) { key, value throws(SeedError) in
