@@ -58,7 +58,7 @@ final class IndexPageTests: XCTestCase {
         XCTAssertTrue(html.contains("<span>http://10.0.2.2:9090</span><wbr><span>/api/</span>"), html)
         XCTAssertTrue(html.contains("<span>http://classroom.local:9090</span><wbr><span>/~cs458/cgi-bin/</span>"), html)
         XCTAssertTrue(html.contains("also answers under <code>/~wcochran/cgi-bin/</code>, <code>/cgi-bin/</code>, <code>/</code>"))
-        for address in HTTPServer.lanAddresses {
+        for address in SameNetwork.addresses(NetworkInterface.all()) {
             XCTAssertTrue(html.contains("<tr><th>same network</th><td><code><span>http://\(address):9090</span><wbr>"), address)
         }
 
@@ -82,7 +82,7 @@ final class IndexPageTests: XCTestCase {
         let ipv6 = try page(["Host: [::1]:8123"])
         XCTAssertTrue(ipv6.text.contains("<span>http://[::1]:8123</span><wbr><span>/api/</span>"))
         XCTAssertTrue(ipv6.text.contains("<span>http://10.0.2.2:8123</span><wbr>"), "the emulator uses the same port")
-        if let lan = HTTPServer.lanAddresses.first {
+        if let lan = SameNetwork.addresses(NetworkInterface.all()).first {
             let fromPhone = try page(["Host: \(lan):9090"]).text
             XCTAssertTrue(fromPhone.contains("<tr><th>this browser</th><td><code><span>http://\(lan):9090</span>"))
             XCTAssertFalse(fromPhone.contains("<tr><th>same network</th><td><code><span>http://\(lan):9090</span>"),
