@@ -60,9 +60,8 @@ public struct CSE118State {
     private var visibleTo: [String: [String]] = [:]
     /// Token → member id.
     private(set) var tokens: [ExactText: String] = [:]
-    /// Member id → their live tokens, oldest first, at most `tokensPerMember` (docs/apis/cse118.md#tokens).
+    /// Member id → their live tokens, oldest first, at most `TokenLimit.perOwner` (docs/apis/cse118.md#tokens).
     private var tokensOfMember: [String: [String]] = [:]
-    static let tokensPerMember = 10
     /// The seed's workspaces, in its order, which `PUT /reset` restores, and where each student's
     /// fixture copies are among them.
     private var seededWorkspaces: [Workspace] = []
@@ -120,19 +119,15 @@ public struct CSE118State {
 
     // MARK: Changes
 
-    /// A new token for the member; past `tokensPerMember`, their oldest stops working, so
-    /// logging in again and again does not grow memory or the state file.
+    /// A new token for the member; past `TokenLimit.perOwner`, their oldest stops working.
     mutating func setToken(_ token: String, member: String) {
-        if let earlierOwner = tokens.updateValue(member, forKey: ExactText(token)) {
-            tokensOfMember[earlierOwner]?.removeAll { $0 == token }
+        if let earlierOwner = tokens.updateValue(member, forKey: ExactText(token)), earlierOwner != member {
+            tokensOfMember[earlierOwner]?.removeAll { $0.hasSameBytes(as: token) }
         }
-        tokensOfMember[member, default: []].append(token)
         changes.touch(.row("tokens", "token", .string(token)))
-        if let live = tokensOfMember[member], live.count > Self.tokensPerMember {
-            let oldest = live[0]
-            tokensOfMember[member] = Array(live.dropFirst())
-            tokens[ExactText(oldest)] = nil
-            changes.touch(.row("tokens", "token", .string(oldest)))
+        for ended in TokenLimit.append(token, to: &tokensOfMember[member, default: []]) {
+            tokens[ExactText(ended)] = nil
+            changes.touch(.row("tokens", "token", .string(ended)))
         }
     }
 
