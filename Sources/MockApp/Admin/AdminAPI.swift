@@ -67,7 +67,7 @@ final class AdminAPI: Sendable {
     private func indexPage(_ request: Request) -> Response {
         let requests: IndexPage.Requests
         if !Self.mayControl(request, settings) {
-            requests = .hidden(tokenRequired: settings.adminToken != nil)
+            requests = settings.adminToken != nil ? .needsToken : settings.trustsLoopback ? .loopbackOnly : .closed
         } else if journal.capacity == 0 {
             requests = .off
         } else {
@@ -75,7 +75,8 @@ final class AdminAPI: Sendable {
         }
         let page = IndexPage(version: MockBackend.version, uptime: Date().timeIntervalSince(startedAt),
                              authority: IndexPage.Authority(hostHeader: request.headers["Host"]),
-                             lanAddresses: HTTPServer.lanAddresses,
+                             sameNetworkAddresses: settings.addresses.sameNetwork,
+                             publicURL: settings.addresses.publicURL, inContainer: settings.addresses.inContainer,
                              apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary, endpoints: $0.endpoints,
                                                             hasOpenAPIDocument: $0.openAPIDocument != nil) },
                              stubs: stubs.all, requests: requests, stateFile: settings.stateLog?.path)

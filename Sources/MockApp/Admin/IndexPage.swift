@@ -3,9 +3,9 @@ import MockHTTP
 import MockKit
 
 /// The HTML page at `/`: what a teaching assistant opens first, on a projector or a phone.
-/// Self-contained (inline CSS, no script, no fonts or links leaving the server) and public: the
+/// Self-contained (inline CSS and script, no fonts or links leaving the server) and public: the
 /// accounts are demo accounts, but the last requests (which carry tokens and passwords) are shown
-/// only to callers who may use `/_mock/…`.
+/// only to callers who may use `/_mock/…` (IndexPageJournal.swift).
 ///
 /// Everything shown is gathered into this value first, so rendering is a plain function of it.
 struct IndexPage {
@@ -21,8 +21,12 @@ struct IndexPage {
         case shown([Journal.Entry])
         /// The journal is off (`--journal 0`).
         case off
-        /// The caller may not use `/_mock/…`; `tokenRequired` says whether a token would help.
-        case hidden(tokenRequired: Bool)
+        /// The caller may not use `/_mock/…` without the admin token, which the page asks for.
+        case needsToken
+        /// Only loopback callers may use `/_mock/…`, and this one is not.
+        case loopbackOnly
+        /// `--admin-require-token` without a token: nobody may.
+        case closed
     }
 
     /// The `host[:port]` the browser used, from the `Host` header.
@@ -62,7 +66,10 @@ struct IndexPage {
     var version: String
     var uptime: TimeInterval
     var authority: Authority
-    var lanAddresses: [String]
+    /// `ServerAddresses.sameNetwork`: none in a container or beside a public URL.
+    var sameNetworkAddresses: [String]
+    var publicURL: PublicURL?
+    var inContainer = false
     var apis: [API]
     var stubs: [Stub] = []
     var requests: Requests
@@ -117,9 +124,17 @@ struct IndexPage {
         return "<p class=\"meta\">State: \(kept); reset (<code>POST /_mock/reset</code>) returns to the seed files.</p>"
     }
 
-    /// This page's address for a phone on the same network, when the browser used another one.
+    /// This page's address for a phone on the same network, when the browser used another one; in a
+    /// container without a public URL, the admission that it is unknown here and how to make it known.
     private var otherDevices: String {
-        let origins = lanOrigins.map { "<code>\(escape($0))/</code>" }
+        if inContainer && publicURL == nil {
+            return """
+            <p class="meta">In a container: this server cannot see the host's address or the port published for it. \
+            On a phone or another computer use the host's address and that port; start the container with \
+            <code>\(escape(ServerAddresses.publicURLAdvice))</code> to show it here.</p>
+            """
+        }
+        let origins = (publicURL.map { [$0.origin] } ?? lanOrigins).map { "<code>\(escape($0))/</code>" }
         guard !origins.isEmpty else { return "" }
         return "<p class=\"meta\">On a phone or another computer: \(origins.joined(separator: " or "))</p>"
     }
@@ -205,52 +220,6 @@ struct IndexPage {
         """
     }
 
-    // MARK: Last requests
-
-    private var requestsSection: String {
-        """
-        <section class="card" id="requests">
-        <h2>Last requests</h2>
-        \(requestsBody)
-        </section>
-        """
-    }
-
-    private var requestsBody: String {
-        switch requests {
-        case .off:
-            return "<p class=\"muted\">The request journal is off (<code>--journal 0</code>).</p>"
-        case .hidden(tokenRequired: true):
-            return """
-            <p class="muted">Shown only to callers that send the admin token, because requests carry tokens and \
-            passwords. Ask <code>/_mock/requests</code> with <code>Authorization: Bearer &lt;token&gt;</code>.</p>
-            """
-        case .hidden(tokenRequired: false):
-            return """
-            <p class="muted">Shown only on the machine that runs the server (open this page there as \
-            <code>http://localhost\(escape(authority.portSuffix))/</code>), because requests carry tokens and passwords.</p>
-            """
-        case .shown(let entries) where entries.isEmpty:
-            return "<p class=\"muted\">No requests yet. Point an app at a base URL above and <a href=\"/\">refresh</a>.</p>"
-        case .shown(let entries):
-            return """
-            <div class="scroll"><table class="grid requests">
-            <thead><tr><th>time (\(escape(zoneName)))</th><th>method</th><th>path</th><th>status</th><th>API</th></tr></thead>
-            <tbody>\(entries.map(requestRow).joined(separator: "\n"))</tbody>
-            </table></div>
-            <p class="muted">Newest first, the last \(Self.requestLimit) at most; all of them, with headers and \
-            bodies, at <a href="/_mock/requests">/_mock/requests</a>.</p>
-            """
-        }
-    }
-
-    private func requestRow(_ entry: Journal.Entry) -> String {
-        let target = entry.query.isEmpty ? entry.path : entry.path + "?" + entry.query
-        return "<tr><td>\(clockTime(entry.at))</td><td>\(escape(entry.method))</td>"
-            + "<td class=\"path\"><code>\(escape(target))</code></td><td class=\"status s\((entry.status ?? 500) / 100)\">\(entry.status.map(String.init) ?? "none")</td>"
-            + "<td>\(escape(entry.api ?? "—"))</td></tr>"
-    }
-
     private var footer: String {
         """
         <footer>
@@ -268,26 +237,19 @@ struct IndexPage {
         var origin: String
     }
 
-    /// The browser's own address, the machine's LAN addresses, the Android emulator's alias of the host.
+    /// The browser's own address, the public URL or the machine's LAN addresses, the Android
+    /// emulator's alias of the host.
     private var servers: [Server] {
-        [Server(label: "this browser", origin: "http://\(authority.text)")]
-            + lanOrigins.map { Server(label: "same network", origin: $0) }
+        let browser = "http://\(authority.text)"
+        let publicRow = publicURL.map { [Server(label: "public URL", origin: $0.origin)] } ?? []
+        return (publicURL?.origin == browser.lowercased() ? [] : [Server(label: "this browser", origin: browser)])
+            + publicRow + lanOrigins.map { Server(label: "same network", origin: $0) }
             + [Server(label: "Android emulator", origin: "http://\(Self.androidEmulatorHost)\(authority.portSuffix)")]
     }
 
     /// The LAN addresses with the browser's port, except one the browser already used.
     private var lanOrigins: [String] {
-        lanAddresses.filter { $0 != authority.host }.map { "http://\($0)\(authority.portSuffix)" }
-    }
-
-    private var zoneName: String {
-        timeZone.secondsFromGMT() == 0 ? "UTC" : timeZone.abbreviation() ?? timeZone.identifier
-    }
-
-    /// `14:03:27` in the server's time zone.
-    private func clockTime(_ date: Date) -> String {
-        let local = CivilTime(unixSeconds: Int(date.timeIntervalSince1970) + timeZone.secondsFromGMT(for: date))
-        return String(format: "%02d:%02d:%02d", local.hour, local.minute, local.second)
+        sameNetworkAddresses.filter { $0 != authority.host }.map { "http://\($0)\(authority.portSuffix)" }
     }
 
     /// `42 s`, `5 min 3 s`, `2 h 10 min`, `3 d 4 h`.
