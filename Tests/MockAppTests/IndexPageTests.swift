@@ -129,6 +129,19 @@ final class IndexPageTests: XCTestCase {
         XCTAssertFalse(journal.contains(#""path":"/""#))
     }
 
+    /// On the server's machine the page is live at once, with the journal's filters (the script shows them).
+    func testTheJournalIsLiveWithItsFilters() throws {
+        let html = try page(["Host: 127.0.0.1"]).text
+        XCTAssertTrue(html.contains("<section class=\"card\" id=\"requests\" data-journal=\"live\" data-limit=\"20\" "), html)
+        XCTAssertTrue(html.contains("<form id=\"journal-filters\" class=\"controls\" hidden>\n<label>API <select name=\"api\">"
+                                    + "<option value=\"\">any</option><option>threads</option><option>internproducts</option>"
+                                    + "<option>wsuv</option><option>cse118</option><option>otp</option></select></label>"), html)
+        XCTAssertTrue(html.contains("<label>status <select name=\"status\"><option value=\"\">any</option><option>2xx</option>"
+                                    + "<option>3xx</option><option>4xx</option><option>5xx</option></select></label>"), html)
+        XCTAssertTrue(html.contains("<label>path starts with <input name=\"path\" type=\"search\""), html)
+        XCTAssertTrue(html.contains("fetch(`/_mock/requests?${query}`"), "the script asks the journal")
+    }
+
     func testAtMostTwentyRequests() throws {
         for index in 1...25 { _ = try server.request("GET", "/api/messages/\(index)") }
         let html = try page(["Host: 127.0.0.1"]).text
