@@ -94,7 +94,6 @@ do {
 } catch {
     fail("bad route table: \(error)")
 }
-let stateLog = settings.stateLog
 var configuration = ServerConfiguration()
 configuration.host = options.host
 configuration.port = options.port
@@ -103,15 +102,9 @@ configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
 configuration.poller = options.poller
 let server = HTTPServer(configuration: configuration, responder: app)
 // Before the first answer: whoever waits for it (a script, docker stop) may signal at once, and a
-// signal that came between the start and this line was lost. The handler runs on the main queue,
-// so only once `dispatchMain()` runs, after the start.
-TerminationSignals.handle { _ in
-    Console.standard.write("mock-backend: stopping (finishing requests in flight, at most 5 s)")
-    server.stop(grace: 5)
-    // After the last answer: the file left behind is one snapshot, plain JSON.
-    stateLog?.close()
-    exit(0)
-}
+// signal that came between the start and this line was lost. The first signal's handler runs on
+// the main queue, so only once `dispatchMain()` runs, after the start.
+Shutdown(server: server, app: app, stateLog: settings.stateLog).handleSignals()
 do {
     try server.start()
 } catch {
