@@ -21,14 +21,9 @@ final class ShutdownTests: XCTestCase {
         child.process.interrupt()
         XCTAssertEqual(child.waitForExit(), 130, child.standardOutput)
         XCTAssertTrue(client.isClosedByServer())
-        let lines = child.standardOutput.split(separator: "\n").map(String.init)
-        XCTAssertTrue(lines.contains("mock-backend: Ctrl-C again: stopping at once"), child.standardOutput)
-        let cut = try XCTUnwrap(lines.first { $0.contains(" GET /api/threads ") }, child.standardOutput)
-        XCTAssertTrue(cut.contains(" 127.0.0.1 GET /api/threads - 0B "), cut)
-        XCTAssertTrue(cut.hasSuffix(" threads (cut off at shutdown: its answer was still held back by --latency or a delay fault)"), cut)
-        let last = try XCTUnwrap(lines.last)
-        XCTAssertTrue(last.hasPrefix("mock-backend stopped at once after "), last)
-        XCTAssertTrue(last.hasSuffix(": 1 request answered, 1 cut off"), last)
+        XCTAssertTrue(child.standardOutput.contains("\nmock-backend: Ctrl-C again: stopping at once\n"), child.standardOutput)
+        assertCutOff(child, "GET /api/threads", api: "threads", "its answer was still held back by --latency or a delay fault")
+        assertLastLine(child, "mock-backend stopped at once after ", ": 1 request answered, 1 cut off")
     }
 
     /// SIGTERM (docker stop) with a body half sent and an answer dribbling out: both are cut off
@@ -58,21 +53,12 @@ final class ShutdownTests: XCTestCase {
         child.process.terminate()
         XCTAssertEqual(child.waitForExit(timeout: 30), 0, child.standardOutput)
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(signalled), 5, "requests in flight get 5 s")
-        let lines = child.standardOutput.split(separator: "\n").map(String.init)
-        XCTAssertTrue(lines.contains("mock-backend: stopping (finishing requests in flight, at most 5 s; SIGTERM again stops at once)"),
-                      child.standardOutput)
-        let slowLine = try XCTUnwrap(lines.first { $0.contains("(cut off at shutdown: its answer was still being sent slowly") },
-                                     child.standardOutput)
-        XCTAssertTrue(slowLine.contains(" 127.0.0.1 GET /api/threads - 0B "), slowLine)
-        XCTAssertTrue(slowLine.hasSuffix(" threads (cut off at shutdown: its answer was still being sent slowly by a slow_body fault)"),
-                      slowLine)
-        let loginLine = try XCTUnwrap(lines.first { $0.contains(" POST /api/login ") }, child.standardOutput)
-        XCTAssertTrue(loginLine.contains(" 127.0.0.1 POST /api/login - 0B "), loginLine)
-        XCTAssertTrue(loginLine.hasSuffix(" - (cut off at shutdown: its body was still arriving)"), loginLine)
-        let last = try XCTUnwrap(lines.last)
-        XCTAssertTrue(last.hasPrefix("mock-backend stopped after "), last)
+        XCTAssertTrue(child.standardOutput.contains(
+            "\nmock-backend: stopping (finishing requests in flight, at most 5 s; SIGTERM again stops at once)\n"), child.standardOutput)
+        assertCutOff(child, "GET /api/threads", api: "threads", "its answer was still being sent slowly by a slow_body fault")
+        assertCutOff(child, "POST /api/login", api: "-", "its body was still arriving")
         // The fault's PUT (control surface) and the slow answer, logged when it began.
-        XCTAssertTrue(last.hasSuffix(": 2 requests answered, 2 cut off"), last)
+        assertLastLine(child, "mock-backend stopped after ", ": 2 requests answered, 2 cut off")
     }
 
     /// Nothing in flight: the drain ends at once, and so does the program.
@@ -82,8 +68,20 @@ final class ShutdownTests: XCTestCase {
         XCTAssertTrue(child.waitForOutput(" GET /api/nothing 404 "))
         child.process.interrupt()
         XCTAssertEqual(child.waitForExit(), 0)
-        let last = try XCTUnwrap(child.standardOutput.split(separator: "\n").last)
-        XCTAssertTrue(last.hasPrefix("mock-backend stopped after "), String(last))
-        XCTAssertTrue(last.hasSuffix(" s: 1 request answered, 0 cut off"), String(last))
+        assertLastLine(child, "mock-backend stopped after ", " s: 1 request answered, 0 cut off")
+    }
+
+    /// The console line of a request cut off: status `-`, no bytes, and why.
+    private func assertCutOff(_ child: ChildProcess, _ request: String, api: String, _ cause: String,
+                              file: StaticString = #filePath, line: UInt = #line) {
+        let reason = " \(api) (cut off at shutdown: \(cause))"
+        let found = child.standardOutput.split(separator: "\n").first { $0.hasSuffix(reason) }
+        XCTAssertTrue(found?.contains(" 127.0.0.1 \(request) - 0B ") ?? false, child.standardOutput, file: file, line: line)
+    }
+
+    private func assertLastLine(_ child: ChildProcess, _ start: String, _ end: String,
+                                file: StaticString = #filePath, line: UInt = #line) {
+        let last = child.standardOutput.split(separator: "\n").last ?? ""
+        XCTAssertTrue(last.hasPrefix(start) && last.hasSuffix(end), String(last), file: file, line: line)
     }
 }

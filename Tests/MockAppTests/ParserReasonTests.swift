@@ -20,39 +20,32 @@ final class ParserReasonTests: XCTestCase {
         server = nil
     }
 
-    func testARequestLineOverTheLimit() throws {
-        let target = "/api/threads?q=" + String(repeating: "a", count: 9000)
-        try assertRefused("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n", 414, "Request line is longer than 8192 bytes.",
-                          "request line longer than 8 KiB (a long query string? send the data in a body)",
-                          method: "GET", path: String(target.prefix(256)) + "…")
-    }
-
-    func testAHeaderSectionOverTheLimit() throws {
-        try assertRefused("GET /api/threads HTTP/1.1\r\nHost: x\r\nCookie: " + String(repeating: "c", count: 70_000) + "\r\n\r\n",
-                          431, "Request header block is larger than 65536 bytes.", "header section over 64 KiB (large cookies?)",
-                          method: "GET", path: "/api/threads")
+    /// Each with the method and path the console line names (`-` for a line that is no request line).
+    func testEachRefusalKeepsItsBodyAndLogsItsReason() throws {
+        let longTarget = "/api/threads?q=" + String(repeating: "a", count: 9000)
+        let cookie = "Cookie: " + String(repeating: "c", count: 70_000) + "\r\n"
         let fields = (0..<300).map { "X-\($0): v\r\n" }.joined()
-        try assertRefused("GET /api/threads HTTP/1.1\r\nHost: x\r\n\(fields)\r\n", 431, "More than 256 header fields.",
-                          "more than 256 header fields", method: "GET", path: "/api/threads")
-    }
-
-    func testHostHeaders() throws {
-        try assertRefused("GET /api/threads HTTP/1.1\r\n\r\n", 400, "HTTP/1.1 request without a Host header field.",
-                          "Host header missing (HTTP/1.1 requires one)", method: "GET", path: "/api/threads")
-        try assertRefused("GET /api/threads HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, "More than one Host header field.",
-                          "two Host headers", method: "GET", path: "/api/threads")
-    }
-
-    func testABadChunkSizeNamesTheRequestItBroke() throws {
-        try assertRefused("POST /api/login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "Invalid chunk size.",
-                          "bad chunk size (expected up to 15 hexadecimal digits)", method: "POST", path: "/api/login")
-    }
-
-    func testALineThatIsNoRequestLine() throws {
-        try assertRefused("hello\r\n\r\n", 400, "Malformed request line.",
-                          "a malformed request line (expected METHOD /path HTTP/1.1, one space apart)", method: "-", path: "-")
-        try assertRefused("GET /api/threads HTTP/2.0\r\nHost: x\r\n\r\n", 505, "HTTP version not supported: only HTTP/1.x is.",
-                          "an HTTP version other than 1.x", method: "GET", path: "/api/threads")
+        let cases: [(raw: String, status: Int, body: String, reason: String, method: String, path: String)] = [
+            ("GET \(longTarget) HTTP/1.1\r\nHost: x\r\n\r\n", 414, "Request line is longer than 8192 bytes.",
+             "request line longer than 8 KiB (a long query string? send the data in a body)", "GET", String(longTarget.prefix(256)) + "…"),
+            ("GET /api/threads HTTP/1.1\r\nHost: x\r\n\(cookie)\r\n", 431, "Request header block is larger than 65536 bytes.",
+             "header section over 64 KiB (large cookies?)", "GET", "/api/threads"),
+            ("GET /api/threads HTTP/1.1\r\nHost: x\r\n\(fields)\r\n", 431, "More than 256 header fields.",
+             "more than 256 header fields", "GET", "/api/threads"),
+            ("GET /api/threads HTTP/1.1\r\n\r\n", 400, "HTTP/1.1 request without a Host header field.",
+             "Host header missing (HTTP/1.1 requires one)", "GET", "/api/threads"),
+            ("GET /api/threads HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, "More than one Host header field.",
+             "two Host headers", "GET", "/api/threads"),
+            ("POST /api/login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "Invalid chunk size.",
+             "bad chunk size (expected up to 15 hexadecimal digits)", "POST", "/api/login"),
+            ("hello\r\n\r\n", 400, "Malformed request line.",
+             "a malformed request line (expected METHOD /path HTTP/1.1, one space apart)", "-", "-"),
+            ("GET /api/threads HTTP/2.0\r\nHost: x\r\n\r\n", 505, "HTTP version not supported: only HTTP/1.x is.",
+             "an HTTP version other than 1.x", "GET", "/api/threads"),
+        ]
+        for refused in cases {
+            try assertRefused(refused.raw, refused.status, refused.body, refused.reason, method: refused.method, path: refused.path)
+        }
     }
 
     func testAHeadThatStopsComingTimesOut() throws {
