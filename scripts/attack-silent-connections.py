@@ -2,25 +2,15 @@
 """Silent-connection attack: one address (127.0.0.1) opens many connections and sends nothing,
 while a second client (127.0.0.2) asks GET /_mock/health every 0.1 s. Prints the seconds the
 second client was not served (a request failed or took over 1 s) and the server's peak RSS.
-The server runs with 256 open files, as in a small container, so its connection cap is low.
+The server runs with 256 open files, as in a small container, so its connection cap is low;
+exits 1 if it died or the outage passed --max-outage.
 
-    scripts/attack-silent-connections.py BINARY [--seconds 15] [--connections 1000] [--port 18500]
+    scripts/attack-silent-connections.py BINARY [--seconds 15] [--connections 1000] [--max-outage SECONDS]
 """
-import argparse, os, socket, subprocess, sys, time
+import argparse, os, socket, sys, time
 
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
-
-
-def served(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1, source_address=("127.0.0.2", 0)) as client:
-            client.sendall(b"GET /_mock/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            return client.recv(12).startswith(b"HTTP/1.1 200")
-    except OSError:
-        return False
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from attack import run
 
 
 def main():
@@ -28,37 +18,21 @@ def main():
     parser.add_argument("binary")
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--connections", type=int, default=1000)
-    parser.add_argument("--port", type=int, default=18500)
+    parser.add_argument("--max-outage", type=float)
     args = parser.parse_args()
-    server = subprocess.Popen(["sh", "-c", f'ulimit -n 256 && exec "$0" --host 127.0.0.1 --port {args.port} --quiet',
-                               args.binary], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(300):
-            if served(args.port):
-                break
-            time.sleep(0.1)
-        else:
-            sys.exit("the server did not start")
-        attackers, peak = [], rss_kib(server.pid)
+
+    def attack(server, held):
         started = time.monotonic()
-        outage, last = 0.0, started
         while time.monotonic() - started < args.seconds:
-            while len(attackers) < args.connections:
+            while len(held) < args.connections:
                 try:
-                    attackers.append(socket.create_connection(("127.0.0.1", args.port), timeout=0.05))
+                    held.append(socket.create_connection(("127.0.0.1", server.port), timeout=0.05))
                 except OSError:
                     break
-            ok = served(args.port)
-            now = time.monotonic()
-            if not ok:
-                outage += now - last
-            last = now
-            peak = max(peak, rss_kib(server.pid))
-            time.sleep(max(0.0, 0.1 - (time.monotonic() - now)))
-        print(f"outage for a second client: {outage:.1f} s of {args.seconds:.0f} s; peak RSS {peak / 1024:.0f} MiB")
-    finally:
-        server.terminate()
-        server.wait()
+            time.sleep(0.1)
+        return f"{len(held)} silent connections from 127.0.0.1 for {args.seconds:.0f} s, server at 256 open files"
+
+    sys.exit(run(attack, args.binary, open_files=256, max_outage=args.max_outage))
 
 
 if __name__ == "__main__":

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The index page in a real browser: headless Chromium loads http://127.0.0.1:PORT/, the visible text
-# must name every API, a seeded account and a journal row, and screenshots at projector and phone
-# size go to .build/index-page/ for a person to look at. Installs Chromium from Debian if missing.
+# must name every API, a seeded account and a journal row with its reason, and screenshots at
+# projector and phone size go to .build/index-page/ for a person to look at. Then the live journal
+# with an admin token (scripts/check-live-journal.py). Installs Chromium from Debian if missing.
+# --update-docs: also write the live journal's screenshot to docs/index-page.png (the README's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/index-page
 mkdir -p "$out"
+docs_screenshot=()
+if [ "${1:-}" = "--update-docs" ]; then docs_screenshot=(--docs-screenshot docs/index-page.png); fi
 
 if ! command -v chromium >/dev/null; then
     echo "installing chromium (Debian package)"
@@ -70,7 +74,7 @@ expect "http://10.0.2.2:$port/api/"
 expect "a@a.com"
 expect "test123"
 expect "POST /api/login 200 threads"
-expect "GET /api/threads 401 threads"
+expect "GET /api/threads 401 threads Authorization header missing"
 expect "GET /login?username=nobody&password=x"
 
 browse --screenshot="$out/projector.png" --window-size=1280,900
@@ -78,6 +82,8 @@ browse --screenshot="$out/phone.png" --window-size=390,844
 for shot in projector phone; do
     if [ -s "$out/$shot.png" ]; then echo "ok    screenshot $out/$shot.png"; else echo "FAIL  no $shot screenshot"; failed=1; fi
 done
+
+scripts/check-live-journal.py "$binary" "$out" "${docs_screenshot[@]}" || failed=1
 
 if [ "$failed" -ne 0 ]; then
     echo "index page check FAILED (page text in $out/text.txt)"

@@ -68,7 +68,7 @@ public final class CSE118API: CourseAPI {
         clock = options.clock
     }
 
-    public func seed(from document: JSONValue) throws(SeedError) -> CSE118State {
+    public func seed(from document: SeedJSON) throws(SeedError) -> CSE118State {
         try CSE118State(seed: document)
     }
 

@@ -261,80 +261,122 @@ extension CSE118State.Message {
 
 extension CSE118State {
     /// Reads and checks a seed or state document (`Seed/cse118.json`, docs/apis/cse118.md#accounts).
-    init(seed document: JSONValue) throws(SeedError) {
+    init(seed document: SeedJSON) throws(SeedError) {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
-        let root = try SeedNode(document).object()
-        let memberNodes = try root.array("members"), workspaceNodes = try root.array("workspaces")
-        // Sized up front, so the tables of a large seed are not rehashed as they fill.
-        let channels = workspaceNodes.compactMap { $0.value.objectValue?["channels"]?.arrayValue }.joined()
-        let messageCount = channels.reduce(0) { $0 + ($1.objectValue?["messages"]?.arrayValue?.count ?? 0) }
-        var ids = Set<String>(minimumCapacity: memberNodes.count + workspaceNodes.count + channels.count + messageCount)
-        members.reserveCapacity(memberNodes.count)
-        memberIDByEmail.reserveCapacity(memberNodes.count)
-        workspaces.reserveCapacity(workspaceNodes.count)
-        workspaceOfChannel.reserveCapacity(channels.count)
-        channelOfMessage.reserveCapacity(messageCount)
-        func uniqueID(_ item: SeedObject) throws(SeedError) -> String {
-            let node = try item.node("id")
-            let id = try Self.uuid(node)
-            guard ids.insert(id).inserted else { throw node.fail("duplicate id \(id)") }
-            return id
-        }
-        func memberID(_ node: SeedNode) throws(SeedError) -> String {
-            let id = try node.string()
-            guard members[id] != nil else { throw node.fail("\(id) is not the id of a member") }
-            return id
-        }
-
-        for node in memberNodes {
-            let item = try node.object()
-            let account = Member(id: try uniqueID(item), name: try item.text("name"), email: try item.text("email"),
-                                 password: try item.text("password"))
-            if member(email: account.email) != nil { throw node.fail("duplicate email \(account.email)") }
-            members.append(account)
-            memberIDByEmail[ExactText(account.email.lowercased())] = account.id
-        }
-        for (position, node) in workspaceNodes.enumerated() {
-            let item = try node.object()
-            var workspace = Workspace(id: try uniqueID(item), name: try item.text("name"),
-                                      owner: try memberID(item.node("owner")),
-                                      fixtureOf: try item.optionalNode("fixtureOf").map(memberID),
-                                      members: [], position: position)
-            var listed: Set<String> = []
-            for memberNode in try item.array("members") {
-                let id = try memberID(memberNode)
-                if id == workspace.owner { throw memberNode.fail("the owner is not listed among the members") }
-                if !listed.insert(id).inserted { throw memberNode.fail("duplicate member \(id)") }
-                workspace.members.append(id)
+        var ids = Set<String>()
+        try document.read { root throws(SeedError) in
+            /// The id of a new row, a lowercase UUID no other row has.
+            func uniqueID(_ value: inout SeedReader) throws(SeedError) -> String {
+                let id = try Self.uuid(&value)
+                guard ids.insert(id).inserted else { throw value.fail("duplicate id \(id)") }
+                return id
             }
-            for channelNode in try item.array("channels") {
-                let channelItem = try channelNode.object()
-                var channel = Channel(id: try uniqueID(channelItem), name: try channelItem.text("name"))
-                for messageNode in try channelItem.array("messages") {
-                    let messageItem = try messageNode.object()
-                    let postedNode = try messageItem.node("posted")
-                    let posted = try postedNode.string()
-                    guard Self.isTimestamp(posted) else { throw postedNode.fail("expected YYYY-MM-DDTHH:MM:SS.mmmZ, got \(posted)") }
-                    channel.messages.append(Message(id: try uniqueID(messageItem),
-                                                    member: try memberID(messageItem.node("member")),
-                                                    posted: posted, content: try messageItem.text("content")))
+            func memberID(_ value: inout SeedReader) throws(SeedError) -> String {
+                let id = try value.string()
+                guard members[id] != nil else { throw value.fail("\(id) is not the id of a member") }
+                return id
+            }
+            try root.members(Keys.root) { key, value throws(SeedError) in
+                switch key {
+                case 0:
+                    try value.elements { item throws(SeedError) in
+                        var account = Member(id: "", name: "", email: "", password: "")
+                        try item.members(Keys.member) { key, value throws(SeedError) in
+                            switch key {
+                            case 0: account.id = try uniqueID(&value)
+                            case 1: account.name = try value.text()
+                            case 2: account.email = try value.text()
+                            default: account.password = try value.text()
+                            }
+                        }
+                        if member(email: account.email) != nil { throw item.fail("duplicate email \(account.email)") }
+                        members.append(account)
+                        memberIDByEmail[ExactText(account.email.lowercased())] = account.id
+                    }
+                case 1:
+                    var position = 0
+                    try value.elements { item throws(SeedError) in
+                        var workspace = Workspace(id: "", name: "", owner: "", fixtureOf: nil, members: [], position: position)
+                        var listed: [(id: String, offset: Int)] = []
+                        try item.members(Keys.workspace) { key, value throws(SeedError) in
+                            switch key {
+                            case 0: workspace.id = try uniqueID(&value)
+                            case 1: workspace.name = try value.text()
+                            case 2: workspace.owner = try memberID(&value)
+                            case 3:
+                                try value.elements { memberValue throws(SeedError) in
+                                    listed.append((try memberID(&memberValue), memberValue.offset))
+                                }
+                            case 4:
+                                try value.elements { channelValue throws(SeedError) in
+                                    workspace.channels.append(try channel(&channelValue))
+                                }
+                            default: workspace.fixtureOf = try memberID(&value)
+                            }
+                        }
+                        for (id, offset) in listed {
+                            if id == workspace.owner { throw item.fail(at: offset, "the owner is not listed among the members") }
+                            if workspace.members.contains(id) { throw item.fail(at: offset, "duplicate member \(id)") }
+                            workspace.members.append(id)
+                        }
+                        if let student = workspace.fixtureOf { seededFixtures[student, default: []].append(seededWorkspaces.count) }
+                        seededWorkspaces.append(workspace)
+                        insert(workspace)
+                        position += 1
+                    }
+                default:
+                    try value.elements { item throws(SeedError) in
+                        var token = "", member = ""
+                        try item.members(Keys.token) { key, value throws(SeedError) in
+                            if key == 0 { token = try value.text() } else { member = try memberID(&value) }
+                        }
+                        setToken(token, member: member)
+                    }
                 }
-                workspace.channels.append(channel)
             }
-            if let student = workspace.fixtureOf { seededFixtures[student, default: []].append(seededWorkspaces.count) }
-            seededWorkspaces.append(workspace)
-            insert(workspace)
-        }
-        for node in try root.optionalNode("tokens")?.array() ?? [] {
-            let item = try node.object()
-            setToken(try item.text("token"), member: try memberID(item.node("member")))
+            func channel(_ item: inout SeedReader) throws(SeedError) -> Channel {
+                var channel = Channel(id: "", name: "")
+                try item.members(Keys.channel) { key, value throws(SeedError) in
+                    switch key {
+                    case 0: channel.id = try uniqueID(&value)
+                    case 1: channel.name = try value.text()
+                    default:
+                        try value.elements { messageValue throws(SeedError) in
+                            var message = Message(id: "", member: "", posted: "", content: "")
+                            try messageValue.members(Keys.message) { key, value throws(SeedError) in
+                                switch key {
+                                case 0: message.id = try uniqueID(&value)
+                                case 1: message.member = try memberID(&value)
+                                case 2:
+                                    message.posted = try value.string()
+                                    guard Self.isTimestamp(message.posted) else {
+                                        throw value.fail("expected YYYY-MM-DDTHH:MM:SS.mmmZ, got \(message.posted)")
+                                    }
+                                default: message.content = try value.text()
+                                }
+                            }
+                            channel.messages.append(message)
+                        }
+                    }
+                }
+                return channel
+            }
         }
     }
 
+    private enum Keys {
+        static let root = SeedKeys(["members", "workspaces"], optional: ["tokens"])
+        static let member = SeedKeys(["id", "name", "email", "password"])
+        static let workspace = SeedKeys(["id", "name", "owner", "members", "channels"], optional: ["fixtureOf"])
+        static let channel = SeedKeys(["id", "name", "messages"])
+        static let message = SeedKeys(["id", "member", "posted", "content"])
+        static let token = SeedKeys(["token", "member"])
+    }
+
     /// A lowercase UUID, as every id of the API is.
-    private static func uuid(_ node: SeedNode) throws(SeedError) -> String {
+    private static func uuid(_ node: inout SeedReader) throws(SeedError) -> String {
         let text = try node.string()
         guard CSE118Input.isUUID(text), text == text.lowercased() else {
             throw node.fail("expected a lowercase UUID, got \(text)")

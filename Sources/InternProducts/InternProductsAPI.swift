@@ -38,7 +38,7 @@ public final class InternProductsAPI: CourseAPI {
     }
 
     /// A state document carries its pictures inline (base64), never as files.
-    public func seed(from document: JSONValue) throws(SeedError) -> InternProductsState {
+    public func seed(from document: SeedJSON) throws(SeedError) -> InternProductsState {
         try InternProductsState(seed: document, images: .base64, now: clock())
     }
 

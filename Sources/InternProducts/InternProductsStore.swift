@@ -71,47 +71,61 @@ extension InternProductsState {
 
     /// Reads and checks a seed or state document (docs/apis/internproducts.md#seed-reset-and-state). Users without a `loginToken` get
     /// one minted at `now`.
-    init(seed document: JSONValue, images: InternProductsImages, now: Date) throws(SeedError) {
+    init(seed document: SeedJSON, images: InternProductsImages, now: Date) throws(SeedError) {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
-        let root = try SeedNode(document).object()
         var unminted: [(username: String, password: String)] = []
         var unmintedNames: Set<ExactText> = []
-        for node in try root.array("users") {
-            let item = try node.object()
-            let username = try item.text("username")
-            let password = try item.text("password")
-            if user(named: username) != nil || unmintedNames.contains(ExactText(username)) {
-                throw try item.node("username").fail("duplicate username \(username)")
+        var loaded: [(product: Product, offset: Int)] = []
+        try document.read { root throws(SeedError) in
+            try root.members(Keys.root) { key, value throws(SeedError) in
+                if key == 0 {
+                    try value.elements { item throws(SeedError) in
+                        var username = "", password = "", token: String?
+                        try item.members(Keys.user) { key, value throws(SeedError) in
+                            switch key {
+                            case 0:
+                                username = try value.text()
+                                if user(named: username) != nil || unmintedNames.contains(ExactText(username)) {
+                                    throw value.fail("duplicate username \(username)")
+                                }
+                            case 1: password = try value.text()
+                            default:
+                                let text = try value.string()
+                                guard InternProductsToken.isWellFormed(text) else {
+                                    throw value.fail("expected seconds since 2001 with six decimals, the last not 0, e.g. 668961808.772846")
+                                }
+                                if isLive(token: text) { throw value.fail("duplicate loginToken \(text)") }
+                                token = text
+                            }
+                        }
+                        if let token {
+                            add(User(username: username, password: password, loginToken: token))
+                        } else {
+                            unminted.append((username, password))
+                            unmintedNames.insert(ExactText(username))
+                        }
+                    }
+                } else {
+                    try value.elements { item throws(SeedError) in
+                        let product = try Self.product(&item, images: images)
+                        if let twin = loaded.first(where: { $0.product.title == product.title }) {
+                            throw SeedError(path: item.path(of: item.offset) + ".title",
+                                            problem: "\"\(product.title)\" is also \(item.path(of: twin.offset))'s title")
+                        }
+                        if let twin = loaded.first(where: { $0.product.date == product.date }) {
+                            throw SeedError(path: item.path(of: item.offset) + ".date",
+                                            problem: "\(product.date) is also \(item.path(of: twin.offset))'s date")
+                        }
+                        loaded.append((product, item.offset))
+                    }
+                }
             }
-            guard let tokenNode = item.optionalNode("loginToken") else {
-                unminted.append((username, password))
-                unmintedNames.insert(ExactText(username))
-                continue
-            }
-            let token = try tokenNode.string()
-            guard InternProductsToken.isWellFormed(token) else {
-                throw tokenNode.fail("expected seconds since 2001 with six decimals, the last not 0, e.g. 668961808.772846")
-            }
-            if isLive(token: token) { throw tokenNode.fail("duplicate loginToken \(token)") }
-            add(User(username: username, password: password, loginToken: token))
         }
         // Minted after every given token is known, so a minted one never collides with a later user's.
         for (username, password) in unminted {
             _ = register(username: username, password: password, at: now)
-        }
-
-        var loaded: [(product: Product, node: SeedNode)] = []
-        for node in try root.array("products") {
-            let product = try Self.product(node, images: images)
-            if let twin = loaded.first(where: { $0.product.title == product.title }) {
-                throw SeedError(path: "\(node.path).title", problem: "\"\(product.title)\" is also \(twin.node.path)'s title")
-            }
-            if let twin = loaded.first(where: { $0.product.date == product.date }) {
-                throw SeedError(path: "\(node.path).date", problem: "\(product.date) is also \(twin.node.path)'s date")
-            }
-            loaded.append((product, node))
         }
         products = loaded.map(\.product).sorted { $0.date > $1.date }
         let shapes = products.map { product in
@@ -121,46 +135,52 @@ extension InternProductsState {
         productsBody = OrderedJSON.encode(InternProductsAPI.ProductList(products: shapes), escapeSlash: true)
     }
 
+    private enum Keys {
+        static let root = SeedKeys(["users", "products"])
+        static let user = SeedKeys(["username", "password"], optional: ["loginToken"])
+        static let product = SeedKeys(["title", "description", "tags", "date", "image"])
+    }
+
     /// One product, checked against docs/apis/internproducts.md#endpoints.
-    private static func product(_ node: SeedNode, images: InternProductsImages) throws(SeedError) -> Product {
-        let item = try node.object()
-
-        let titleNode = try item.node("title")
-        let title = try titleNode.string()
-        guard !title.isEmpty, title.count <= 60, !title.unicodeScalars.contains(where: isControl) else {
-            throw titleNode.fail("expected one line of 1 to 60 characters")
+    private static func product(_ item: inout SeedReader, images: InternProductsImages) throws(SeedError) -> Product {
+        var product = Product(title: "", description: "", tags: [], date: 0, image: "")
+        try item.members(Keys.product) { key, value throws(SeedError) in
+            switch key {
+            case 0:
+                product.title = try value.string()
+                guard !product.title.isEmpty, product.title.count <= 60, !product.title.unicodeScalars.contains(where: isControl) else {
+                    throw value.fail("expected one line of 1 to 60 characters")
+                }
+            case 1:
+                let description = try value.string()
+                let lines = description.split(separator: "\n", omittingEmptySubsequences: false)
+                guard (200...1500).contains(description.count), lines.count >= 3,
+                      lines.allSatisfy({ !$0.isEmpty && !$0.unicodeScalars.contains(where: isControl) }) else {
+                    throw value.fail("expected 200 to 1500 characters in at least 3 non-empty lines joined by \\n")
+                }
+                product.description = description
+            case 2:
+                try value.elements { tagValue throws(SeedError) in
+                    let tag = try tagValue.string()
+                    guard isTag(tag) else { throw tagValue.fail("expected lower-case words joined by -, e.g. gluten-free") }
+                    guard !product.tags.contains(tag) else { throw tagValue.fail("duplicate tag \(tag)") }
+                    product.tags.append(tag)
+                }
+                guard (2...5).contains(product.tags.count) else { throw value.fail("expected 2 to 5 tags") }
+            case 3:
+                product.date = try value.int()
+                guard (earliestDate...latestDate).contains(product.date) else {
+                    throw value.fail("expected UNIX seconds in 2021 or 2022 (\(earliestDate)...\(latestDate))")
+                }
+            default:
+                product.image = try image(&value, images: images)
+            }
         }
-
-        let descriptionNode = try item.node("description")
-        let description = try descriptionNode.string()
-        let lines = description.split(separator: "\n", omittingEmptySubsequences: false)
-        guard (200...1500).contains(description.count), lines.count >= 3,
-              lines.allSatisfy({ !$0.isEmpty && !$0.unicodeScalars.contains(where: isControl) }) else {
-            throw descriptionNode.fail("expected 200 to 1500 characters in at least 3 non-empty lines joined by \\n")
-        }
-
-        let tagsNode = try item.node("tags")
-        var tags: [String] = []
-        for tagNode in try tagsNode.array() {
-            let tag = try tagNode.string()
-            guard isTag(tag) else { throw tagNode.fail("expected lower-case words joined by -, e.g. gluten-free") }
-            guard !tags.contains(tag) else { throw tagNode.fail("duplicate tag \(tag)") }
-            tags.append(tag)
-        }
-        guard (2...5).contains(tags.count) else { throw tagsNode.fail("expected 2 to 5 tags") }
-
-        let dateNode = try item.node("date")
-        let date = try dateNode.int()
-        guard (earliestDate...latestDate).contains(date) else {
-            throw dateNode.fail("expected UNIX seconds in 2021 or 2022 (\(earliestDate)...\(latestDate))")
-        }
-
-        return Product(title: title, description: description, tags: tags, date: date,
-                       image: try image(item.node("image"), images: images))
+        return product
     }
 
     /// The picture as canonical standard base64, after checking that it is a whole PNG or JPEG.
-    private static func image(_ node: SeedNode, images: InternProductsImages) throws(SeedError) -> String {
+    private static func image(_ node: inout SeedReader, images: InternProductsImages) throws(SeedError) -> String {
         let text = try node.string()
         let bytes: [UInt8]
         if case let .base64OrFile(folder) = images, [".png", ".jpg", ".jpeg"].contains(where: { text.lowercased().hasSuffix($0) }) {

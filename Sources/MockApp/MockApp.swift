@@ -62,14 +62,21 @@ public final class MockApp: HTTPResponder {
         pass(routed(request), from: 0)
     }
 
-    /// A body over `--max-body` on a course API's path is refused in that API's own format.
+    /// A body over `--max-body` (413) or `--memory-budget` (503) on a course API's path is refused
+    /// in that API's own format: its answer to a body too large, or to an unavailable server.
     public func refusal(of request: Request, status: Int, reason: String) -> Response? {
         let routed = routed(request)
-        guard status == 413, let api = routed.api else { return nil }
+        guard let api = routed.api else { return nil }
+        let answer: Response, flag: String
+        switch status {
+        case 413: (answer, flag) = (api.bodyTooLarge(reason), "--max-body")
+        case 503: (answer, flag) = (api.injectedFault(status: 503), "--memory-budget")
+        default: return nil
+        }
         return CORS().respond(to: routed) { _ in
-            var response = api.bodyTooLarge(reason)
+            var response = answer
             response.routeGroup = api.name
-            response.explanation = "\(reason) (--max-body); the body was not read"
+            response.explanation = "\(reason) (\(flag)); the body was not read"
             return response
         }
     }

@@ -83,11 +83,16 @@ public final class SeedWatcher: @unchecked Sendable {
     private func reload(_ api: any MockAPI) {
         let url = seed.url.appendingPathComponent("\(api.name).json")
         do throws(FileProblem) {
-            let (document, bytes) = try FileProblem.readJSON(url)
+            let document: SeedJSON
+            do {
+                document = try seed.document("\(api.name).json")
+            } catch {
+                throw FileProblem(location: SourceLocation(file: url.path, line: 1, column: 1), problem: error.problem)
+            }
             do {
                 try api.reloadSeed(document)
             } catch {
-                throw FileProblem(error, in: bytes, file: url.path)
+                throw FileProblem(error, in: Array(document.bytes), file: url.path)
             }
             console("mock-backend: reloaded \(api.name) from \(url.path)")
         } catch {

@@ -32,6 +32,8 @@ final class Connection {
     var bytesReceived = 0
     var bodyStarted: (at: Double, bytes: Int)?
     var interest = (readable: true, writable: false)
+    /// What this connection counts against the server's memory budget.
+    var charged = 0
 
     init(fd: Int32, peer: PeerAddress, limits: ParserLimits, now: Double) {
         self.fd = fd
@@ -87,11 +89,22 @@ final class EventLoop: @unchecked Sendable {
 
     /// Stop reading once this much output waits for a slow reader.
     private let outputHighWater = 1 << 20
+    /// Input read ahead of the request being parsed (pipelined requests), outside a body: room
+    /// for the largest head the parser accepts, so that every head is read whole or refused.
+    private let readAhead: Int
+    /// Bodies up to this size are never refused for memory: a login or a post gets through while
+    /// uploads hold the budget. What they hold is still counted.
+    private static let unmeteredBody = 64 * 1024
+    /// A connection's holdings are counted in whole pieces of this size, so that small exchanges
+    /// never touch the budget's lock.
+    private static let accountingGranule = 16 * 1024
 
     init(server: HTTPServer, listeners: [Int32], index: Int, poller: any Poller) {
         self.server = server
         self.index = index
         self.poller = poller
+        let limits = server.configuration.limits
+        readAhead = limits.maxRequestLine + limits.maxHeaderBlock + 4
         self.listeners = index == 0 || poller.wakesOneLoopPerConnection ? listeners : []
         listening = !self.listeners.isEmpty
         for listener in self.listeners { poller.addListener(listener) }
@@ -268,7 +281,8 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         var reads = 0
-        while reads < 16 {
+        // A body is read as fast as it comes; pipelined requests only a little ahead of their answers.
+        while reads < 16 && (connection.parser.unparsedBytes < readAhead || connection.parser.bodyBytesAwaited > 0) {
             reads += 1
             let count = Sys.receive(connection.fd, into: readBuffer)
             if count > 0 {
@@ -320,11 +334,12 @@ final class EventLoop: @unchecked Sendable {
         repeat {
             heldBack = false
             parsing: while !connection.closeWhenFlushed && !connection.awaitingDelayedResponse {
-                guard connection.pendingOutput < outputHighWater else {
+                account(connection)
+                guard mayQueueOutput(connection) else {
                     heldBack = true
                     break parsing
                 }
-                switch connection.parser.next() {
+                switch connection.parser.next(admittingBody: { admitBody(size: $0, more: $1, on: connection) }) {
                 case .incomplete:
                     break parsing
                 case .sendContinue:
@@ -333,14 +348,39 @@ final class EventLoop: @unchecked Sendable {
                     refuse(failure, on: connection)
                 case let .request(head, body):
                     dispatch(head, body, on: connection)
-                case let .bodyTooLarge(head, failure):
+                case let .bodyRefused(head, failure):
                     refuseBody(of: head, failure, on: connection)
                 }
             }
             flush(connection)
             // Requests held back at the high-water mark are already out of the socket, so no
             // readable event will bring them back: answer them as soon as writing made room.
-        } while heldBack && connections[connection.fd] === connection && connection.pendingOutput < outputHighWater
+        } while heldBack && connections[connection.fd] === connection && mayQueueOutput(connection)
+    }
+
+    /// More answers may be queued: none is waiting, or fewer than the high-water mark are and the
+    /// memory budget has room. Past the budget, a client that does not read its answers is
+    /// stopped at one instead of a megabyte.
+    private func mayQueueOutput(_ connection: Connection) -> Bool {
+        connection.pendingOutput == 0 || (connection.pendingOutput < outputHighWater && !server.memory.isExhausted)
+    }
+
+    /// A large body must fit in the memory budget before its first byte is stored; what it
+    /// reserves is this connection's until `account` counts the bytes themselves.
+    private func admitBody(size: Int, more: Int, on connection: Connection) -> Bool {
+        guard size > Self.unmeteredBody else { return true }
+        guard server.memory.reserve(more) else { return false }
+        connection.charged += more
+        return true
+    }
+
+    /// Brings the connection's charge against the memory budget up to what it holds now.
+    private func account(_ connection: Connection) {
+        let held = connection.parser.heldBytes + connection.pendingOutput
+        let charge = held - held % Self.accountingGranule
+        guard charge != connection.charged else { return }
+        server.memory.adjust(by: charge - connection.charged)
+        connection.charged = charge
     }
 
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -377,17 +417,24 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// A body over the limit is never read: the responder may answer in the route's own format,
-    /// then the connection closes.
+    /// A body over the size limit or the memory budget is never read: the responder may answer in
+    /// the route's own format, then the connection closes.
     private func refuseBody(of head: RequestHead, _ failure: ParseFailure, on connection: Connection) {
         let started = monotonicNow()
         let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
                               headers: head.headers, peer: connection.peer, receivedAt: Date())
         var fallback = Response.text(failure.status, failure.message + "\n")
         fallback.explanation = failure.reason
-        let response = server.responder.refusal(of: request, status: failure.status, reason: failure.message) ?? fallback
+        var response = server.responder.refusal(of: request, status: failure.status, reason: failure.message) ?? fallback
+        if failure.status == 503 && response.headers["Retry-After"] == nil {
+            response.headers.set("Retry-After", Self.retryAfterSeconds)
+        }
         finish(request, response, head, keepAlive: false, startedAt: started, on: connection)
     }
+
+    /// Bodies in memory are read at 1 KB/s at least, or dropped, so the budget frees up quickly
+    /// unless it is held by fast uploads, which also end soon.
+    private static let retryAfterSeconds = "2"
 
     /// Writes the answer and tells the responder; a method rather than a closure so that
     /// answers without delay allocate no capture box.
@@ -430,7 +477,7 @@ final class EventLoop: @unchecked Sendable {
     private func writable(_ connection: Connection) {
         flush(connection)
         guard connections[connection.fd] === connection, connection.parser.hasBufferedBytes,
-              connection.pendingOutput < outputHighWater, !connection.awaitingDelayedResponse,
+              mayQueueOutput(connection), !connection.awaitingDelayedResponse,
               !connection.closeWhenFlushed else { return }
         process(connection)
     }
@@ -508,8 +555,9 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
         }
+        account(connection)
         let wantsRead = !connection.peerClosed && !connection.awaitingDelayedResponse && !connection.closeWhenFlushed
-            && connection.pendingOutput < outputHighWater
+            && mayQueueOutput(connection)
         updateInterest(connection, readable: wantsRead, writable: connection.pendingOutput > 0)
     }
 
@@ -526,6 +574,8 @@ final class EventLoop: @unchecked Sendable {
     private func closeLingering(_ connection: Connection) {
         guard !connection.peerClosed else { return close(connection) }
         guard connection.drainDeadline == nil else { return }
+        connection.parser.discardInput()
+        account(connection)
         Sys.shutdownWrite(connection.fd)
         connection.drainDeadline = monotonicNow() + Self.lingerSeconds
         updateInterest(connection, readable: true, writable: false)
@@ -536,6 +586,8 @@ final class EventLoop: @unchecked Sendable {
     private func close(_ connection: Connection) {
         guard connections[connection.fd] === connection else { return }
         connections[connection.fd] = nil
+        server.memory.adjust(by: -connection.charged)
+        connection.charged = 0
         poller.remove(connection.fd)
         Sys.close(connection.fd)
         server.dismiss(connection.peer)

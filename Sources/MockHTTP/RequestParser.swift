@@ -60,9 +60,10 @@ enum ParseStep {
     case sendContinue
     case request(RequestHead, [UInt8])
     case failure(ParseFailure)
-    /// The head is read but its body is over the limit: answered (by the route's API where it has
-    /// one), then the connection is closed without reading the body.
-    case bodyTooLarge(RequestHead, ParseFailure)
+    /// The head is read but its body is refused, over the size limit (413) or the memory budget
+    /// (503): answered (by the route's API where it has one), then the connection is closed
+    /// without reading the body.
+    case bodyRefused(RequestHead, ParseFailure)
 }
 
 /// An incremental HTTP/1.x request parser: bytes go in as they arrive, complete requests come out.
@@ -75,12 +76,14 @@ struct RequestParser {
     /// Where the search for the end of the head resumes, so each byte is scanned once.
     private var scanned = 0
     private var state = State.head
+    /// The chunked body read so far; outside the state so that appending never copies it.
+    private var chunkedBody: [UInt8] = []
     private var continueSent = false
 
     private enum State {
         case head
         case fixedBody(RequestHead, length: Int)
-        case chunkedBody(RequestHead, body: [UInt8], phase: ChunkPhase)
+        case chunkedBody(RequestHead, phase: ChunkPhase)
     }
 
     private enum ChunkPhase {
@@ -108,8 +111,37 @@ struct RequestParser {
     var pendingRequestLine: RequestLine? {
         switch state {
         case .head: return hasBufferedBytes ? RequestLine(buffer[start..<min(buffer.count, start + limits.maxRequestLine)]) : nil
-        case let .fixedBody(head, _), let .chunkedBody(head, _, _): return RequestLine(method: head.method, target: head.target)
+        case let .fixedBody(head, _), let .chunkedBody(head, _): return RequestLine(method: head.method, target: head.target)
         }
+    }
+
+    /// Bytes read but not yet parsed.
+    var unparsedBytes: Int { buffer.count - start }
+
+    /// Bytes of an admitted body that have not arrived yet.
+    var bodyBytesAwaited: Int {
+        switch state {
+        case .head: return 0
+        case let .fixedBody(_, length): return max(0, start + length - buffer.count)
+        case let .chunkedBody(_, phase):
+            if case let .data(remaining) = phase { return max(0, remaining - unparsedBytes) }
+            return 0
+        }
+    }
+
+    /// The memory this parser holds or has admitted a body into: its buffers, and the part of an
+    /// admitted body still to come.
+    var heldBytes: Int {
+        max(buffer.capacity, buffer.count + bodyBytesAwaited) + chunkedBody.capacity
+    }
+
+    /// Drops everything read (the connection is closing and its input is no longer parsed).
+    mutating func discardInput() {
+        buffer = []
+        chunkedBody = []
+        start = 0
+        scanned = 0
+        state = .head
     }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
@@ -121,18 +153,20 @@ struct RequestParser {
         buffer.append(contentsOf: bytes)
     }
 
-    mutating func next() -> ParseStep {
+    /// The next step. `admit(size, more)` is asked before a body grows by `more` bytes to `size`
+    /// (its declared length, or its chunks so far and the next one); false refuses the body with a 503.
+    mutating func next(admittingBody admit: (_ size: Int, _ more: Int) -> Bool = { _, _ in true }) -> ParseStep {
         switch state {
         case .head:
-            return parseHead()
+            return parseHead(admit)
         case let .fixedBody(head, length):
             guard buffer.count - start >= length else { return continueIfExpected(head) }
             let body = Array(buffer[start..<start + length])
             start += length
             finishRequest()
             return .request(head, body)
-        case let .chunkedBody(head, body, phase):
-            return parseChunks(head: head, body: body, phase: phase)
+        case let .chunkedBody(head, phase):
+            return parseChunks(head: head, phase: phase, admit)
         }
     }
 
@@ -140,6 +174,19 @@ struct RequestParser {
         state = .head
         scanned = start
         continueSent = false
+        // A large body's storage goes back once nothing is left to parse, not when the connection ends.
+        if start == buffer.count && buffer.capacity > Self.keptCapacity {
+            buffer = []
+            start = 0
+            scanned = 0
+        }
+    }
+
+    private static let keptCapacity = 64 * 1024
+
+    private var overBudget: ParseFailure {
+        ParseFailure(status: 503, message: "Too many request bodies are in memory at once; retry shortly.",
+                     reason: "request bodies in memory at once are over --memory-budget; the body was not read")
     }
 
     private mutating func continueIfExpected(_ head: RequestHead) -> ParseStep {
@@ -152,7 +199,7 @@ struct RequestParser {
 
     // MARK: Head
 
-    private mutating func parseHead() -> ParseStep {
+    private mutating func parseHead(_ admit: (Int, Int) -> Bool) -> ParseStep {
         // Tolerate empty lines before a request (RFC 9112 §2.2), common after a body's extra CRLF.
         while buffer.count - start >= 2 && buffer[start] == 13 && buffer[start + 1] == 10 {
             start += 2
@@ -188,13 +235,16 @@ struct RequestParser {
                 state = .head
                 return .request(head, [])
             case let .length(length):
+                guard admit(length, length) else { return .bodyRefused(head, overBudget) }
+                // Room for the whole body at once: growing by doubling would copy it and hold up to twice as much.
+                buffer.reserveCapacity(start + length)
                 state = .fixedBody(head, length: length)
             case .chunked:
-                state = .chunkedBody(head, body: [], phase: .size)
+                state = .chunkedBody(head, phase: .size)
             case .tooLarge:
-                return .bodyTooLarge(head, bodyTooLarge)
+                return .bodyRefused(head, bodyTooLarge)
             }
-            return next()
+            return next(admittingBody: admit)
         }
     }
 
@@ -369,8 +419,7 @@ struct RequestParser {
 
     // MARK: Chunked bodies
 
-    private mutating func parseChunks(head: RequestHead, body: [UInt8], phase: ChunkPhase) -> ParseStep {
-        var body = body
+    private mutating func parseChunks(head: RequestHead, phase: ChunkPhase, _ admit: (Int, Int) -> Bool) -> ParseStep {
         var phase = phase
         while true {
             switch phase {
@@ -381,7 +430,7 @@ struct RequestParser {
                     return .failure(chunkFailure("Bare CR, LF or NUL in a chunk size line.", reason: "bad chunk size line (a bare CR, LF or NUL)", head))
                 case let .partial(length):
                     if length > Self.maxChunkSizeLine { return .failure(chunkSizeLineTooLong(head)) }
-                    state = .chunkedBody(head, body: body, phase: phase)
+                    state = .chunkedBody(head, phase: phase)
                     return continueIfExpected(head)
                 case let .line(end):
                     if end - start > Self.maxChunkSizeLine { return .failure(chunkSizeLineTooLong(head)) }
@@ -396,22 +445,23 @@ struct RequestParser {
                 }
                 size = trimmed.reduce(0) { $0 * 16 + (hexValue($1) ?? 0) }
                 start = lineEnd + 2
-                if body.count + size > limits.maxBody {
-                    return .bodyTooLarge(head, bodyTooLarge)
+                if chunkedBody.count + size > limits.maxBody {
+                    return .bodyRefused(head, bodyTooLarge)
                 }
+                guard size == 0 || admit(chunkedBody.count + size, size) else { return .bodyRefused(head, overBudget) }
                 phase = size == 0 ? .trailers(count: 0, bytes: 0) : .data(remaining: size)
             case let .data(remaining):
                 let available = min(remaining, buffer.count - start)
-                body.append(contentsOf: buffer[start..<start + available])
+                chunkedBody.append(contentsOf: buffer[start..<start + available])
                 start += available
                 if available < remaining {
-                    state = .chunkedBody(head, body: body, phase: .data(remaining: remaining - available))
+                    state = .chunkedBody(head, phase: .data(remaining: remaining - available))
                     return .incomplete
                 }
                 phase = .dataEnd
             case .dataEnd:
                 guard buffer.count - start >= 2 else {
-                    state = .chunkedBody(head, body: body, phase: phase)
+                    state = .chunkedBody(head, phase: phase)
                     return .incomplete
                 }
                 guard buffer[start] == 13 && buffer[start + 1] == 10 else {
@@ -427,7 +477,7 @@ struct RequestParser {
                     return .failure(chunkFailure("Bare CR, LF or NUL in a trailer field.", reason: "a bare CR, LF or NUL in a trailer field", head))
                 case let .partial(length):
                     if bytes + length > limits.maxHeaderBlock { return .failure(trailersTooLarge(head)) }
-                    state = .chunkedBody(head, body: body, phase: phase)
+                    state = .chunkedBody(head, phase: phase)
                     return .incomplete
                 case let .line(end):
                     if bytes + end - start > limits.maxHeaderBlock { return .failure(trailersTooLarge(head)) }
@@ -436,6 +486,8 @@ struct RequestParser {
                 let line = buffer[start..<lineEnd]
                 start = lineEnd + 2
                 if line.isEmpty {
+                    let body = chunkedBody
+                    chunkedBody = []
                     finishRequest()
                     return .request(head, body)
                 }

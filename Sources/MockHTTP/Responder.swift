@@ -9,7 +9,8 @@ public protocol HTTPResponder: Sendable {
     /// Called when a connection opened with a TLS handshake, which the server closed at once.
     func didRefuseTLS(_ attempt: TLSAttempt)
     /// The answer to a request the HTTP layer refuses after reading its head (a body over the
-    /// limit, `status` 413); nil for the HTTP layer's plain-text answer. The body is not read.
+    /// limit, `status` 413, or over the memory budget, 503, to which the HTTP layer adds
+    /// `Retry-After`); nil for the HTTP layer's plain-text answer. The body is not read.
     func refusal(of request: Request, status: Int, reason: String) -> Response?
 }
 

@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     /// Connections one peer address may hold at once; nil for the default, 1,000 but at most half
     /// the cap, so that one address never takes every slot.
     public var maxConnectionsPerAddress: Int?
+    /// Bytes all connections together may hold in request bodies, buffered input and queued output
+    /// (docs/reliability.md#memory-budget).
+    public var memoryBudget = 256 << 20
     public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
     public var poller = PollerKind.standard
 
@@ -48,10 +51,12 @@ public final class HTTPServer: @unchecked Sendable {
     public private(set) var connectionCapPerAddress = 0
     private var stopRequested = false
     private let stopped = DispatchGroup()
+    let memory: MemoryBudget
 
     public init(configuration: ServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
+        memory = MemoryBudget(limit: configuration.memoryBudget)
     }
 
     /// Binds and starts the loops; throws when the port is busy or the host unknown.
@@ -144,6 +149,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// IPv4 addresses of this machine's other interfaces, for people on the same network.
     public static var lanAddresses: [String] { Sys.lanAddresses() }
+
+    /// Bytes counted against the memory budget now, in whole granules per connection (for tests).
+    public var memoryInUse: Int { memory.inUse }
 
     /// Open connections across all loops (for health and tests).
     public var connectionCount: Int {

@@ -20,8 +20,8 @@ public protocol CourseAPI: MockAPI {
 
     /// The live state and the seed it returns to.
     var state: SeededStore<Seed, State> { get }
-    /// A seed-format document (`PUT /_mock/state/{name}`, `--state`), read and checked as a seed is.
-    func seed(from document: JSONValue) throws(SeedError) -> Seed
+    /// A seed-format document (the seed file, `PUT /_mock/state/{name}`, `--state`), read and checked.
+    func seed(from document: SeedJSON) throws(SeedError) -> Seed
     /// The live state in the seed file's format (`GET /_mock/state/{name}`).
     func stateDocument(of state: State) -> any Encodable
     /// How a loaded document changes the live state; nil, the default, makes a fresh state from it.
@@ -34,8 +34,8 @@ extension CourseAPI {
     /// `/` as is, as most servers write it.
     public static var escapesSlash: Bool { false }
 
-    /// `Seed/<name>.json`, parsed.
-    public static func seedDocument(in seed: SeedDirectory) throws(SeedError) -> JSONValue {
+    /// The text of `Seed/<name>.json`.
+    public static func seedDocument(in seed: SeedDirectory) throws(SeedError) -> SeedJSON {
         try seed.document("\(name).json")
     }
 
@@ -59,12 +59,12 @@ extension CourseAPI {
         return OrderedJSON.encode(document, escapeSlash: false)
     }
 
-    public func loadState(_ document: JSONValue) throws(SeedError) {
+    public func loadState(_ document: SeedJSON) throws(SeedError) {
         let loaded = try seed(from: document)
         state.load(loaded, update: loadingSeed(loaded))
     }
 
-    public func reloadSeed(_ document: JSONValue) throws(SeedError) {
+    public func reloadSeed(_ document: SeedJSON) throws(SeedError) {
         state.reseed(try seed(from: document))
     }
 

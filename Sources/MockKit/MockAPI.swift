@@ -29,10 +29,10 @@ public protocol MockAPI: AnyObject, Sendable {
     func exportState() -> [UInt8]
     /// Validates a seed-format document and makes it the live state (`PUT /_mock/state/{name}`,
     /// `--state`); reset still returns to the seed. On an error nothing changes.
-    func loadState(_ document: JSONValue) throws(SeedError)
+    func loadState(_ document: SeedJSON) throws(SeedError)
     /// A changed seed file (`--watch`): validated, it becomes the seed reset returns to and the
     /// live state; on an error nothing changes.
-    func reloadSeed(_ document: JSONValue) throws(SeedError)
+    func reloadSeed(_ document: SeedJSON) throws(SeedError)
     /// From now on every change of the state is written to `log` before it is acknowledged.
     func attach(to log: StateLog)
     /// Runs `body` with the state locked: no request reads or changes it meanwhile.
@@ -50,6 +50,11 @@ public protocol MockAPI: AnyObject, Sendable {
 }
 
 extension MockAPI {
+    /// A document already parsed (a replayed state, a test's), loaded as `loadState` loads its text.
+    public func loadState(_ document: JSONValue) throws(SeedError) {
+        try loadState(SeedJSON(document))
+    }
+
     public var adminRoutes: [Route] { [] }
     public var openAPIDocument: [UInt8]? { nil }
 

@@ -6,11 +6,19 @@ public struct SeedError: Error, CustomStringConvertible, Equatable {
     public var file: String?
     public var path: String
     public var problem: String
+    /// Set when the document is not JSON at all: where the text went wrong.
+    public var syntaxError: JSONParseError?
 
     public init(file: String? = nil, path: String, problem: String) {
         self.file = file
         self.path = path
         self.problem = problem
+    }
+
+    /// The document is not JSON.
+    public init(syntax: JSONParseError) {
+        self.init(path: "$", problem: "not valid JSON: \(syntax)")
+        syntaxError = syntax
     }
 
     public var description: String {
@@ -43,7 +51,9 @@ final class SeedLocation: Sendable {
     }
 }
 
-/// A JSON value with the JSONPath it was found at, so every complaint names its place.
+/// A JSON value already parsed, with the JSONPath it was found at, so every complaint names its
+/// place: for small documents such as stubs. Seed and state documents are read from their bytes
+/// by `SeedReader` instead.
 public struct SeedNode {
     public let value: JSONValue
     let location: SeedLocation
@@ -129,17 +139,13 @@ public struct SeedDirectory: Sendable {
         self.url = url
     }
 
-    /// The parsed JSON of one seed file, or an error naming the file and what is wrong.
-    public func document(_ name: String) throws(SeedError) -> JSONValue {
+    /// The text of one seed file, or an error naming the file.
+    public func document(_ name: String) throws(SeedError) -> SeedJSON {
         let file = url.appendingPathComponent(name)
-        guard let data = FileManager.default.contents(atPath: file.path) else {
+        guard let bytes = contentsOfFile(file.path) else {
             throw SeedError(file: file.path, path: "$", problem: "cannot read the file")
         }
-        do {
-            return try JSONParser.parse(Array(data))
-        } catch {
-            throw SeedError(file: file.path, path: "$", problem: "not valid JSON: \(error)")
-        }
+        return SeedJSON(bytes)
     }
 
     /// `stubs/` inside the seed folder, when there is one.

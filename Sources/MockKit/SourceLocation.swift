@@ -51,11 +51,17 @@ public struct FileProblem: Error, Sendable, Equatable, CustomStringConvertible {
         "\(location): " + (path.map { "\($0): " } ?? "") + problem
     }
 
-    /// A `SeedError` found in a file's parsed value, placed where its JSONPath points.
+    /// A `SeedError` found in a file: a syntax error where the text went wrong, any other where
+    /// its JSONPath points.
     public init(_ error: SeedError, in bytes: [UInt8], file: String) {
-        location = SourceLocation(file: file, path: error.path, in: bytes)
-        path = error.path
-        problem = error.problem
+        if let syntax = error.syntaxError {
+            location = SourceLocation(file: file, offset: syntax.offset, in: bytes)
+            problem = "not valid JSON: \(syntax.message)"
+        } else {
+            location = SourceLocation(file: file, path: error.path, in: bytes)
+            path = error.path
+            problem = error.problem
+        }
     }
 
     /// A `SeedError` about a file parsed earlier, placed in it: the file is read again, so only a

@@ -40,7 +40,7 @@ public final class OTPAPI: CourseAPI {
         self.options = options
     }
 
-    public func seed(from document: JSONValue) throws(SeedError) -> OTPDirectory {
+    public func seed(from document: SeedJSON) throws(SeedError) -> OTPDirectory {
         try OTPDirectory(seed: document)
     }
 
@@ -100,10 +100,10 @@ public final class OTPAPI: CourseAPI {
         var name: String?
         var accounts: [OTPAccount]?
         if let value = body.object["name"] {
-            do { name = try OTPUser.name(SeedNode(value)) } catch { throw .invalidName }
+            do { name = try SeedJSON(value).read { value throws(SeedError) in try OTPUser.name(&value) } } catch { throw .invalidName }
         }
         if let value = body.object["accounts"] {
-            do { accounts = try OTPAccount.list(SeedNode(value)) } catch { throw .invalidAccounts }
+            do { accounts = try SeedJSON(value).read { value throws(SeedError) in try OTPAccount.list(&value) } } catch { throw .invalidAccounts }
         }
         return try state.withLock { state throws(OTPError) in
             // Checked again: a reset may have ended the token since.

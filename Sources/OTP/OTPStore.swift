@@ -11,14 +11,22 @@ struct OTPAccount: Encodable, Equatable {
         case id = "ID", amount, name
     }
 
+    private static let keys = SeedKeys(["ID", "amount", "name"])
+
     /// A posted or seeded account list (docs/apis/otp.md#endpoints); other keys of an account are dropped.
-    static func list(_ node: SeedNode) throws(SeedError) -> [OTPAccount] {
+    static func list(_ value: inout SeedReader) throws(SeedError) -> [OTPAccount] {
         var accounts: [OTPAccount] = []
-        for item in try node.array() {
-            let fields = try item.object()
-            let amount = try fields.node("amount")
-            let account = OTPAccount(id: try fields.string("ID"), amount: try amount.string(), name: try fields.string("name"))
-            guard isDecimal(account.amount) else { throw amount.fail("expected a decimal number in a string") }
+        try value.elements { item throws(SeedError) in
+            var account = OTPAccount(id: "", amount: "", name: "")
+            try item.members(keys) { key, value throws(SeedError) in
+                switch key {
+                case 0: account.id = try value.string()
+                case 1:
+                    account.amount = try value.string()
+                    guard isDecimal(account.amount) else { throw value.fail("expected a decimal number in a string") }
+                default: account.name = try value.string()
+                }
+            }
             accounts.append(account)
         }
         return accounts
@@ -41,9 +49,9 @@ struct OTPUser {
     static let maxNameLength = 64
 
     /// A posted or seeded name: any string of at most 64 Unicode scalars, `""` included.
-    static func name(_ node: SeedNode) throws(SeedError) -> String {
-        let name = try node.string()
-        guard name.unicodeScalars.count <= maxNameLength else { throw node.fail("longer than \(maxNameLength) characters") }
+    static func name(_ value: inout SeedReader) throws(SeedError) -> String {
+        let name = try value.string()
+        guard name.unicodeScalars.count <= maxNameLength else { throw value.fail("longer than \(maxNameLength) characters") }
         return name
     }
 }
@@ -221,46 +229,55 @@ enum OTPSecret {
 
 extension OTPDirectory {
     /// Reads and checks a seed or state document (`Seed/otp.json`, docs/apis/otp.md#accounts).
-    init(seed document: JSONValue) throws(SeedError) {
+    init(seed document: SeedJSON) throws(SeedError) {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
-        let root = try SeedNode(document).object()
-        let userNodes = try root.array("users")
-        // Sized up front, so the tables of a large seed are not rehashed as they fill.
-        users.reserveCapacity(userNodes.count)
-        indexByPhone.reserveCapacity(userNodes.count)
-        indexByToken.reserveCapacity(userNodes.count)
-        userIDs.reserveCapacity(userNodes.count)
-        for node in userNodes {
-            let item = try node.object()
-            let phoneNode = try item.node("e164_phone_number")
-            let phone = try phoneNode.string()
-            guard PhoneNumber.isNormalized(phone) else {
-                throw phoneNode.fail("expected a valid US number written as +1 and ten digits")
+        try document.read { root throws(SeedError) in
+            try root.members(Keys.root) { _, value throws(SeedError) in
+                try value.elements { item throws(SeedError) in try addUser(&item) }
             }
-            if index(phone: phone) != nil { throw phoneNode.fail("duplicate number \(phone)") }
-            let userIDNode = try item.node("user_id")
-            let userID = try Self.secret(userIDNode, length: OTPSecret.userIDLength)
-            if userIDs.contains(ExactText(userID)) { throw userIDNode.fail("duplicate user_id \(userID)") }
-            var tokens: [String] = []
-            for tokenNode in try item.optionalNode("auth_tokens")?.array() ?? [] {
-                let token = try Self.secret(tokenNode, length: OTPSecret.length)
-                if index(token: token) != nil || tokens.contains(where: { $0.hasSameBytes(as: token) }) { throw tokenNode.fail("duplicate token \(token)") }
-                tokens.append(token)
-            }
-            var accounts: [OTPAccount]?
-            if let accountsNode = item.optionalNode("accounts") { accounts = try OTPAccount.list(accountsNode) }
-            add(OTPUser(userID: userID, phone: phone, name: try OTPUser.name(item.node("name")),
-                        keyfilePassword: try Self.secret(item.node("keyfile_password"), length: OTPSecret.length),
-                        authTokens: tokens, accounts: accounts))
         }
     }
 
-    private static func secret(_ node: SeedNode, length: Int) throws(SeedError) -> String {
-        let text = try node.string()
+    private enum Keys {
+        static let root = SeedKeys(["users"])
+        static let user = SeedKeys(["e164_phone_number", "user_id", "name", "keyfile_password"], optional: ["auth_tokens", "accounts"])
+    }
+
+    private mutating func addUser(_ item: inout SeedReader) throws(SeedError) {
+        var user = OTPUser(userID: "", phone: "", name: "", keyfilePassword: "", authTokens: [], accounts: nil)
+        try item.members(Keys.user) { key, value throws(SeedError) in
+            switch key {
+            case 0:
+                user.phone = try value.string()
+                guard PhoneNumber.isNormalized(user.phone) else {
+                    throw value.fail("expected a valid US number written as +1 and ten digits")
+                }
+                if index(phone: user.phone) != nil { throw value.fail("duplicate number \(user.phone)") }
+            case 1:
+                user.userID = try Self.secret(&value, length: OTPSecret.userIDLength)
+                if userIDs.contains(ExactText(user.userID)) { throw value.fail("duplicate user_id \(user.userID)") }
+            case 2: user.name = try OTPUser.name(&value)
+            case 3: user.keyfilePassword = try Self.secret(&value, length: OTPSecret.length)
+            case 4:
+                try value.elements { tokenValue throws(SeedError) in
+                    let token = try Self.secret(&tokenValue, length: OTPSecret.length)
+                    if index(token: token) != nil || user.authTokens.contains(where: { $0.hasSameBytes(as: token) }) {
+                        throw tokenValue.fail("duplicate token \(token)")
+                    }
+                    user.authTokens.append(token)
+                }
+            default: user.accounts = try OTPAccount.list(&value)
+            }
+        }
+        add(user)
+    }
+
+    private static func secret(_ value: inout SeedReader, length: Int) throws(SeedError) -> String {
+        let text = try value.string()
         guard OTPSecret.isWellFormed(text, length: length) else {
-            throw node.fail("expected \(length) characters of A-Z, a-z, 0-9, - and _")
+            throw value.fail("expected \(length) characters of A-Z, a-z, 0-9, - and _")
         }
         return text
     }

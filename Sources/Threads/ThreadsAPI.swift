@@ -46,7 +46,7 @@ public final class ThreadsAPI: CourseAPI {
         clock = options.clock
     }
 
-    public func seed(from document: JSONValue) throws(SeedError) -> ThreadsState {
+    public func seed(from document: SeedJSON) throws(SeedError) -> ThreadsState {
         try ThreadsState(seed: document)
     }
 

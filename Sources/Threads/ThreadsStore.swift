@@ -146,76 +146,132 @@ public struct ThreadsState {
 
 extension ThreadsState {
     /// Reads and checks a seed or state document (`Seed/threads.json`, docs/apis/threads.md#accounts).
-    init(seed document: JSONValue) throws(SeedError) {
+    init(seed document: SeedJSON) throws(SeedError) {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
-        let root = try SeedNode(document).object()
         // Checked in document order (so an error names the first bad row), then added by id.
-        let userNodes = try root.array("users"), threadNodes = try root.array("threads")
-        let messageNodes = try root.array("messages")
-        var seededUsers: [User] = [], userIDs: Set<Int> = [], seededEmails: Set<ExactText> = []
-        userIDs.reserveCapacity(userNodes.count)
-        seededEmails.reserveCapacity(userNodes.count)
-        for node in userNodes {
-            let item = try node.object()
-            let user = User(id: try item.int("user_id"), email: try item.text("email"), password: try item.text("password"),
-                            fname: try item.text("fname"), lname: try item.text("lname"),
-                            role: try item.optionalNode("role")?.string() ?? "USER")
-            if !userIDs.insert(user.id).inserted { throw node.fail("duplicate user_id \(user.id)") }
-            if !seededEmails.insert(ExactText(user.email.lowercased())).inserted { throw node.fail("duplicate email \(user.email)") }
-            seededUsers.append(user)
+        var seededUsers: [User] = [], seededThreads: [Thread] = [], seededMessages: [Message] = []
+        var userIDs: Set<Int> = [], threadIDs: Set<Int> = []
+        try document.read { root throws(SeedError) in
+            try root.members(Keys.root) { key, value throws(SeedError) in
+                switch key {
+                case 0: seededUsers = try Self.users(value: &value, ids: &userIDs)
+                case 1: seededThreads = try Self.threads(value: &value, ids: &threadIDs, userIDs: userIDs)
+                case 2: seededMessages = try Self.messages(value: &value, threadIDs: threadIDs, userIDs: userIDs)
+                case 3:
+                    try value.elements { item throws(SeedError) in
+                        var token = "", record = Token(userID: 0, expires: 0)
+                        let row = item.offset
+                        try item.members(Keys.token) { key, value throws(SeedError) in
+                            switch key {
+                            case 0: token = try value.text()
+                            case 1:
+                                record.userID = try value.int()
+                                if !userIDs.contains(record.userID) { throw value.fail(at: row, "user_id \(record.userID) is not a user") }
+                            case 2: record.expires = try value.int()
+                            default: record.isLegacy = try value.bool()
+                            }
+                        }
+                        setToken(token, to: record)
+                    }
+                default:
+                    var counters: [Int] = []
+                    try value.members(Keys.nextIDs) { _, value throws(SeedError) in counters.append(try value.int()) }
+                    // Counters only ever move forward: ids of deleted rows are never handed out again.
+                    nextUserID = counters[0]
+                    nextThreadID = counters[1]
+                    nextMessageID = counters[2]
+                }
+            }
         }
-        var seededThreads: [Thread] = [], threadIDs: Set<Int> = []
-        threadIDs.reserveCapacity(threadNodes.count)
-        for node in threadNodes {
-            let item = try node.object()
-            let thread = Thread(id: try item.int("thread_id"), userID: try item.int("user_id"),
-                                title: try item.text("title"), createdAt: try Self.stamp(item))
-            if !threadIDs.insert(thread.id).inserted { throw node.fail("duplicate thread_id \(thread.id)") }
-            if !userIDs.contains(thread.userID) { throw node.fail("user_id \(thread.userID) is not a user") }
-            seededThreads.append(thread)
-        }
-        var seededMessages: [Message] = [], messageIDs: Set<Int> = []
-        messageIDs.reserveCapacity(messageNodes.count)
-        for node in messageNodes {
-            let item = try node.object()
-            let message = Message(id: try item.int("message_id"), threadID: try item.int("thread_id"),
-                                  userID: try item.int("user_id"), text: try item.text("message"),
-                                  createdAt: try Self.stamp(item))
-            if !messageIDs.insert(message.id).inserted { throw node.fail("duplicate message_id \(message.id)") }
-            if !threadIDs.contains(message.threadID) { throw node.fail("thread_id \(message.threadID) is not a thread") }
-            if !userIDs.contains(message.userID) { throw node.fail("user_id \(message.userID) is not a user") }
-            seededMessages.append(message)
-        }
-        for node in try root.optionalNode("tokens")?.array() ?? [] {
-            let item = try node.object()
-            let userID = try item.int("user_id")
-            if !userIDs.contains(userID) { throw node.fail("user_id \(userID) is not a user") }
-            setToken(try item.text("token"), to: Token(userID: userID, expires: try item.int("exp"),
-                                                       isLegacy: try item.optionalNode("legacy")?.bool() ?? false))
-        }
+        let counters = (nextUserID, nextThreadID, nextMessageID)
+        users.reserveCapacity(seededUsers.count)
+        userIDByEmail.reserveCapacity(seededUsers.count)
+        threads.reserveCapacity(seededThreads.count)
+        messages.reserveCapacity(seededMessages.count)
         // The sort is stable and linear on rows already in id order, as a saved state's are.
         for user in seededUsers.sorted(by: { $0.id < $1.id }) { add(user) }
         for thread in seededThreads.sorted(by: { $0.id < $1.id }) { add(thread) }
         for message in seededMessages.sorted(by: { $0.id < $1.id }) { add(message) }
-        nextUserID = (users.last?.id ?? 0) + 1
-        nextThreadID = (threads.last?.id ?? 0) + 1
-        nextMessageID = (messages.last?.id ?? 0) + 1
-        if let next = root.optionalNode("next_ids") {
-            let counters = try next.object()
-            // Counters only ever move forward: ids of deleted rows are never handed out again.
-            nextUserID = max(nextUserID, try counters.int("user"))
-            nextThreadID = max(nextThreadID, try counters.int("thread"))
-            nextMessageID = max(nextMessageID, try counters.int("message"))
-        }
+        nextUserID = max((users.last?.id ?? 0) + 1, counters.0)
+        nextThreadID = max((threads.last?.id ?? 0) + 1, counters.1)
+        nextMessageID = max((messages.last?.id ?? 0) + 1, counters.2)
     }
 
-    private static func stamp(_ item: SeedObject) throws(SeedError) -> String {
-        let text = try item.string("created_at")
-        guard CivilTime(sqlText: text) != nil else {
-            throw SeedError(path: "\(item.path).created_at", problem: "expected YYYY-MM-DD HH:MM:SS, got \(text)")
+    private enum Keys {
+        static let root = SeedKeys(["users", "threads", "messages"], optional: ["tokens", "next_ids"])
+        static let user = SeedKeys(["user_id", "email", "password", "fname", "lname"], optional: ["role"])
+        static let thread = SeedKeys(["thread_id", "user_id", "title", "created_at"])
+        static let message = SeedKeys(["message_id", "thread_id", "user_id", "message", "created_at"])
+        static let token = SeedKeys(["token", "user_id", "exp"], optional: ["legacy"])
+        static let nextIDs = SeedKeys(["user", "thread", "message"])
+    }
+
+    private static func users(value: inout SeedReader, ids: inout Set<Int>) throws(SeedError) -> [User] {
+        var users: [User] = [], emails: Set<ExactText> = []
+        try value.elements { item throws(SeedError) in
+            var user = User(id: 0, email: "", password: "", fname: "", lname: "", role: "USER")
+            try item.members(Keys.user) { key, value throws(SeedError) in
+                switch key {
+                case 0: user.id = try value.int()
+                case 1: user.email = try value.text()
+                case 2: user.password = try value.text()
+                case 3: user.fname = try value.text()
+                case 4: user.lname = try value.text()
+                default: user.role = try value.string()
+                }
+            }
+            if !ids.insert(user.id).inserted { throw item.fail("duplicate user_id \(user.id)") }
+            if !emails.insert(ExactText(user.email.lowercased())).inserted { throw item.fail("duplicate email \(user.email)") }
+            users.append(user)
         }
+        return users
+    }
+
+    private static func threads(value: inout SeedReader, ids: inout Set<Int>, userIDs: Set<Int>) throws(SeedError) -> [Thread] {
+        var threads: [Thread] = []
+        try value.elements { item throws(SeedError) in
+            var thread = Thread(id: 0, userID: 0, title: "", createdAt: "")
+            try item.members(Keys.thread) { key, value throws(SeedError) in
+                switch key {
+                case 0: thread.id = try value.int()
+                case 1: thread.userID = try value.int()
+                case 2: thread.title = try value.text()
+                default: thread.createdAt = try stamp(&value)
+                }
+            }
+            if !ids.insert(thread.id).inserted { throw item.fail("duplicate thread_id \(thread.id)") }
+            if !userIDs.contains(thread.userID) { throw item.fail("user_id \(thread.userID) is not a user") }
+            threads.append(thread)
+        }
+        return threads
+    }
+
+    private static func messages(value: inout SeedReader, threadIDs: Set<Int>, userIDs: Set<Int>) throws(SeedError) -> [Message] {
+        var messages: [Message] = [], ids: Set<Int> = []
+        try value.elements { item throws(SeedError) in
+            var message = Message(id: 0, threadID: 0, userID: 0, text: "", createdAt: "")
+            try item.members(Keys.message) { key, value throws(SeedError) in
+                switch key {
+                case 0: message.id = try value.int()
+                case 1: message.threadID = try value.int()
+                case 2: message.userID = try value.int()
+                case 3: message.text = try value.text()
+                default: message.createdAt = try stamp(&value)
+                }
+            }
+            if !ids.insert(message.id).inserted { throw item.fail("duplicate message_id \(message.id)") }
+            if !threadIDs.contains(message.threadID) { throw item.fail("thread_id \(message.threadID) is not a thread") }
+            if !userIDs.contains(message.userID) { throw item.fail("user_id \(message.userID) is not a user") }
+            messages.append(message)
+        }
+        return messages
+    }
+
+    private static func stamp(_ value: inout SeedReader) throws(SeedError) -> String {
+        let text = try value.string()
+        guard CivilTime(sqlText: text) != nil else { throw value.fail("expected YYYY-MM-DD HH:MM:SS, got \(text)") }
         return text
     }
 }

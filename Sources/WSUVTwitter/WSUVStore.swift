@@ -147,50 +147,75 @@ public struct WSUVState {
 
 extension WSUVState {
     /// Reads and checks a seed or state document (`Seed/wsuv.json`, docs/apis/wsuv-twitter.md#accounts).
-    init(seed document: JSONValue) throws(SeedError) {
+    init(seed document: SeedJSON) throws(SeedError) {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
-        let root = try SeedNode(document).object()
-        for node in try root.array("users") {
-            let item = try node.object()
-            let user = User(username: try item.text("username"), password: try item.text("password"),
-                            sessionToken: try item.string("session_token"))
-            if userIndex(user.username) != nil { throw node.fail("duplicate username \(user.username)") }
-            if user.sessionToken != Self.loggedOut {
-                guard Self.isMintedToken(user.sessionToken) else {
-                    throw SeedError(path: "\(item.path).session_token", problem: "expected \"0\" or 40 lowercase hex digits")
+        var seededTweets: [Tweet] = [], tweetIDs = Set<Int>()
+        try document.read { root throws(SeedError) in
+            try root.members(Keys.root) { key, value throws(SeedError) in
+                if key == 0 {
+                    try value.elements { item throws(SeedError) in try addUser(&item) }
+                } else {
+                    try value.elements { item throws(SeedError) in
+                        let tweet = try Self.tweet(&item, isUser: { userIndex($0) != nil })
+                        if !tweetIDs.insert(tweet.id).inserted { throw item.fail("duplicate tweet_id \(tweet.id)") }
+                        seededTweets.append(tweet)
+                    }
                 }
-                if liveTokens.contains(ExactText(user.sessionToken)) {
-                    throw SeedError(path: "\(item.path).session_token", problem: "another user holds this token")
-                }
             }
-            add(user)
-        }
-        let tweetNodes = try root.array("tweets")
-        var seededTweets: [Tweet] = [], tweetIDs = Set<Int>(minimumCapacity: tweetNodes.count)
-        seededTweets.reserveCapacity(tweetNodes.count)
-        for node in tweetNodes {
-            let item = try node.object()
-            let id = try item.int("tweet_id")
-            guard id >= 1 else { throw SeedError(path: "\(item.path).tweet_id", problem: "must be 1 or more") }
-            if !tweetIDs.insert(id).inserted { throw node.fail("duplicate tweet_id \(id)") }
-            let username = try item.string("username")
-            if userIndex(username) == nil { throw SeedError(path: "\(item.path).username", problem: "\(username) is not a user") }
-            let stamp = try item.string("time_stamp")
-            guard Self.isStampShaped(stamp) else {
-                throw SeedError(path: "\(item.path).time_stamp", problem: "expected YYYY-MM-DD HH:MM:SS, got \(stamp)")
-            }
-            let deleted = try item.int("isdeleted")
-            guard deleted == 0 || deleted == 1 else {
-                throw SeedError(path: "\(item.path).isdeleted", problem: "expected 0 or 1")
-            }
-            seededTweets.append(Tweet(id: id, username: username, timeStamp: stamp, text: try item.string("tweet"),
-                                      isDeleted: deleted == 1))
         }
         // Both sorts are linear on rows already in order, as a saved state's and most seeds' are.
         tweets = IDTable(seededTweets)
         tweetsByStamp = SortedIndex(sorted: seededTweets.map(StampedTweet.init).sorted())
+    }
+
+    private enum Keys {
+        static let root = SeedKeys(["users", "tweets"])
+        static let user = SeedKeys(["username", "password", "session_token"])
+        static let tweet = SeedKeys(["tweet_id", "username", "time_stamp", "isdeleted", "tweet"])
+    }
+
+    private mutating func addUser(_ item: inout SeedReader) throws(SeedError) {
+        var user = User(username: "", password: "", sessionToken: "")
+        let row = item.offset
+        try item.members(Keys.user) { key, value throws(SeedError) in
+            switch key {
+            case 0: user.username = try value.text()
+            case 1: user.password = try value.text()
+            default:
+                user.sessionToken = try value.string()
+                guard user.sessionToken != Self.loggedOut else { return }
+                guard Self.isMintedToken(user.sessionToken) else { throw value.fail("expected \"0\" or 40 lowercase hex digits") }
+                if liveTokens.contains(ExactText(user.sessionToken)) { throw value.fail("another user holds this token") }
+            }
+        }
+        if userIndex(user.username) != nil { throw item.fail(at: row, "duplicate username \(user.username)") }
+        add(user)
+    }
+
+    private static func tweet(_ item: inout SeedReader, isUser: (String) -> Bool) throws(SeedError) -> Tweet {
+        var tweet = Tweet(id: 0, username: "", timeStamp: "", text: "", isDeleted: false)
+        try item.members(Keys.tweet) { key, value throws(SeedError) in
+            switch key {
+            case 0:
+                tweet.id = try value.int()
+                guard tweet.id >= 1 else { throw value.fail("must be 1 or more") }
+            case 1:
+                tweet.username = try value.string()
+                guard isUser(tweet.username) else { throw value.fail("\(tweet.username) is not a user") }
+            case 2:
+                tweet.timeStamp = try value.string()
+                guard isStampShaped(tweet.timeStamp) else { throw value.fail("expected YYYY-MM-DD HH:MM:SS, got \(tweet.timeStamp)") }
+            case 3:
+                let deleted = try value.int()
+                guard deleted == 0 || deleted == 1 else { throw value.fail("expected 0 or 1") }
+                tweet.isDeleted = deleted == 1
+            default:
+                tweet.text = try value.string()
+            }
+        }
+        return tweet
     }
 }
 

@@ -48,7 +48,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         timeZone = options.wsuvTimeZone
     }
 
-    public func seed(from document: JSONValue) throws(SeedError) -> WSUVState {
+    public func seed(from document: SeedJSON) throws(SeedError) -> WSUVState {
         try WSUVState(seed: document)
     }
 

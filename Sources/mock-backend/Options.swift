@@ -18,6 +18,7 @@ struct Options {
     var wsuvTimeZone = "America/Los_Angeles"
     var maxBody = 16 * 1024 * 1024
     var maxConnectionsPerAddress: Int?
+    var memoryBudget = 256 << 20
     var adminToken: String?
     var journal = 1000
     var quiet = false
@@ -40,6 +41,7 @@ struct Options {
         ("--otp-ttl", "MOCK_OTP_TTL"), ("--wsuv-tz", "MOCK_WSUV_TZ"), ("--max-body", "MOCK_MAX_BODY"),
         ("--admin-token", "MOCK_ADMIN_TOKEN"), ("--journal", "MOCK_JOURNAL"), ("--log-format", "MOCK_LOG_FORMAT"),
         ("--poller", "MOCK_POLLER"), ("--max-connections-per-address", "MOCK_MAX_CONNECTIONS_PER_ADDRESS"),
+        ("--memory-budget", "MOCK_MEMORY_BUDGET"),
     ]
 
     init(arguments: [String], environment: [String: String]) throws(UsageError) {
@@ -114,6 +116,7 @@ struct Options {
         otpTTL = try integer("--otp-ttl", 1...31_536_000) ?? otpTTL
         maxBody = try integer("--max-body", 1...(1 << 40)) ?? maxBody
         maxConnectionsPerAddress = try integer("--max-connections-per-address", 1...1_000_000)
+        memoryBudget = try integer("--memory-budget", (1 << 20)...(1 << 40)) ?? memoryBudget
         journal = try integer("--journal", 0...1_000_000) ?? journal
         adminToken = values["--admin-token"]
         if let token = adminToken, token.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -191,6 +194,8 @@ struct Options {
       --max-connections-per-address N
                             connections one client address may hold [MOCK_MAX_CONNECTIONS_PER_ADDRESS]
                             (default 1000, at most half of all connections)
+      --memory-budget BYTES request bodies, buffered input and queued output of all connections
+                            together [MOCK_MEMORY_BUDGET] (default 268435456)
       --admin-token T       require this token on /_mock/… [MOCK_ADMIN_TOKEN]
       --admin-require-token trust no loopback caller without the token, e.g. behind a proxy
                             [MOCK_ADMIN_REQUIRE_TOKEN=1]

@@ -66,8 +66,8 @@ var settings = AppSettings(adminToken: options.adminToken,
 settings.trustsLoopback = !options.adminRequiresToken
 settings.journalCapacity = options.journal
 settings.latency = options.latency
-// The state file is read, then written anew before the port opens: one that cannot be written
-// stops the start here, before any change could be acknowledged.
+// The state file is read and shown writable before the port opens, and written only once it is
+// open: a start that fails leaves the file as it was.
 if let path = options.stateFile {
     let stateLog = StateLog(path: URL(fileURLWithPath: path).path, console: Console.standard.write)
     do {
@@ -99,6 +99,7 @@ configuration.host = options.host
 configuration.port = options.port
 configuration.limits.maxBody = options.maxBody
 configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
+configuration.memoryBudget = options.memoryBudget
 configuration.poller = options.poller
 let server = HTTPServer(configuration: configuration, responder: app)
 // Before the first answer: whoever waits for it (a script, docker stop) may signal at once, and a
@@ -107,6 +108,7 @@ let server = HTTPServer(configuration: configuration, responder: app)
 Shutdown(server: server, app: app, stateLog: settings.stateLog).handleSignals()
 do {
     try server.start()
+    try settings.stateLog?.beginWriting()
 } catch {
     fail("\(error)")
 }

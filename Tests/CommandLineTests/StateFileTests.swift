@@ -115,6 +115,52 @@ final class StateFileTests: XCTestCase {
         XCTAssertEqual(server.waitForExit(), 0)
     }
 
+    /// Group commit: requests that change state at the same time share one flush. Each flush is
+    /// held a while (`flushHold`), so the sign-ups sent at once on their own connections queue
+    /// behind the first flush and go out together in the next. The poll poller hands connections
+    /// to the loops in turn: one loop each, so no sign-up waits for another's answer.
+    func testConcurrentWritesShareOneFlush() throws {
+        let writers = 8
+        let apis = try APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions())
+        let log = StateLog(path: state.path, console: { _ in })
+        log.flushHold = 0.5
+        try log.open(apis)
+        var settings = AppSettings()
+        settings.stateLog = log
+        let server = try TestServer(responder: MockApp(apis: apis, settings: settings)) {
+            $0.threads = writers
+            $0.poller = .poll
+        }
+        try log.beginWriting()
+        let port = server.port
+        let statuses = Locked([Int]())
+        let done = DispatchGroup()
+        for index in 0..<writers {
+            done.enter()
+            Thread.detachNewThread {
+                defer { done.leave() }
+                guard let client = try? BlockingClient(port: port) else { return statuses.withLock { $0.append(0) } }
+                let body = "email=group\(index)@x.com&password=p&fname=K&lname=P"
+                client.send("POST /api/signup HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+                let status = (try? client.readResponse().status) ?? 0
+                statuses.withLock { $0.append(status) }
+            }
+        }
+        done.wait()
+        XCTAssertEqual(statuses.withLock { $0 }, Array(repeating: 200, count: writers), "every sign-up acknowledged")
+        let health = try JSONParser.parse(try server.request("GET", "/_mock/health").body)
+        let stateFile = try XCTUnwrap(health.objectValue?["state_file"]?.objectValue, "\(health)")
+        XCTAssertEqual(stateFile["changes_stored"]?.numberText, "\(writers)")
+        let flushes = try XCTUnwrap(stateFile["flushes"]?.numberText.flatMap { Int($0) })
+        XCTAssertLessThan(flushes, writers, "each write flushed on its own: no group commit")
+
+        let reloaded = try APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions())
+        try StateLog(path: state.path, console: { _ in }).open(reloaded)
+        let stored = String(decoding: reloaded[0].exportState(), as: UTF8.self)
+        XCTAssertEqual((0..<writers).filter { !stored.contains("\"email\":\"group\($0)@x.com\"") }, [], "not stored")
+    }
+
     /// Every kind of change of every API, replayed from the log after kill -9, gives back the same
     /// state: a change whose rows were not all written would show here.
     func testEveryKindOfChangeReplaysToTheSameState() throws {
@@ -242,6 +288,33 @@ final class StateFileTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: state), garbage)
     }
 
+    /// A start that fails once the state file was read (here: the port is taken) writes nothing:
+    /// a new file is not created, an existing one, even one with a log to compact, keeps its bytes,
+    /// and no temporary file is left beside it.
+    func testFailedStartLeavesTheStateFileAsItWas() throws {
+        let holder = try TestServer(responder: MockApp(apis: []))
+        func startOnTheBusyPort() {
+            let child = try? ChildProcess(["--host", "127.0.0.1", "--port", String(holder.port), "--state", state.path,
+                                           "--only", "threads"])
+            XCTAssertEqual(child?.waitForExit(), 1)
+            XCTAssertEqual(child?.standardError,
+                           "mock-backend: port \(holder.port) is already in use on 127.0.0.1; stop the other server or choose another port with --port\n")
+        }
+        startOnTheBusyPort()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "a new file was written")
+
+        let (server, port) = try start()
+        XCTAssertEqual(try signup("logged@x.com", port: port).status, 200)
+        killHard(server)
+        let logged = try Data(contentsOf: state)
+        XCTAssertTrue(String(decoding: logged, as: UTF8.self).contains("\n~"), "the file holds a log")
+        // Cut into the last record, as a crash does: a start that went on would cut it off.
+        try logged.dropLast(3).write(to: state)
+        startOnTheBusyPort()
+        XCTAssertEqual(try Data(contentsOf: state), logged.dropLast(3), "the file was changed")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["state.json"])
+    }
+
     // MARK: A full disk
 
     /// The disk fills up: the change is refused with the API's own server error and not applied,
@@ -270,15 +343,16 @@ final class StateFileTests: XCTestCase {
         let health = try httpRequest(port: port, "GET", "/_mock/health")
         XCTAssertEqual(health.status, 503)
         XCTAssertTrue(health.text.contains(#""status":"state_file_failing""#), health.text)
-        XCTAssertTrue(health.text.contains(#""state_file":{"path":"\#(state.path)","stored":false,"error":"\#(state.path): no space left on the device (write)"}"#),
+        XCTAssertTrue(health.text.contains(#""state_file":{"path":"\#(state.path)","stored":false,"error":"\#(state.path): no space left on the device (write)","changes_stored":"#),
                       health.text)
-        XCTAssertTrue(server.standardOutput.contains("state file: cannot store changes: \(state.path): no space left on the device"),
+        // The console line is written before the answer, but reaches this process through a pipe.
+        XCTAssertTrue(server.waitForOutput("state file: cannot store changes: \(state.path): no space left on the device"),
                       server.standardOutput)
 
         try FileManager.default.removeItem(at: filler)
         XCTAssertEqual(try signup("after@x.com", port: port).status, 200, "writes succeed again without a restart")
         XCTAssertEqual(try httpRequest(port: port, "GET", "/_mock/health").status, 200)
-        XCTAssertTrue(server.standardOutput.contains("state file: changes are stored again"))
+        XCTAssertTrue(server.waitForOutput("state file: changes are stored again"), server.standardOutput)
         killHard(server)
 
         let (restarted, again) = try start()
@@ -298,6 +372,7 @@ final class StateFileTests: XCTestCase {
         settings.stateLog = StateLog(path: state.path, console: { _ in })
         try settings.stateLog!.open(apis)
         let server = try TestServer(responder: MockApp(apis: apis, settings: settings))
+        try settings.stateLog!.beginWriting()
         let token = try XCTUnwrap(
             try JSONParser.parse(try signup("torn@x.com", port: server.port).body).objectValue?["token"]?.stringValue)
         let thread = try server.request("POST", "/api/thread/add", headers: [("Authorization", "Bearer \(token)"),

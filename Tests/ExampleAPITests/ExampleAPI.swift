@@ -9,7 +9,7 @@ final class ExampleAPI: CourseAPI {
     let summary = APISummary(title: "Example notes", basePaths: ["/notes"])
 
     init(seed: SeedDirectory, options: APIOptions) throws(SeedError) { state = SeededStore(try Notes(Self.seedDocument(in: seed))) }
-    func seed(from document: JSONValue) throws(SeedError) -> Notes { try Notes(document) }
+    func seed(from document: SeedJSON) throws(SeedError) -> Notes { try Notes(document) }
     func stateDocument(of notes: Notes) -> any Encodable { ["notes": notes.list] }
 
     var routes: RouteGroup {
@@ -31,8 +31,14 @@ final class ExampleAPI: CourseAPI {
 /// Small enough to go to the `--state` log whole after each change.
 struct Notes: LoggedState {
     var list: [String], changes = StateChanges()
-    init(_ seed: JSONValue) throws(SeedError) {
-        list = try SeedNode(seed).object().array("notes").map { node throws(SeedError) in try node.string() }
+    private static let keys = SeedKeys(["notes"])
+    init(_ seed: SeedJSON) throws(SeedError) {
+        list = []
+        try seed.read { root throws(SeedError) in
+            try root.members(Self.keys) { _, notes throws(SeedError) in
+                try notes.elements { note throws(SeedError) in list.append(try note.string()) }
+            }
+        }
     }
     mutating func add(_ note: String) -> [String] { list.append(note); changes.touchEverything(); return list }
     func seedRow(at path: RowPath) -> [UInt8]? { nil }

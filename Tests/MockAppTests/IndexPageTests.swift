@@ -31,9 +31,9 @@ final class IndexPageTests: XCTestCase {
         return try client.readResponse(head: method == "HEAD")
     }
 
-    private func row(_ method: String, _ target: String, _ status: Int, _ api: String) -> String {
+    private func row(_ method: String, _ target: String, _ status: Int, _ api: String, reason: String = "") -> String {
         "<td>\(method)</td><td class=\"path\"><code>\(target)</code></td>"
-            + "<td class=\"status s\(status / 100)\">\(status)</td><td>\(api)</td></tr>"
+            + "<td class=\"status s\(status / 100)\">\(status)</td><td>\(api)</td><td class=\"reason\">\(reason)</td></tr>"
     }
 
     func testEveryAPIWithItsBaseURLsAccountsAndOpenAPILink() throws {
@@ -68,7 +68,7 @@ final class IndexPageTests: XCTestCase {
                       "WSUV has no details, so no details column")
         XCTAssertTrue(html.contains("<tr><td><code>+15305550100</code></td><td class=\"detail\">Alex Rivera, x-authtoken "),
                       "one-time codes: no password column")
-        XCTAssertFalse(html.contains("<script"), "the page works without scripts")
+        XCTAssertEqual(html.components(separatedBy: "<script>").count, 2, "one script, inline")
         XCTAssertFalse(html.contains("href=\"http") || html.contains("src="), "nothing is loaded from elsewhere")
     }
 
@@ -120,7 +120,8 @@ final class IndexPageTests: XCTestCase {
         _ = try server.request("GET", "/nothing?x=<1>")
         let html = try page(["Host: 127.0.0.1"]).text
         let login = try XCTUnwrap(html.range(of: row("POST", "/api/login", 200, "threads")), html)
-        let missing = try XCTUnwrap(html.range(of: row("GET", "/nothing?x=&lt;1&gt;", 404, "—")), html)
+        let missing = try XCTUnwrap(html.range(of: row("GET", "/nothing?x=&lt;1&gt;", 404, "—",
+                                                        reason: "no API serves this path")), html)
         XCTAssertLessThan(missing.lowerBound, login.lowerBound, "newest first")
 
         let journal = try server.request("GET", "/_mock/requests").text
@@ -148,15 +149,44 @@ final class IndexPageTests: XCTestCase {
         XCTAssertTrue(html.contains("<code>a@a.com</code>"), "the accounts are public")
 
         let loopback = app.respond(to: Request(method: "GET", target: "/"))
-        XCTAssertTrue(String(decoding: loopback.body, as: UTF8.self).contains(row("GET", "/api/threads", 401, "threads")))
+        XCTAssertTrue(String(decoding: loopback.body, as: UTF8.self).contains(row("GET", "/api/threads", 401, "threads",
+                                                                                  reason: "Authorization header missing; send `Authorization: BEARER &lt;token&gt;` with the token from logging in")))
     }
 
-    func testWithAnAdminTokenOnlyTheTokenShowsRequests() throws {
-        let app = try MockApp(apis: apis, settings: AppSettings(adminToken: "s3cret"))
-        let withoutToken = String(decoding: app.respond(to: Request(method: "GET", target: "/")).body, as: UTF8.self)
-        XCTAssertTrue(withoutToken.contains("Shown only to callers that send the admin token"), withoutToken)
-        let withToken = app.respond("GET", "/", headers: [("X-Mock-Admin-Token", "s3cret")], from: "192.0.2.10")
-        XCTAssertTrue(String(decoding: withToken.body, as: UTF8.self).contains("No requests yet."))
+    /// The page asks for the token (its script keeps it); the HTML never holds it, even for a caller that sent it.
+    func testWithAnAdminTokenThePageAsksForIt() throws {
+        server = try TestServer(responder: MockApp(apis: apis, settings: AppSettings(adminToken: "s3cret")))
+        _ = try server.request("GET", "/api/threads")
+        let withoutToken = try page(["Host: 127.0.0.1"]).text
+        XCTAssertTrue(withoutToken.contains("<section class=\"card\" id=\"requests\" data-journal=\"token\" data-limit=\"20\" "
+                                            + "data-poll-ms=\"1000\" data-retry-ms=\"3000\">"), withoutToken)
+        XCTAssertTrue(withoutToken.contains("<form id=\"journal-token\" class=\"controls\" hidden>\n<label>admin token <input "
+                                            + "name=\"token\" type=\"password\" autocomplete=\"off\""), withoutToken)
+        XCTAssertTrue(withoutToken.contains("shown only with the admin token the server was started with"), withoutToken)
+        XCTAssertFalse(withoutToken.contains("/api/threads</code>"), "no rows without the token")
+
+        let withToken = try page(["Host: 127.0.0.1", "X-Mock-Admin-Token: s3cret"]).text
+        XCTAssertTrue(withToken.contains("data-journal=\"live\""), withToken)
+        XCTAssertTrue(withToken.contains(row("GET", "/api/threads", 401, "threads",
+                                             reason: "Authorization header missing; send `Authorization: BEARER &lt;token&gt;` "
+                                                + "with the token from logging in")), withToken)
+        for html in [withoutToken, withToken] {
+            XCTAssertFalse(html.contains("s3cret"), "nothing secret in the page")
+            XCTAssertTrue(html.contains("<script>"))
+        }
+    }
+
+    func testNoScriptWhereNobodyMayReadTheJournal() throws {
+        var settings = AppSettings()
+        settings.trustsLoopback = false
+        let closed = try MockApp(apis: apis, settings: settings)
+        let html = String(decoding: closed.respond(to: Request(method: "GET", target: "/")).body, as: UTF8.self)
+        XCTAssertTrue(html.contains("<section class=\"card\" id=\"requests\">\n<h2>Last requests</h2>\n<p class=\"muted\">"
+                                    + "Shown to nobody: the server was started with <code>--admin-require-token</code> and no "
+                                    + "<code>--admin-token</code>.</p>\n</section>"), html)
+        XCTAssertFalse(html.contains("<script>"))
+        let remote = app.respond("GET", "/", headers: [("Host", "192.0.2.1:8080")], from: "192.0.2.10")
+        XCTAssertFalse(String(decoding: remote.body, as: UTF8.self).contains("<script>"), "a token would not help")
     }
 
     func testJournalOff() throws {

@@ -192,6 +192,50 @@ final class JournalFilterTests: XCTestCase {
         XCTAssertEqual(bad.text, #"{"error":"invalid_status","detail":"status must be a class such as 4xx or a status such as 404"}"#)
     }
 
+    /// `after=ID`: only entries newer than ID, so the index page asks for what it has not shown yet.
+    func testAfterAnIdOnlyNewerEntries() throws {
+        let server = try TestServer()
+        _ = try server.request("POST", "/api/login", body: "email=a@a.com&password=test123")
+        _ = try server.request("GET", "/api/threads")
+        _ = try server.request("GET", "/nowhere")
+        XCTAssertEqual(try ids(server, ""), [3, 2, 1])
+        XCTAssertEqual(try ids(server, "?after=1"), [3, 2])
+        XCTAssertEqual(try ids(server, "?after=1&status=4xx&limit=1"), [3])
+        XCTAssertEqual(try server.request("GET", "/_mock/requests?after=1&status=4xx&limit=1").headers["X-Total-Count"], "2")
+        XCTAssertEqual(try ids(server, "?after=0&api=threads"), [2, 1])
+        let nothingNewer = try server.request("GET", "/_mock/requests?after=3")
+        XCTAssertEqual(nothingNewer.status, 200)
+        XCTAssertEqual(nothingNewer.headers["Content-Type"], "application/json; charset=utf-8")
+        XCTAssertEqual(nothingNewer.headers["X-Total-Count"], "0")
+        XCTAssertEqual(nothingNewer.text, "[]")
+
+        // A clear keeps counting, so a reader's cursor still means "newer than what I have".
+        XCTAssertEqual(try server.request("DELETE", "/_mock/requests").status, 204)
+        _ = try server.request("GET", "/api/threads")
+        XCTAssertEqual(try ids(server, "?after=3"), [4])
+        XCTAssertTrue(try server.request("GET", "/_mock/requests?after=3").text.hasPrefix(#"[{"id":4,"at":""#))
+
+        for bad in ["-1", "x", "", "1.5"] {
+            let refused = try server.request("GET", "/_mock/requests?after=\(bad)")
+            XCTAssertEqual(refused.status, 400, bad)
+            XCTAssertEqual(refused.text, #"{"error":"invalid_after","detail":"after must be the id of an entry (0 or more)"}"#, bad)
+        }
+    }
+
+    /// The index page polls with `after` every second; those polls stay off the console, other reads do not.
+    func testJournalPollsStayOffTheConsole() throws {
+        let console = ConsoleLines()
+        let server = try TestServer(settings: AppSettings(log: RequestLog(format: .text, output: console.append)))
+        _ = try server.request("GET", "/api/threads")
+        _ = try server.request("GET", "/_mock/requests?after=0")
+        _ = try server.request("GET", "/_mock/requests?limit=5")
+        _ = try server.request("GET", "/_mock/requests?after=x")
+        _ = try server.request("GET", "/nowhere")
+        _ = try console.waitForLine(containing: " /nowhere ")
+        let targets = console.all.map { $0.split(separator: " ")[3] }
+        XCTAssertEqual(targets, ["/api/threads", "/_mock/requests?limit=5", "/_mock/requests?after=x", "/nowhere"])
+    }
+
     func testEntriesKeepTheFirstFourKiBOfTheAnswer() throws {
         let server = try TestServer()
         _ = try server.request("POST", "/api/login", body: "email=a@a.com&password=nope")
@@ -206,6 +250,12 @@ final class JournalFilterTests: XCTestCase {
     private func adminToken(_ server: TestServer) throws -> String {
         let login = try server.request("GET", "/login?username=admin&password=1234")
         return try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(login.body)) as? [String: Any])?["loginToken"] as? String)
+    }
+
+    private func ids(_ server: TestServer, _ query: String) throws -> [Int] {
+        let response = try server.request("GET", "/_mock/requests" + query)
+        let entries = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]])
+        return entries.compactMap { $0["id"] as? Int }
     }
 
     private func paths(_ server: TestServer, _ query: String) throws -> [String] {

@@ -72,6 +72,45 @@ final class SizeLimitTests: XCTestCase {
         XCTAssertTrue(journal.text.contains(#""method":"POST","path":"/api/signup","query":"","status":413"#), journal.text)
     }
 
+    /// A large body the memory budget has no room for gets its API's answer to an unavailable
+    /// server, with `Retry-After`; the body is not read.
+    func testBodiesOverTheMemoryBudgetGetTheAPIs503() throws {
+        let size = 1 << 20
+        let server = try TestServer { $0.memoryBudget = size + size / 2 }
+        let holder = try server.connect()
+        holder.send("POST /api/login HTTP/1.1\r\nHost: test\r\nContent-Length: \(size)\r\n\r\n")
+        let deadline = Date().addingTimeInterval(20)
+        while server.server.memoryInUse < size && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        func refused(_ method: String, _ target: String) throws -> ClientResponse {
+            let client = try server.connect()
+            client.send("\(method) \(target) HTTP/1.1\r\nHost: test\r\nContent-Length: \(size)\r\n\r\n")
+            let response = try client.readResponse()
+            XCTAssertEqual(response.headers["Retry-After"], "2", target)
+            XCTAssertEqual(response.headers["Connection"], "close", target)
+            XCTAssertTrue(client.isClosedByServer(), "closed without reading the body: \(target)")
+            return response
+        }
+        let threads = try refused("POST", "/api/thread/add")
+        XCTAssertEqual(threads.status, 503)
+        XCTAssertEqual(threads.text, #"{"status":"error","message":"Service unavailable."}"#)
+        let products = try refused("GET", "/login")
+        XCTAssertEqual(products.status, 503)
+        XCTAssertEqual(products.text, #"{"status":"FAILED","message":"Service unavailable"}"#)
+        let wsuv = try refused("POST", "/~cs458/cgi-bin/add-tweet.cgi")
+        XCTAssertEqual(wsuv.status, 503)
+        XCTAssertEqual(wsuv.text, "")
+        let cse118 = try refused("POST", "/api/v2/login")
+        XCTAssertEqual(cse118.status, 503)
+        XCTAssertEqual(cse118.text, #"{"message":"Service Unavailable","status":503}"#)
+        let otp = try refused("POST", "/api/verify_code")
+        XCTAssertEqual(otp.status, 200)
+        XCTAssertEqual(otp.text, #"{"error_code":"server_error","error_message":"Server error","status":"error"}"#)
+        let elsewhere = try refused("PUT", "/nowhere")
+        XCTAssertEqual(elsewhere.status, 503)
+        XCTAssertEqual(elsewhere.text, "Too many request bodies are in memory at once; retry shortly.\n")
+        XCTAssertEqual(try server.request("GET", "/_mock/health").status, 200)
+    }
+
     /// A body under the limit may still carry a field far longer than any client sends: each API
     /// caps its stored text at 1 MiB and answers in its own format (100,000 characters still pass).
     func testStoredTextIsCappedFarAboveRealUse() throws {

@@ -343,6 +343,66 @@ final class HostileHTTPTests: XCTestCase, EchoServerTests {
         XCTAssertEqual(answer?.text, "GET /again|0|")
     }
 
+    // MARK: Memory budget
+
+    func testBodiesOverTheMemoryBudgetAreRefusedWith503WhileSmallRequestsAreServed() throws {
+        let size = 3 << 20
+        server = try TestServer(responder: EchoResponder()) {
+            $0.limits.maxBody = 8 << 20
+            $0.memoryBudget = 4 << 20
+        }
+        // The first body holds three quarters of the budget while it arrives slowly...
+        let first = try server.connect()
+        first.send(post("/first", "Content-Length: \(size)\r\n", "abc"))
+        try waitUntil { server.server.memoryInUse >= size }
+        // ...so the next large ones are refused from their heads, body unread, the connection closed.
+        for index in 0..<3 {
+            let client = try server.connect()
+            client.send(post("/more\(index)", "Content-Length: \(size)\r\n", "x"))
+            let response = try client.readResponse()
+            XCTAssertEqual(response.status, 503)
+            XCTAssertEqual(response.headers["Retry-After"], "2")
+            XCTAssertEqual(response.text, "Too many request bodies are in memory at once; retry shortly.\n")
+            XCTAssertTrue(client.isClosedByServer())
+        }
+        // Small requests and small bodies from others are served meanwhile.
+        try assertStillServing()
+        XCTAssertEqual(try exchange(post("/small", "Content-Length: 5\r\n", "hello")).text, "POST /small|5|hello")
+        // The first body is read whole and answered; what it held is given back.
+        first.send(String(repeating: "a", count: size - 3))
+        XCTAssertEqual(try first.readResponse().body.count, "POST /first|\(size)|".utf8.count + size)
+        try waitUntil { server.server.memoryInUse < size }
+        let later = try exchange(post("/later", "Content-Length: \(size)\r\n", String(repeating: "b", count: size)))
+        XCTAssertEqual(later.status, 200)
+    }
+
+    func testClientsThatPipelineWithoutReadingStayWithinTheMemoryBudget() throws {
+        let budget = 2 << 20
+        server = try TestServer(responder: EchoResponder()) { $0.memoryBudget = budget }
+        // 8 clients each ask for 150 answers of 64 KiB (more than the socket buffers take) and read
+        // none: each alone may queue 1 MiB, together only the budget (plus an answer each).
+        let requests = String(repeating: "GET /large HTTP/1.1\r\nHost: test\r\n\r\n", count: 150)
+        let clients = try (0..<8).map { _ in try server.connect(timeout: 30) }
+        for client in clients { client.send(requests) }
+        let bound = budget + clients.count * (EchoResponder.largeAnswer + 64 * 1024)
+        // Until the server stops growing (or exceeds the bound, which fails at once).
+        var peak = 0, unchanged = 0, last = -1
+        while unchanged < 25 && peak <= bound {
+            Thread.sleep(forTimeInterval: 0.02)
+            let now = server.server.memoryInUse
+            peak = max(peak, now)
+            unchanged = now == last ? unchanged + 1 : 0
+            last = now
+        }
+        XCTAssertLessThanOrEqual(peak, bound)
+        XCTAssertGreaterThan(peak, budget / 2, "the clients did fill the budget")
+        try assertStillServing()
+        // Once they read, answers arrive whole.
+        for client in clients {
+            for _ in 0..<3 { XCTAssertEqual(try client.readResponse().body.count, EchoResponder.largeAnswer) }
+        }
+    }
+
     func testHalfClosedSockets() throws {
         // A partial head, then the client's FIN: nothing to answer, the connection just ends.
         let partial = try server.connect()
@@ -437,6 +497,17 @@ final class HostileHTTPTests: XCTestCase, EchoServerTests {
         sending.wait()
     }
 }
+
+/// Polls until `condition` holds (what a test waits for happens on the server's threads).
+private func waitUntil(timeout: Double = 20, _ condition: () -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        guard Date() < deadline else { throw WaitedInVain() }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+}
+
+private struct WaitedInVain: Error {}
 
 /// Lets a test hand a client to a writer thread; the test reads while that thread only writes.
 private final class Unchecked<Value>: @unchecked Sendable {

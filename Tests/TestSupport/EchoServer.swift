@@ -6,10 +6,14 @@ import XCTest
 public struct EchoResponder: HTTPResponder {
     public init() {}
 
+    /// The body size of the answer to `/large`.
+    public static let largeAnswer = 64 * 1024
+
     public func respond(to request: Request) -> Response {
         var response = Response.text(200, "\(request.method) \(request.target)|\(request.body.count)|"
             + String(decoding: request.body, as: UTF8.self))
         if request.path == "/slow" { response.delay = 0.3 }
+        if request.path == "/large" { response = Response.text(200, String(repeating: "l", count: Self.largeAnswer)) }
         if request.path == "/teapot" {
             response = Response(status: 409, reason: "Conflict User Exists", body: [])
         }

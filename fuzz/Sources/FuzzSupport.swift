@@ -38,7 +38,7 @@ func parseStream(_ bytes: [UInt8], pieceSize: Int, limits: ParserLimits) -> Pars
                 break draining
             case .sendContinue:
                 continue
-            case let .failure(failure), let .bodyTooLarge(_, failure):
+            case let .failure(failure), let .bodyRefused(_, failure):
                 guard (400...599).contains(failure.status) else { fuzzFailure("status \(failure.status)") }
                 outcome.failed = true
                 return outcome

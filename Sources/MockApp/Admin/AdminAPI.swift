@@ -67,7 +67,7 @@ final class AdminAPI: Sendable {
     private func indexPage(_ request: Request) -> Response {
         let requests: IndexPage.Requests
         if !Self.mayControl(request, settings) {
-            requests = .hidden(tokenRequired: settings.adminToken != nil)
+            requests = settings.adminToken != nil ? .needsToken : settings.trustsLoopback ? .loopbackOnly : .closed
         } else if journal.capacity == 0 {
             requests = .off
         } else {
@@ -89,8 +89,9 @@ final class AdminAPI: Sendable {
         let uptime = (Date().timeIntervalSince(startedAt) * 10).rounded() / 10
         var health = Health(version: MockBackend.version, uptimeS: uptime, apis: apis.map(\.name))
         if let log = settings.stateLog {
-            let failure = log.failureReason
-            health.stateFile = Health.StateFile(path: log.path, stored: failure == nil, error: failure)
+            let (failure, counts) = (log.failureReason, log.counts)
+            health.stateFile = Health.StateFile(path: log.path, stored: failure == nil, error: failure,
+                                                changesStored: counts.records, flushes: counts.flushes)
             if failure != nil { health.status = "state_file_failing" }
         }
         return .json(health.stateFile?.stored == false ? 503 : 200, OrderedJSON.encode(health, escapeSlash: false))
@@ -102,6 +103,13 @@ final class AdminAPI: Sendable {
             /// Whether changes are being stored; false from a failed write until one succeeds.
             var stored: Bool
             var error: String?
+            /// Since start; fewer flushes than changes when changes came at once (group commit).
+            var changesStored: Int
+            var flushes: Int
+
+            enum CodingKeys: String, CodingKey {
+                case path, stored, error, changesStored = "changes_stored", flushes
+            }
         }
 
         var status = "ok"
@@ -145,12 +153,10 @@ final class AdminAPI: Sendable {
     private func loadState(_ request: Request) -> Response {
         guard let api = api(request) else { return unknownAPI(request) }
         do throws(SeedError) {
-            guard let document = try? JSONParser.parse(request.body, maxDepth: 64) else {
-                throw SeedError(path: "$", problem: "the body is not valid JSON")
-            }
-            try api.loadState(document)
+            try api.loadState(SeedJSON(request.body, maxDepth: 64))
         } catch {
-            return Response.json(400, ["error": "invalid_state", "path": error.path, "detail": error.problem])
+            let detail = error.syntaxError == nil ? error.problem : "the body is not valid JSON"
+            return Response.json(400, ["error": "invalid_state", "path": error.path, "detail": detail])
         }
         return Response.json(200, ["loaded": api.name])
     }
@@ -165,11 +171,24 @@ final class AdminAPI: Sendable {
         guard let filter = Journal.Filter(query: query) else {
             return Response.json(400, ["error": "invalid_status", "detail": "status must be a class such as 4xx or a status such as 404"])
         }
-        let found = journal.entries(limit: limit, matching: filter)
+        var after = 0
+        if let text = FormDecoding.last("after", in: query) {
+            guard let id = Int(text), id >= 0 else {
+                return Response.json(400, ["error": "invalid_after", "detail": "after must be the id of an entry (0 or more)"])
+            }
+            after = id
+        }
+        let found = journal.entries(limit: limit, matching: filter, after: after)
         var response = Response.json(200, Journal.json(found.entries))
         // The array stays what it was; the count of every matching entry rides in a header.
         response.headers.add("X-Total-Count", String(found.matching))
         return response
+    }
+
+    /// A read of what came after an entry: the index page sends one every second while it is open.
+    static func isJournalPoll(_ request: Request) -> Bool {
+        request.method == "GET" && request.path == "/_mock/requests"
+            && FormDecoding.last("after", in: FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)) != nil
     }
 
     private func clearRequests(_ request: Request) -> Response {

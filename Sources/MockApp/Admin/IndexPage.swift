@@ -3,9 +3,9 @@ import MockHTTP
 import MockKit
 
 /// The HTML page at `/`: what a teaching assistant opens first, on a projector or a phone.
-/// Self-contained (inline CSS, no script, no fonts or links leaving the server) and public: the
+/// Self-contained (inline CSS and script, no fonts or links leaving the server) and public: the
 /// accounts are demo accounts, but the last requests (which carry tokens and passwords) are shown
-/// only to callers who may use `/_mock/…`.
+/// only to callers who may use `/_mock/…` (IndexPageJournal.swift).
 ///
 /// Everything shown is gathered into this value first, so rendering is a plain function of it.
 struct IndexPage {
@@ -21,8 +21,12 @@ struct IndexPage {
         case shown([Journal.Entry])
         /// The journal is off (`--journal 0`).
         case off
-        /// The caller may not use `/_mock/…`; `tokenRequired` says whether a token would help.
-        case hidden(tokenRequired: Bool)
+        /// The caller may not use `/_mock/…` without the admin token, which the page asks for.
+        case needsToken
+        /// Only loopback callers may use `/_mock/…`, and this one is not.
+        case loopbackOnly
+        /// `--admin-require-token` without a token: nobody may.
+        case closed
     }
 
     /// The `host[:port]` the browser used, from the `Host` header.
@@ -205,52 +209,6 @@ struct IndexPage {
         """
     }
 
-    // MARK: Last requests
-
-    private var requestsSection: String {
-        """
-        <section class="card" id="requests">
-        <h2>Last requests</h2>
-        \(requestsBody)
-        </section>
-        """
-    }
-
-    private var requestsBody: String {
-        switch requests {
-        case .off:
-            return "<p class=\"muted\">The request journal is off (<code>--journal 0</code>).</p>"
-        case .hidden(tokenRequired: true):
-            return """
-            <p class="muted">Shown only to callers that send the admin token, because requests carry tokens and \
-            passwords. Ask <code>/_mock/requests</code> with <code>Authorization: Bearer &lt;token&gt;</code>.</p>
-            """
-        case .hidden(tokenRequired: false):
-            return """
-            <p class="muted">Shown only on the machine that runs the server (open this page there as \
-            <code>http://localhost\(escape(authority.portSuffix))/</code>), because requests carry tokens and passwords.</p>
-            """
-        case .shown(let entries) where entries.isEmpty:
-            return "<p class=\"muted\">No requests yet. Point an app at a base URL above and <a href=\"/\">refresh</a>.</p>"
-        case .shown(let entries):
-            return """
-            <div class="scroll"><table class="grid requests">
-            <thead><tr><th>time (\(escape(zoneName)))</th><th>method</th><th>path</th><th>status</th><th>API</th></tr></thead>
-            <tbody>\(entries.map(requestRow).joined(separator: "\n"))</tbody>
-            </table></div>
-            <p class="muted">Newest first, the last \(Self.requestLimit) at most; all of them, with headers and \
-            bodies, at <a href="/_mock/requests">/_mock/requests</a>.</p>
-            """
-        }
-    }
-
-    private func requestRow(_ entry: Journal.Entry) -> String {
-        let target = entry.query.isEmpty ? entry.path : entry.path + "?" + entry.query
-        return "<tr><td>\(clockTime(entry.at))</td><td>\(escape(entry.method))</td>"
-            + "<td class=\"path\"><code>\(escape(target))</code></td><td class=\"status s\((entry.status ?? 500) / 100)\">\(entry.status.map(String.init) ?? "none")</td>"
-            + "<td>\(escape(entry.api ?? "—"))</td></tr>"
-    }
-
     private var footer: String {
         """
         <footer>
@@ -278,16 +236,6 @@ struct IndexPage {
     /// The LAN addresses with the browser's port, except one the browser already used.
     private var lanOrigins: [String] {
         lanAddresses.filter { $0 != authority.host }.map { "http://\($0)\(authority.portSuffix)" }
-    }
-
-    private var zoneName: String {
-        timeZone.secondsFromGMT() == 0 ? "UTC" : timeZone.abbreviation() ?? timeZone.identifier
-    }
-
-    /// `14:03:27` in the server's time zone.
-    private func clockTime(_ date: Date) -> String {
-        let local = CivilTime(unixSeconds: Int(date.timeIntervalSince1970) + timeZone.secondsFromGMT(for: date))
-        return String(format: "%02d:%02d:%02d", local.hour, local.minute, local.second)
     }
 
     /// `42 s`, `5 min 3 s`, `2 h 10 min`, `3 d 4 h`.

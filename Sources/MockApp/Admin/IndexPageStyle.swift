@@ -61,6 +61,21 @@ extension IndexPage {
     .requests td:first-child, .requests td:nth-child(4) { white-space: nowrap; font-variant-numeric: tabular-nums; }
     .status { font-weight: 700; }
     .s2 { color: var(--ok); } .s4 { color: var(--warn); } .s5 { color: var(--bad); }
+    .requests th { white-space: nowrap; }
+    .requests .path { min-width: 12rem; }
+    .requests .reason { color: var(--muted); font-size: 0.9em; overflow-wrap: anywhere; }
+    [hidden] { display: none !important; }
+    .controls { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin: 0.3rem 0 0.8rem; }
+    .controls label { color: var(--muted); font-size: 0.9rem; }
+    .controls input, .controls select, .controls button {
+      font: inherit; font-size: 0.95rem; color: var(--fg); background: var(--card);
+      border: 1px solid var(--line); border-radius: 0.3rem; padding: 0.2rem 0.45rem;
+    }
+    .controls input[type=search] { width: 9rem; }
+    .controls button { cursor: pointer; }
+    .problem { flex-basis: 100%; color: var(--bad); font-weight: 600; margin: 0; }
+    .problem:empty { display: none; }
+    .tag.live { color: var(--ok); }
     footer { color: var(--muted); font-size: 0.9rem; }
     /* A phone: labels above addresses; account details and request paths on a line of their own. */
     @media (max-width: 40rem) {
@@ -74,7 +89,9 @@ extension IndexPage {
       .requests thead { display: none; }
       .requests tr { display: grid; grid-template-columns: auto auto auto 1fr; border-bottom: 1px solid var(--line); }
       .requests td { border: 0; }
-      .requests .path { grid-column: 1 / -1; order: 1; padding-top: 0; }
+      .requests .path { grid-column: 1 / -1; order: 1; padding-top: 0; min-width: 0; }
+      .requests .reason { grid-column: 1 / -1; order: 2; padding-top: 0; }
+      .requests .reason:empty { display: none; }
     }
     """
 }

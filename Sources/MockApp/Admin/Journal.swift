@@ -17,6 +17,9 @@ extension Journal.Entry {
 /// most 8 KiB); the JSON is written only when someone asks, so the journal is cheap enough to leave on.
 final class Journal: @unchecked Sendable {
     struct Entry {
+        /// 1 for the first entry of this run, then one more for each; set when recorded, never reused
+        /// (not even after a clear), so a reader can ask for what came after the newest it has seen.
+        var id = 0
         var at: Date
         var api: String?
         var method: String
@@ -43,6 +46,7 @@ final class Journal: @unchecked Sendable {
     private let lock = NSLock()
     private var ring: [Entry] = []
     private var next = 0
+    private var lastID = 0
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -80,8 +84,11 @@ final class Journal: @unchecked Sendable {
 
     func record(_ entry: Entry) {
         guard capacity > 0 else { return }
+        var entry = entry
         lock.lock()
         defer { lock.unlock() }
+        lastID += 1
+        entry.id = lastID
         if ring.count < capacity {
             ring.append(entry)
         } else {
@@ -90,8 +97,9 @@ final class Journal: @unchecked Sendable {
         next = (next + 1) % capacity
     }
 
-    /// Newest first, at most `limit` of those the filter keeps, and how many it keeps in all.
-    func entries(limit: Int, matching filter: Filter = Filter()) -> (entries: [Entry], matching: Int) {
+    /// Newest first, at most `limit` of those the filter keeps with an id above `after`, and how
+    /// many it keeps in all.
+    func entries(limit: Int, matching filter: Filter = Filter(), after: Int = 0) -> (entries: [Entry], matching: Int) {
         lock.lock()
         defer { lock.unlock() }
         let count = ring.count, start = next
@@ -100,6 +108,8 @@ final class Journal: @unchecked Sendable {
         ordered.reserveCapacity(min(limit, count))
         for offset in 1...max(count, 1) where count > 0 {
             let entry = ring[(start - offset + count * 2) % count]
+            // Ids grow with age order, so the rest are older still.
+            if entry.id <= after { break }
             guard filter.keeps(entry) else { continue }
             matching += 1
             if ordered.count < limit { ordered.append(entry) }
@@ -152,6 +162,7 @@ final class Journal: @unchecked Sendable {
         writer.beginArray()
         for entry in entries {
             writer.beginObject()
+            writer.key("id"); writer.int(entry.id)
             writer.key("at"); writer.string(ISO8601.format(entry.at))
             writer.key("api"); if let api = entry.api { writer.string(api) } else { writer.null() }
             writer.key("method"); writer.string(entry.method)

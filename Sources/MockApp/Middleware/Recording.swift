@@ -12,10 +12,12 @@ struct JournalRecording: Middleware {
 }
 
 /// One console line per request; after the journal, so whoever has seen the line finds the entry.
+/// Not for the index page's journal polls that succeed: one a second would bury the lines that matter.
 struct RequestLogging: Middleware {
     let log: RequestLog
 
     func didRespond(_ exchange: Exchange) {
+        if exchange.sentStatus == 200 && AdminAPI.isJournalPoll(exchange.request) { return }
         log.record(exchange)
     }
 }

@@ -80,7 +80,10 @@ extension JSONValue {
 
 /// The parts of an RFC 8259 number literal, as ranges into the scanned bytes:
 /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-struct JSONNumber {
+public struct JSONNumber {
+    /// Where the literal starts and ends.
+    public var start: Int
+    public var end = 0
     var negative = false
     var integerDigits = 0..<0
     var fractionDigits = 0..<0
@@ -90,20 +93,34 @@ struct JSONNumber {
 
     static let exponentLimit = 1_000_000_000
 
+    init(start: Int) {
+        self.start = start
+    }
+
     /// The value when `text` is one valid number literal that is exactly integral and fits.
     static func exactInt(_ text: String) -> Int? {
-        var scanner = JSONNumberScanner(Array(text.utf8))
-        guard let n = try? scanner.scan(), scanner.position == scanner.bytes.count else { return nil }
-        return n.exactInt(in: scanner.bytes)
+        Array(text.utf8).withUnsafeBufferPointer { bytes in
+            var scanner = JSONScanner(bytes)
+            guard let n = try? scanner.scanNumber(), scanner.atEnd else { return nil }
+            return n.exactInt(in: bytes)
+        }
     }
 
     static func isValid(_ text: String) -> Bool {
-        var scanner = JSONNumberScanner(Array(text.utf8))
-        return (try? scanner.scan()) != nil && scanner.position == scanner.bytes.count
+        Array(text.utf8).withUnsafeBufferPointer { bytes in
+            var scanner = JSONScanner(bytes)
+            return (try? scanner.scanNumber()) != nil && scanner.atEnd
+        }
     }
 
-    func exactInt(in bytes: [UInt8]) -> Int? {
+    /// The value when it is exactly integral (`2`, `2.0`, `2e0`, `-0`) and fits in an `Int`.
+    public func exactInt(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         let zero = UInt8(ascii: "0")
+        if fractionDigits.isEmpty, exponent == 0, integerDigits.count <= 18 {
+            // The usual case, a plain integer that cannot overflow.
+            let magnitude = bytes[integerDigits].reduce(0) { $0 * 10 + Int($1 - zero) }
+            return negative ? -magnitude : magnitude
+        }
         // Significant digits, with the fraction folded into the exponent.
         var digits = Array(bytes[integerDigits]) + bytes[fractionDigits]
         var power = exponent - fractionDigits.count
@@ -126,63 +143,5 @@ struct JSONNumber {
             value = next
         }
         return value
-    }
-}
-
-/// Reads one number literal from a byte array; shared by the parser and the
-/// number helpers so both agree on the grammar.
-struct JSONNumberScanner {
-    let bytes: [UInt8]
-    var position: Int
-
-    init(_ bytes: [UInt8], position: Int = 0) {
-        self.bytes = bytes
-        self.position = position
-    }
-
-    private func isDigit(_ i: Int) -> Bool {
-        i < bytes.count && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9")
-    }
-
-    private mutating func skipDigits() -> Range<Int> {
-        let start = position
-        while isDigit(position) { position += 1 }
-        return start..<position
-    }
-
-    mutating func scan() throws(JSONParseError) -> JSONNumber {
-        var n = JSONNumber()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "-") {
-            n.negative = true
-            position += 1
-        }
-        guard isDigit(position) else { throw JSONParseError("expected a digit", at: position) }
-        if bytes[position] == UInt8(ascii: "0") {
-            if isDigit(position + 1) { throw JSONParseError("leading zeros are not allowed", at: position) }
-            n.integerDigits = position..<position + 1
-            position += 1
-        } else {
-            n.integerDigits = skipDigits()
-        }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
-            position += 1
-            guard isDigit(position) else { throw JSONParseError("expected a digit after '.'", at: position) }
-            n.fractionDigits = skipDigits()
-        }
-        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
-            position += 1
-            var negativeExponent = false
-            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
-                negativeExponent = bytes[position] == UInt8(ascii: "-")
-                position += 1
-            }
-            guard isDigit(position) else { throw JSONParseError("expected a digit in the exponent", at: position) }
-            var e = 0
-            for i in skipDigits() {
-                e = min(e * 10 + Int(bytes[i] - UInt8(ascii: "0")), JSONNumber.exponentLimit)
-            }
-            n.exponent = negativeExponent ? -e : e
-        }
-        return n
     }
 }

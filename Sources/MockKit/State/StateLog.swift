@@ -39,6 +39,8 @@ public final class StateLog: @unchecked Sendable {
     private var withdrawnThrough = 0
     private var apisToReload: Set<String> = []
     private var flushing = false
+    /// Until `beginWriting` has written the file's first snapshot, records wait.
+    private var snapshotPending = false
     private var withdrawing = false
     private var compacting = false
     /// After a failure, until the state is reloaded: new records fail at once.
@@ -49,6 +51,14 @@ public final class StateLog: @unchecked Sendable {
     private var mustRewrite = false
     /// Why the last write failed, until one succeeds.
     private var failure: String?
+    /// Since start: records stored, and the flushes of the log that stored them (group commit
+    /// makes fewer flushes than records when writes come at once).
+    private var storedRecords = 0
+    private var flushes = 0
+
+    /// For tests of group commit: seconds each flush of the log waits before writing its records,
+    /// so that records queued meanwhile share the next flush. Set before `open`.
+    public var flushHold: Double = 0
 
     public init(path: String, console: @escaping @Sendable (String) -> Void) {
         self.path = path
@@ -62,11 +72,18 @@ public final class StateLog: @unchecked Sendable {
         return failure
     }
 
+    /// Records stored since start, and the flushes that stored them.
+    public var counts: (records: Int, flushes: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (storedRecords, flushes)
+    }
+
     // MARK: Start and stop
 
-    /// Loads the file into the APIs, compacts it (a new snapshot, no log) unless it is one snapshot
-    /// already, and attaches the stores: a file that cannot be read or written stops the start,
-    /// and nothing of it is changed then.
+    /// Loads the file into the APIs and attaches the stores, changing nothing on the disk: a file
+    /// that cannot be read, or a file or folder that cannot be written, stops the start here, and a
+    /// start that fails later leaves the file as it was. Changes wait for `beginWriting`.
     public func open(_ apis: [any MockAPI]) throws(StateFileError) {
         self.apis = apis
         let contents: StateFileContents?
@@ -86,20 +103,34 @@ public final class StateLog: @unchecked Sendable {
             }
         }
         do {
-            if let contents, contents.isAppendable(serving: apis.map(\.name)) {
-                // Already one snapshot with every API: append to it, once the folder and the disk
-                // have shown they take a write.
-                try DiskFile.probe(beside: path)
-                fd = try DiskFile.openForAppending(path)
-                storedLength = contents.validLength
-                snapshotLength = contents.snapshotLength
-            } else {
-                try rewrite()
-            }
+            // The folder takes the new files of compactions; the file itself, records.
+            try DiskFile.probe(beside: path)
+            if contents != nil { fd = try DiskFile.openForAppending(path) }
         } catch {
             throw .unwritable(error)
         }
+        if let contents, contents.isAppendable(serving: apis.map(\.name)) {
+            storedLength = contents.validLength
+            snapshotLength = contents.snapshotLength
+        } else {
+            snapshotPending = true
+        }
         for api in apis { api.attach(to: self) }
+    }
+
+    /// Once the server listens: writes the snapshot that a new file, or one with a log, needs
+    /// before records can follow it. Changes made meanwhile wait for it, and are in it.
+    public func beginWriting() throws(StateFileError) {
+        guard snapshotPending else { return }
+        var failure: DiskFile.Failure?
+        holdingAll {
+            do throws(DiskFile.Failure) { try rewrite() } catch { failure = error }
+        }
+        if let failure { throw .unwritable(failure) }
+        condition.lock()
+        snapshotPending = false
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// A new snapshot at stop, so the file left behind is plain JSON.
@@ -192,7 +223,7 @@ public final class StateLog: @unchecked Sendable {
                     condition.broadcast()
                     continue
                 }
-            } else if !flushing {
+            } else if !flushing && !snapshotPending {
                 flushQueue()
                 continue
             }
@@ -214,6 +245,7 @@ public final class StateLog: @unchecked Sendable {
         }
         let (fd, offset, cutTail) = (self.fd, storedLength, tailDirty)
         condition.unlock()
+        if flushHold > 0 { Thread.sleep(forTimeInterval: flushHold) }
         var outcome: DiskFile.Failure?
         do throws(DiskFile.Failure) {
             if cutTail { try DiskFile.truncate(fd, to: offset, path: path) }
@@ -240,6 +272,8 @@ public final class StateLog: @unchecked Sendable {
             storedLength = offset + bytes.count
             chain = checksum
             if let last = batch.last { settledThrough = last.number }
+            storedRecords += batch.count
+            flushes += 1
             if failure != nil { console("state file: changes are stored again") }
             failure = nil
         }
@@ -341,6 +375,7 @@ public final class StateLog: @unchecked Sendable {
         snapshotLength = snapshot.count
         chain = 0
         if let last = queued.last { settledThrough = last.number }
+        storedRecords += queued.count
         queued = []
         condition.broadcast()
         condition.unlock()

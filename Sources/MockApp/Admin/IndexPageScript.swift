@@ -1,0 +1,169 @@
+extension IndexPage {
+    /// Keeps "Last requests" live. It asks `/_mock/requests?after=ID` for what came since the newest
+    /// entry shown (never journaled, and no console line when it succeeds), one request at a time, so
+    /// an open page costs one small request a second. The admin token, where one is needed, is typed
+    /// into the page and kept in sessionStorage: a reload or the next visit in the same tab needs no
+    /// retyping, and it is gone when the tab closes (a classroom computer keeps nothing). Entries
+    /// are written with textContent only: paths and reasons come from anyone who can reach the server.
+    static let journalScript = #"""
+    (() => {
+      "use strict";
+      const section = document.getElementById("requests");
+      const mode = section.dataset.journal;
+      const limit = Number(section.dataset.limit);
+      const pollMs = Number(section.dataset.pollMs), retryMs = Number(section.dataset.retryMs);
+      const rowsBox = document.getElementById("journal-rows");
+      const tokenForm = document.getElementById("journal-token");
+      const problem = document.getElementById("journal-problem");
+      const filters = document.getElementById("journal-filters");
+      const forget = document.getElementById("journal-forget");
+      const live = document.getElementById("journal-live");
+      const state = document.getElementById("journal-state");
+      const tokenKey = "mock-backend admin token";
+      const explanation = Array.from(rowsBox.childNodes);
+      let token = mode === "token" ? sessionStorage.getItem(tokenKey) : null;
+      let rows = [], cursor = 0, timer = 0, round = 0, rendered = false;
+
+      const element = (name, className, text) => {
+        const made = document.createElement(name);
+        if (className) made.className = className;
+        if (text !== undefined) made.textContent = text;
+        return made;
+      };
+      const two = (number) => String(number).padStart(2, "0");
+      const clock = (date) => `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+      const zone = (() => {
+        const part = new Intl.DateTimeFormat([], { timeZoneName: "short" }).formatToParts(new Date())
+          .find((piece) => piece.type === "timeZoneName");
+        return part ? part.value : "local";
+      })();
+
+      function render() {
+        if (rows.length === 0) {
+          const filtered = Array.from(new FormData(filters).values()).some((value) => value !== "");
+          rowsBox.replaceChildren(element("p", "muted", filtered ? "No requests match these filters yet."
+            : "No requests yet. Point an app at a base URL above; its requests appear here."));
+          return;
+        }
+        const table = element("table", "grid requests");
+        const head = table.createTHead().insertRow();
+        for (const title of [`time (${zone})`, "method", "path", "status", "API", "reason"]) {
+          head.append(element("th", "", title));
+        }
+        const body = table.createTBody();
+        for (const entry of rows) {
+          const row = body.insertRow();
+          const path = element("td", "path");
+          path.append(element("code", "", entry.query ? `${entry.path}?${entry.query}` : entry.path));
+          const status = entry.status === null ? "none" : String(entry.status);
+          row.append(element("td", "", clock(new Date(entry.at))), element("td", "", entry.method), path,
+            element("td", `status s${Math.floor((entry.status ?? 500) / 100)}`, status),
+            element("td", "", entry.api ?? "—"), element("td", "reason", entry.reason ?? ""));
+        }
+        const scroll = element("div", "scroll");
+        scroll.append(table);
+        rowsBox.replaceChildren(scroll);
+      }
+
+      function say(text) {
+        if (state.textContent !== text) state.textContent = text;
+      }
+
+      function later(ms, mine) {
+        clearTimeout(timer);
+        timer = setTimeout(() => poll(mine), ms);
+      }
+
+      // From scratch: a new token or new filters.
+      function start() {
+        clearTimeout(timer);
+        round += 1;
+        rows = [];
+        cursor = 0;
+        rendered = false;
+        poll(round);
+      }
+
+      async function poll(mine) {
+        const query = new URLSearchParams({ limit: String(limit), after: String(cursor) });
+        for (const [name, value] of new FormData(filters)) if (value !== "") query.set(name, value);
+        try {
+          const response = await fetch(`/_mock/requests?${query}`,
+            { cache: "no-store", headers: token ? { "X-Mock-Admin-Token": token } : {} });
+          if (mine !== round) return;
+          if (response.status === 401) {
+            askForToken(token ? "The server refused this token (401): it is not the --admin-token "
+              + "(MOCK_ADMIN_TOKEN) the server was started with. Check it and type it again." : "");
+            return;
+          }
+          if (!response.ok) {
+            const answer = await response.json().catch(() => ({}));
+            say(`The journal answered ${response.status}${answer.detail ? ": " + answer.detail : ""}.`);
+            live.hidden = true;
+            later(retryMs, mine);
+            return;
+          }
+          const entries = await response.json();
+          if (mine !== round) return;
+          if (entries.length > 0 || !rendered) {
+            rows = entries.concat(rows).slice(0, limit);
+            if (entries.length > 0) cursor = entries[0].id;
+            render();
+            rendered = true;
+          }
+          live.hidden = false;
+          say("");
+          later(pollMs, mine);
+        } catch (error) {
+          if (mine !== round) return;
+          // After a restart the ids start again at 1: ask from scratch once it answers.
+          rows = [];
+          cursor = 0;
+          rendered = false;
+          live.hidden = true;
+          say(`The server does not answer; trying again every ${retryMs / 1000} s.`);
+          later(retryMs, mine);
+        }
+      }
+
+      function askForToken(message) {
+        round += 1;
+        clearTimeout(timer);
+        token = null;
+        sessionStorage.removeItem(tokenKey);
+        live.hidden = true;
+        filters.hidden = true;
+        rowsBox.replaceChildren(...explanation);
+        say("");
+        problem.textContent = message;
+        tokenForm.hidden = false;
+        // Not on arrival: focusing would scroll the page down to the journal.
+        if (message) tokenForm.elements.token.focus();
+      }
+
+      function watch() {
+        tokenForm.hidden = true;
+        problem.textContent = "";
+        filters.hidden = false;
+        forget.hidden = token === null;
+        start();
+      }
+
+      tokenForm.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const typed = tokenForm.elements.token.value.trim();
+        if (typed === "") return;
+        token = typed;
+        sessionStorage.setItem(tokenKey, token);
+        tokenForm.reset();
+        watch();
+      });
+      filters.addEventListener("submit", (event) => event.preventDefault());
+      filters.addEventListener("input", start);
+      forget.addEventListener("click", () => askForToken(""));
+
+      if (mode === "token" && token === null) askForToken("");
+      else watch();
+    })();
+    """#
+}

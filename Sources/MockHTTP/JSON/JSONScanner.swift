@@ -1,0 +1,356 @@
+/// Reads JSON text in place, one token at a time: the grammar shared by `JSONParser`, which builds
+/// a `JSONValue`, and readers that build their own rows straight from the bytes (`SeedReader`).
+/// Every check of RFC 8259 lives here once: strings (escapes, surrogate pairs, well-formed UTF-8,
+/// no control characters), numbers, literals and the nesting of skipped values.
+///
+/// The bytes must stay valid and unchanged while the scanner is used.
+public struct JSONScanner {
+    public let bytes: UnsafeBufferPointer<UInt8>
+    public var position: Int
+
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, position: Int = 0) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    /// A string as found: the bytes between its quotes, and whether any of them is an escape.
+    public struct StringToken {
+        public var content: Range<Int>
+        public var hasEscapes: Bool
+    }
+
+    @inline(__always)
+    public var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    @inline(__always)
+    public var atEnd: Bool { position >= bytes.count }
+
+    @inline(__always)
+    public mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+
+    /// An error at the position; past the end every error is the end of the input.
+    public func error(_ message: String) -> JSONParseError {
+        JSONParseError(position < bytes.count ? message : "unexpected end of input", at: position)
+    }
+
+    public mutating func expectLiteral(_ word: StaticString) throws(JSONParseError) {
+        let start = position
+        for expected in UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount) {
+            guard current == expected else { throw error(position == start ? "expected a value" : "invalid literal") }
+            position += 1
+        }
+    }
+
+    // MARK: Strings
+
+    /// Called at the opening quote; checks the whole string and returns with the position past the
+    /// closing one.
+    public mutating func scanString() throws(JSONParseError) -> StringToken {
+        position += 1
+        let start = position
+        var hasEscapes = false
+        let count = bytes.count
+        guard let base = bytes.baseAddress else { throw error("unterminated string") }
+        while true {
+            // Eight plain ASCII bytes at a time: none of `"`, `\`, a control character or a byte
+            // of a longer UTF-8 sequence among them.
+            while position + 8 <= count {
+                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+                if Self.isPlainASCII(word) { position += 8 } else { break }
+            }
+            guard position < count else { throw error("unterminated string") }
+            let byte = base[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                return StringToken(content: start..<position - 1, hasEscapes: hasEscapes)
+            case UInt8(ascii: "\\"):
+                hasEscapes = true
+                try skipEscape()
+            case 0..<0x20:
+                throw error("control character in string")
+            case 0x80...:
+                position += try utf8SequenceLength()
+            default:
+                position += 1
+            }
+        }
+    }
+
+    @inline(__always)
+    static func isPlainASCII(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+        // A byte is zero where `x - 1` borrows into its high bit and `x` had none.
+        let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
+            | ((word &- ones &* 0x20) & ~word)
+        return (special | word) & highs == 0
+    }
+
+    /// The text of a string scanned by `scanString`, its escapes decoded.
+    public func decode(_ token: StringToken) -> String {
+        let content = UnsafeBufferPointer(rebasing: bytes[token.content])
+        guard token.hasEscapes else { return String(decoding: content, as: UTF8.self) }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(content.count)
+        var index = 0
+        while index < content.count {
+            let byte = content[index]
+            guard byte == UInt8(ascii: "\\") else {
+                decoded.append(byte)
+                index += 1
+                continue
+            }
+            let letter = content[index + 1]
+            index += 2
+            switch letter {
+            case UInt8(ascii: "b"): decoded.append(0x08)
+            case UInt8(ascii: "f"): decoded.append(0x0C)
+            case UInt8(ascii: "n"): decoded.append(0x0A)
+            case UInt8(ascii: "r"): decoded.append(0x0D)
+            case UInt8(ascii: "t"): decoded.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = Self.hex4(content, at: index)
+                index += 4
+                if (0xD800...0xDBFF).contains(scalar) {  // checked by scanString: a low surrogate follows
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (Self.hex4(content, at: index + 2) - 0xDC00)
+                    index += 6
+                }
+                Self.appendUTF8(scalar, to: &decoded)
+            default: decoded.append(letter)  // `"`, `\` and `/` stand for themselves
+            }
+        }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    /// Called at a backslash: checks one escape and moves past it.
+    private mutating func skipEscape() throws(JSONParseError) {
+        position += 1
+        guard let letter = current else { throw error("unterminated string") }
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            position += 1
+        case UInt8(ascii: "u"):
+            let escapeStart = position - 1
+            position += 1
+            let scalar = try scanHex4()
+            if (0xD800...0xDBFF).contains(scalar) {
+                // A high surrogate only means something together with a low one.
+                guard current == UInt8(ascii: "\\"), position + 1 < bytes.count,
+                      bytes[position + 1] == UInt8(ascii: "u") else {
+                    throw JSONParseError("unpaired surrogate escape", at: escapeStart)
+                }
+                position += 2
+                guard (0xDC00...0xDFFF).contains(try scanHex4()) else {
+                    throw JSONParseError("unpaired surrogate escape", at: escapeStart)
+                }
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw JSONParseError("unpaired surrogate escape", at: escapeStart)
+            }
+        default:
+            throw error("invalid escape")
+        }
+    }
+
+    private mutating func scanHex4() throws(JSONParseError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = current, let digit = hexDigitValue(byte) else { throw error("expected four hex digits") }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    private static func hex4(_ content: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt32 {
+        (index..<index + 4).reduce(0) { $0 << 4 | UInt32(hexDigitValue(content[$1]) ?? 0) }
+    }
+
+    static func appendUTF8(_ scalar: UInt32, to bytes: inout [UInt8]) {
+        switch scalar {
+        case ..<0x80:
+            bytes.append(UInt8(scalar))
+        case ..<0x800:
+            bytes.append(UInt8(0xC0 | scalar >> 6))
+            bytes.append(UInt8(0x80 | scalar & 0x3F))
+        case ..<0x10000:
+            bytes.append(UInt8(0xE0 | scalar >> 12))
+            bytes.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            bytes.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            bytes.append(UInt8(0xF0 | scalar >> 18))
+            bytes.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            bytes.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            bytes.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    /// The length of the well-formed UTF-8 sequence at the position (Unicode
+    /// table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF).
+    private func utf8SequenceLength() throws(JSONParseError) -> Int {
+        let lead = bytes[position]
+        let length: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; secondRange = 0x80...0x9F
+        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        default: throw error("invalid UTF-8")
+        }
+        guard position + length <= bytes.count, secondRange.contains(bytes[position + 1]) else {
+            throw error("invalid UTF-8")
+        }
+        for i in position + 2 ..< position + length where bytes[i] & 0xC0 != 0x80 {
+            throw error("invalid UTF-8")
+        }
+        return length
+    }
+
+    // MARK: Numbers
+
+    private func isDigit(_ i: Int) -> Bool {
+        i < bytes.count && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9")
+    }
+
+    private mutating func skipDigits() -> Range<Int> {
+        let start = position
+        while isDigit(position) { position += 1 }
+        return start..<position
+    }
+
+    /// One number literal: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    public mutating func scanNumber() throws(JSONParseError) -> JSONNumber {
+        var n = JSONNumber(start: position)
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") {
+            n.negative = true
+            position += 1
+        }
+        guard isDigit(position) else { throw JSONParseError("expected a digit", at: position) }
+        if bytes[position] == UInt8(ascii: "0") {
+            if isDigit(position + 1) { throw JSONParseError("leading zeros are not allowed", at: position) }
+            n.integerDigits = position..<position + 1
+            position += 1
+        } else {
+            n.integerDigits = skipDigits()
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard isDigit(position) else { throw JSONParseError("expected a digit after '.'", at: position) }
+            n.fractionDigits = skipDigits()
+        }
+        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+            position += 1
+            var negativeExponent = false
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                negativeExponent = bytes[position] == UInt8(ascii: "-")
+                position += 1
+            }
+            guard isDigit(position) else { throw JSONParseError("expected a digit in the exponent", at: position) }
+            var e = 0
+            for i in skipDigits() {
+                e = min(e * 10 + Int(bytes[i] - UInt8(ascii: "0")), JSONNumber.exponentLimit)
+            }
+            n.exponent = negativeExponent ? -e : e
+        }
+        n.end = position
+        return n
+    }
+
+    // MARK: Whole values
+
+    /// Checks one whole value and moves past it without building anything; `depth` counts the
+    /// arrays and objects it sits in. Never recurses.
+    public mutating func skipValue(depth: Int, maxDepth: Int) throws(JSONParseError) {
+        // One bit per open container, 1 for an object; nesting beyond 64 keeps the rest in `deeper`.
+        var open: UInt64 = 0, level = 0
+        var deeper: [Bool] = []
+        func push(_ isObject: Bool) {
+            if level >= 64 { deeper.append(open >> 63 == 1) }
+            open = open << 1 | (isObject ? 1 : 0)
+            level += 1
+        }
+        func pop() {
+            open >>= 1
+            level -= 1
+            if level >= 64, let restored = deeper.popLast(), restored { open |= 1 << 63 }
+        }
+        while true {
+            // A value.
+            guard let first = current else { throw error("expected a value") }
+            switch first {
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                guard depth + level < maxDepth else { throw error("nesting deeper than \(maxDepth)") }
+                position += 1
+                skipWhitespace()
+                let isObject = first == UInt8(ascii: "{")
+                if current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    position += 1
+                } else {
+                    push(isObject)
+                    if isObject { try skipKey() }
+                    continue
+                }
+            case UInt8(ascii: "\""): _ = try scanString()
+            case UInt8(ascii: "t"): try expectLiteral("true")
+            case UInt8(ascii: "f"): try expectLiteral("false")
+            case UInt8(ascii: "n"): try expectLiteral("null")
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try scanNumber()
+            default: throw error("expected a value")
+            }
+            // What follows it in each container it closes.
+            while level > 0 {
+                skipWhitespace()
+                let inObject = open & 1 == 1
+                if current == UInt8(ascii: ",") {
+                    position += 1
+                    skipWhitespace()
+                    if inObject { try skipKey() }
+                    break
+                }
+                guard current == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
+                    throw error(inObject ? "expected ',' or '}'" : "expected ',' or ']'")
+                }
+                position += 1
+                pop()
+            }
+            if level == 0 { return }
+        }
+    }
+
+    /// A member name and its colon; leaves the position at the value.
+    public mutating func scanKey() throws(JSONParseError) -> StringToken {
+        guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+        let key = try scanString()
+        skipWhitespace()
+        guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+        position += 1
+        skipWhitespace()
+        return key
+    }
+
+    private mutating func skipKey() throws(JSONParseError) {
+        _ = try scanKey()
+    }
+}
+
+/// 0–15 for an ASCII hex digit of either case.
+public func hexDigitValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+}

@@ -1,0 +1,353 @@
+import Foundation
+import MockHTTP
+
+/// The JSON text of a seed or state document. An API builds its rows straight from these bytes
+/// with `read` (no `JSONValue` tree first, each string made once from its bytes, numbers read in
+/// place), which is what lets a seed of a million rows load in a fraction of a second.
+///
+/// Seed files (`SeedDirectory.document`), `PUT /_mock/state/{api}` bodies and each API's part of
+/// the `--state` snapshot all come this way: a part of a larger text is read as it is, with
+/// `SeedJSON(bytes[range])`, and paths in errors start at that part.
+public struct SeedJSON: Sendable {
+    public let bytes: ArraySlice<UInt8>
+    /// Nested arrays and objects allowed, counted from the document's root.
+    public let maxDepth: Int
+
+    public init(_ bytes: ArraySlice<UInt8>, maxDepth: Int = 128) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    public init(_ bytes: [UInt8], maxDepth: Int = 128) {
+        self.init(bytes[...], maxDepth: maxDepth)
+    }
+
+    /// An already parsed value (a request body, a replayed state), written out to be read.
+    public init(_ value: JSONValue) {
+        var writer = JSONWriter(escapeSlash: false)
+        writer.value(value)
+        self.init(writer.bytes)
+    }
+
+    /// Reads the document: `body` gets a reader at its root value. The document must be exactly
+    /// one JSON value; when it is not, that is the error, wherever it is and whatever `body` found.
+    public func read<Result>(_ body: (inout SeedReader) throws(SeedError) -> Result) throws(SeedError) -> Result {
+        let outcome = bytes.withUnsafeBufferPointer { buffer in
+            Swift.Result { () throws(SeedError) -> Result in
+                var root = SeedReader(JSONScanner(buffer), depth: 0, maxDepth: maxDepth)
+                do throws(SeedError) {
+                    root.scanner.skipWhitespace()
+                    let result = try body(&root)
+                    try root.skip()
+                    root.scanner.skipWhitespace()
+                    guard root.scanner.atEnd else { throw SeedError(syntax: root.scanner.error("unexpected data after the JSON value")) }
+                    return result
+                } catch {
+                    guard error.syntaxError == nil else { throw error }
+                    // Read front to back, a problem in a row can be found before a syntax error
+                    // further on; the syntax error is the one to fix first.
+                    do throws(JSONParseError) {
+                        try JSONParser.validate(buffer, maxDepth: maxDepth)
+                    } catch {
+                        throw SeedError(syntax: error)
+                    }
+                    throw error
+                }
+            }
+        }
+        return try outcome.get()
+    }
+}
+
+/// The member names of an object an API reads, in the order it wants them handled.
+public final class SeedKeys: Sendable {
+    let names: [String]
+    let utf8: [[UInt8]]
+    let requiredCount: Int
+
+    /// `required` keys first, then `optional` ones (absent or `null` is the same for those).
+    public init(_ required: [String], optional: [String] = []) {
+        names = required + optional
+        utf8 = names.map { Array($0.utf8) }
+        requiredCount = required.count
+        precondition(names.count <= SeedReader.Waiting.capacity, "at most \(SeedReader.Waiting.capacity) keys")
+    }
+
+    /// The index of the key a member name spells, if any.
+    func index(of token: JSONScanner.StringToken, in scanner: JSONScanner) -> Int? {
+        if token.hasEscapes {
+            let name = scanner.decode(token)
+            return names.firstIndex { $0.utf8.elementsEqual(name.utf8) }
+        }
+        let length = token.content.count
+        guard let start = scanner.bytes.baseAddress.map({ $0 + token.content.lowerBound }) else { return nil }
+        for (index, name) in utf8.enumerated() where name.count == length {
+            if name.withUnsafeBufferPointer({ memcmp($0.baseAddress!, start, length) == 0 }) { return index }
+        }
+        return nil
+    }
+}
+
+/// A value of a seed or state document, read in place. The typed reads check the value and move
+/// past it; a problem is a `SeedError` with the value's JSONPath (`$.users[3].email`), spelled out
+/// only then, by walking the text from the root to the value.
+public struct SeedReader {
+    var scanner: JSONScanner
+    /// Where the value starts.
+    public let offset: Int
+    let depth: Int
+    let maxDepth: Int
+
+    init(_ scanner: JSONScanner, depth: Int, maxDepth: Int) {
+        self.scanner = scanner
+        offset = scanner.position
+        self.depth = depth
+        self.maxDepth = maxDepth
+    }
+
+    private func child(at position: Int) -> SeedReader {
+        SeedReader(JSONScanner(scanner.bytes, position: position), depth: depth + 1, maxDepth: maxDepth)
+    }
+
+    // MARK: Scalars
+
+    public mutating func string() throws(SeedError) -> String {
+        guard scanner.current == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        return scanner.decode(try syntax { () throws(JSONParseError) in try scanner.scanString() })
+    }
+
+    /// A non-empty string, the usual rule for names and passwords.
+    public mutating func text() throws(SeedError) -> String {
+        let value = try string()
+        guard !value.isEmpty else { throw fail("must not be empty") }
+        return value
+    }
+
+    /// An exactly integral number that fits (`2`, `2.0` and `2e0` are all 2).
+    public mutating func int() throws(SeedError) -> Int {
+        guard let first = scanner.current, first == UInt8(ascii: "-") || (48...57).contains(first) else {
+            throw fail("expected an integer")
+        }
+        let number = try syntax { () throws(JSONParseError) in try scanner.scanNumber() }
+        guard let value = number.exactInt(in: scanner.bytes) else { throw fail("expected an integer") }
+        return value
+    }
+
+    public mutating func bool() throws(SeedError) -> Bool {
+        switch scanner.current {
+        case UInt8(ascii: "t"):
+            try syntax { () throws(JSONParseError) in try scanner.expectLiteral("true") }
+            return true
+        case UInt8(ascii: "f"):
+            try syntax { () throws(JSONParseError) in try scanner.expectLiteral("false") }
+            return false
+        default:
+            throw fail("expected true or false")
+        }
+    }
+
+    public var isNull: Bool { scanner.current == UInt8(ascii: "n") }
+
+    /// Moves past the value, checking it, unless a read did already.
+    mutating func skip() throws(SeedError) {
+        guard scanner.position == offset else { return }
+        try syntax { () throws(JSONParseError) in try scanner.skipValue(depth: depth, maxDepth: maxDepth) }
+    }
+
+    // MARK: Containers
+
+    /// Calls `body` with each element of an array, in order. An element `body` leaves unread is
+    /// checked and skipped.
+    public mutating func elements(_ body: (inout SeedReader) throws(SeedError) -> Void) throws(SeedError) {
+        guard scanner.current == UInt8(ascii: "[") else { throw fail("expected an array") }
+        try open()
+        if scanner.current == UInt8(ascii: "]") {
+            scanner.position += 1
+            return
+        }
+        while true {
+            var element = child(at: scanner.position)
+            try body(&element)
+            try element.skip()
+            scanner.position = element.scanner.position
+            guard try next(closing: UInt8(ascii: "]"), else: "expected ',' or ']'") else { return }
+        }
+    }
+
+    /// Calls `body` with the index in `keys` and the value of each member `keys` names, in the
+    /// order of `keys` whatever their order in the text: a member that comes before those it
+    /// follows in `keys` waits (its place noted) until they are read or found absent at the end of
+    /// the object. An absent required key is an error; other members are checked and skipped. A
+    /// key repeated after it was read is an error (one not yet read: the last one counts).
+    public mutating func members(_ keys: SeedKeys, _ body: (Int, inout SeedReader) throws(SeedError) -> Void) throws(SeedError) {
+        guard scanner.current == UInt8(ascii: "{") else { throw fail("expected an object") }
+        try open()
+        var waiting = Waiting()
+        var handled = 0
+        /// Reads one member's value; returns where it ends.
+        func read(_ index: Int, at position: Int) throws(SeedError) -> Int {
+            var value = child(at: position)
+            if index < keys.requiredCount || !value.isNull { try body(index, &value) }
+            try value.skip()
+            return value.scanner.position
+        }
+        /// Reads the member at `position`, then every one waiting right behind it.
+        func handle(_ index: Int, at position: Int) throws(SeedError) -> Int {
+            let end = try read(index, at: position)
+            handled = index + 1
+            while handled < keys.names.count, let early = waiting[handled] {
+                _ = try read(handled, at: early)
+                handled += 1
+            }
+            return end
+        }
+        if scanner.current != UInt8(ascii: "}") {
+            while true {
+                let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
+                let index = keys.index(of: key, in: scanner)
+                if let index, index == handled {
+                    scanner.position = try handle(index, at: scanner.position)
+                } else {
+                    if let index {
+                        guard index > handled else { throw fail("\(keys.names[index]) is given twice") }
+                        waiting[index] = scanner.position
+                    }
+                    var value = child(at: scanner.position)
+                    try value.skip()
+                    scanner.position = value.scanner.position
+                }
+                guard try next(closing: UInt8(ascii: "}"), else: "expected ',' or '}'") else { break }
+            }
+        }
+        let end = scanner.position
+        // The object is over: what still waits follows keys that are absent.
+        while handled < keys.names.count {
+            if let position = waiting[handled] {
+                _ = try handle(handled, at: position)
+            } else if handled < keys.requiredCount {
+                throw SeedError(path: path(of: offset) + "." + keys.names[handled], problem: "missing")
+            } else {
+                handled += 1
+            }
+        }
+        scanner.position = end
+    }
+
+    /// Past an opening bracket and the space after it.
+    private mutating func open() throws(SeedError) {
+        guard depth < maxDepth else { throw SeedError(syntax: scanner.error("nesting deeper than \(maxDepth)")) }
+        scanner.position += 1
+        scanner.skipWhitespace()
+    }
+
+    /// After a value in a container: true when a comma leads to another one, false past the closing bracket.
+    private mutating func next(closing: UInt8, else message: String) throws(SeedError) -> Bool {
+        scanner.skipWhitespace()
+        switch scanner.current {
+        case UInt8(ascii: ","):
+            scanner.position += 1
+            scanner.skipWhitespace()
+            return true
+        case closing:
+            scanner.position += 1
+            return false
+        default:
+            throw SeedError(syntax: scanner.error(message))
+        }
+    }
+
+    /// Positions of members that came before their turn, by key index.
+    struct Waiting {
+        static let capacity = 8
+        private var positions = (-1, -1, -1, -1, -1, -1, -1, -1)
+
+        subscript(index: Int) -> Int? {
+            get {
+                let position = withUnsafeBytes(of: positions) { $0.load(fromByteOffset: index * MemoryLayout<Int>.stride, as: Int.self) }
+                return position < 0 ? nil : position
+            }
+            set {
+                withUnsafeMutableBytes(of: &positions) { $0.storeBytes(of: newValue ?? -1, toByteOffset: index * MemoryLayout<Int>.stride, as: Int.self) }
+            }
+        }
+    }
+
+    // MARK: Problems
+
+    /// A problem with this value.
+    public func fail(_ problem: String) -> SeedError {
+        fail(at: offset, problem)
+    }
+
+    /// A problem with the value that starts at `offset` (a reader's `offset`) in this document.
+    public func fail(at offset: Int, _ problem: String) -> SeedError {
+        SeedError(path: path(of: offset), problem: problem)
+    }
+
+    private func syntax<Result>(_ scan: () throws(JSONParseError) -> Result) throws(SeedError) -> Result {
+        do {
+            return try scan()
+        } catch {
+            throw SeedError(syntax: error)
+        }
+    }
+
+    /// The JSONPath of the value that starts at `target`: `$.users[3].email`. The text up to it has
+    /// been read already, so it is valid.
+    public func path(of target: Int) -> String {
+        var walker = JSONScanner(scanner.bytes)
+        var path = "$"
+        walker.skipWhitespace()
+        descending: while walker.position < target, let bracket = walker.current,
+                          bracket == UInt8(ascii: "{") || bracket == UInt8(ascii: "[") {
+            walker.position += 1
+            var index = 0
+            while true {
+                walker.skipWhitespace()
+                var step = "[\(index)]"
+                if bracket == UInt8(ascii: "{") {
+                    guard let key = try? walker.scanKey() else { break descending }
+                    step = "." + walker.decode(key)
+                }
+                let start = walker.position
+                if start == target {
+                    return path + step
+                }
+                guard (try? walker.skipValue(depth: 0, maxDepth: .max)) != nil else { break descending }
+                if walker.position > target {
+                    path += step
+                    walker.position = start
+                    continue descending
+                }
+                walker.skipWhitespace()
+                guard walker.current == UInt8(ascii: ",") else { break descending }
+                walker.position += 1
+                index += 1
+            }
+        }
+        return path
+    }
+}
+
+/// A whole file, read straight into the array; nil when it cannot be read.
+func contentsOfFile(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var status = stat()
+    guard fstat(fd, &status) == 0 else { return nil }
+    let size = Int(status.st_size)
+    var failed = false
+    let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+        while count < size {
+            let got = read(fd, buffer.baseAddress! + count, size - count)
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else {
+                failed = got < 0
+                return
+            }
+            count += got
+        }
+    }
+    return failed ? nil : bytes
+}

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""The index page's live journal in headless Chromium, driven over the DevTools protocol.
+
+A server started with an admin token; the page loaded; a wrong token typed (the page must say it
+was refused), then the right one; requests made by a client after that must appear in the page
+without a reload, with their reasons; the status filter must narrow the rows; the page's own polls
+must leave no console line. Every read waits for what it expects (polling), up to a deadline.
+
+usage: check-live-journal.py BINARY OUT_DIR [--docs-screenshot FILE]
+"""
+import argparse
+import base64
+import fcntl
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+TOKEN = "classroom-7f3a"
+DEADLINE_S = 30
+
+
+class DevTools:
+    """Chromium's DevTools protocol over --remote-debugging-pipe: JSON messages ended by a NUL
+    byte, commands on the child's fd 3, answers and events on its fd 4."""
+
+    def __init__(self, arguments):
+        to_child_read, self.to_child = os.pipe()
+        self.from_child, from_child_write = os.pipe()
+
+        def map_fds():
+            # Out of the way first, so neither lands on the other's target number.
+            high_read, high_write = (fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_child_read, from_child_write))
+            os.dup2(high_read, 3)
+            os.dup2(high_write, 4)
+
+        # close_fds would close 3 and 4 after map_fds; Python's own descriptors are close-on-exec anyway.
+        self.process = subprocess.Popen(arguments + ["--remote-debugging-pipe"], close_fds=False, preexec_fn=map_fds,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_child_read)
+        os.close(from_child_write)
+        self.buffer = b""
+        self.next_id = 0
+        self.session = None
+
+    def send(self, method, params=None, session=True):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            message["sessionId"] = self.session
+        os.write(self.to_child, json.dumps(message).encode() + b"\0")
+        while True:
+            answer = self._read()
+            if answer.get("id") == self.next_id:
+                if "error" in answer:
+                    raise RuntimeError(f"{method}: {answer['error']}")
+                return answer.get("result", {})
+
+    def _read(self):
+        while b"\0" not in self.buffer:
+            chunk = os.read(self.from_child, 65536)
+            if not chunk:
+                raise RuntimeError("Chromium closed the DevTools pipe")
+            self.buffer += chunk
+        message, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def open_page(self, url):
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.send("Page.enable")
+        self.send("Page.navigate", {"url": url})
+
+    def evaluate(self, expression):
+        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails'].get('text')}")
+        return result["result"].get("value")
+
+    def type_and_enter(self, selector, text):
+        self.evaluate(f"document.querySelector({json.dumps(selector)}).focus()")
+        self.send("Input.insertText", {"text": text})
+        for kind in ("keyDown", "keyUp"):
+            self.send("Input.dispatchKeyEvent", {"type": kind, "key": "Enter", "code": "Enter",
+                                                 "windowsVirtualKeyCode": 13, "text": "\r" if kind == "keyDown" else ""})
+
+    def screenshot(self, path, clip=None):
+        options = {"format": "png"}
+        if clip:
+            options.update(clip=dict(clip, scale=1), captureBeyondViewport=True)
+        data = self.send("Page.captureScreenshot", options)["data"]
+        with open(path, "wb") as file:
+            file.write(base64.b64decode(data))
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False)
+        except RuntimeError:
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+failures = []
+
+
+def check(ok, what, detail=""):
+    print(("ok    " if ok else "FAIL  ") + what + ("" if ok or not detail else f" ({detail})"))
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def wait_for(page, expression, what):
+    """Polls `expression` until it is truthy; its last value goes into the failure message."""
+    deadline = time.monotonic() + DEADLINE_S
+    value = None
+    while time.monotonic() < deadline:
+        value = page.evaluate(expression)
+        if value:
+            return check(True, what)
+        time.sleep(0.2)
+    return check(False, what, f"still {json.dumps(value)[:400]} after {DEADLINE_S} s")
+
+
+def fetch(base, path, method="GET", body=None, token=None):
+    request = urllib.request.Request(base + path, data=body, method=method)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+ROWS = "Array.from(document.querySelectorAll('#journal-rows tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))"
+
+
+def has_row(method, path, status, api, reason):
+    wanted = json.dumps([method, path, status, api, reason], separators=(",", ":"), ensure_ascii=False)
+    return f"{ROWS}.some(cells => JSON.stringify(cells.slice(1)) === {json.dumps(wanted)})"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("out")
+    parser.add_argument("--docs-screenshot")
+    arguments = parser.parse_args()
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    log = open(os.path.join(arguments.out, "live-server.log"), "w")
+    server = subprocess.Popen([arguments.binary, "--host", "127.0.0.1", "--port", str(port), "--admin-token", TOKEN],
+                              stdout=log, stderr=subprocess.STDOUT)
+    profile = tempfile.TemporaryDirectory()
+    page = None
+    try:
+        deadline = time.monotonic() + DEADLINE_S
+        while time.monotonic() < deadline:
+            try:
+                if fetch(base, "/_mock/health", token=TOKEN)[0] == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        else:
+            sys.exit("FAIL  the server did not answer /_mock/health")
+
+        fetch(base, "/api/login", "POST", b"email=a@a.com&password=test123")  # before the page: in its first rows
+        page = DevTools(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                         f"--user-data-dir={profile.name}", "--force-device-scale-factor=1", "--window-size=1280,900"])
+        page.open_page(base + "/")
+        wait_for(page, "document.readyState === 'complete' && !document.getElementById('journal-token').hidden",
+                 "the page asks for the admin token")
+
+        page.type_and_enter("#journal-token input[name=token]", "not-the-token")
+        wait_for(page, "document.getElementById('journal-problem').textContent.includes('The server refused this token')",
+                 "a wrong token is refused with a clear message")
+        page.type_and_enter("#journal-token input[name=token]", TOKEN)
+        wait_for(page, "!document.getElementById('journal-live').hidden && document.getElementById('journal-token').hidden",
+                 "the right token is taken and the journal is live")
+        wait_for(page, has_row("POST", "/api/login", "200", "threads", ""), "a request from before the token is listed")
+        page.evaluate("window.sameDocument = 'never reloaded'")
+
+        # A client's requests after the page has loaded: an error with a reason, and a 404 with a hint.
+        fetch(base, "/api/threads")
+        fetch(base, "/api/thred")
+        status, journal = fetch(base, "/_mock/requests?limit=2", token=TOKEN)
+        entries = json.loads(journal) if status == 200 else []
+        check(len(entries) == 2 and all(entry["reason"] for entry in entries), "the client's requests have reasons", journal)
+        for entry in entries:
+            wait_for(page, has_row(entry["method"], entry["path"], str(entry["status"]), entry["api"] or "—", entry["reason"]),
+                     f"{entry['method']} {entry['path']} {entry['status']} appears without a reload, with its reason")
+        check(page.evaluate("window.sameDocument") == "never reloaded", "the page was not reloaded")
+        check(page.evaluate("sessionStorage.getItem('mock-backend admin token')") == TOKEN,
+              "the token is kept in sessionStorage")
+        check(all(TOKEN not in fetch(base, "/", token=token)[1] for token in (None, TOKEN)), "the served HTML never holds the token")
+
+        page.evaluate("(() => { const s = document.querySelector('#journal-filters select[name=status]');"
+                      " s.value = '4xx'; s.dispatchEvent(new Event('input', {bubbles: true})); })()")
+        wait_for(page, f"{ROWS}.length === 2 && {ROWS}.every(cells => cells[3].startsWith('4'))", "the status filter narrows the rows")
+        page.evaluate("(() => { const s = document.querySelector('#journal-filters select[name=status]');"
+                      " s.value = ''; s.dispatchEvent(new Event('input', {bubbles: true})); })()")
+        wait_for(page, f"{ROWS}.length === 3", "clearing the filter brings every row back")
+
+        page.evaluate("window.scrollTo(0, document.getElementById('requests').offsetTop - 140)")
+        shot = os.path.join(arguments.out, "live-journal.png")
+        page.screenshot(shot)
+        check(os.path.getsize(shot) > 0, f"screenshot {shot}")
+        if arguments.docs_screenshot:
+            # The journal's card alone, without the run's random port above it.
+            clip = page.evaluate("(() => { const card = document.getElementById('requests');"
+                                 " return {x: 0, y: card.offsetTop - 24, width: document.documentElement.clientWidth,"
+                                 " height: card.offsetHeight + 48}; })()")
+            page.screenshot(arguments.docs_screenshot, clip)
+            print(f"wrote {arguments.docs_screenshot}")
+        page.send("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        page.evaluate("window.scrollTo(0, document.getElementById('requests').offsetTop - 20)")
+        page.screenshot(os.path.join(arguments.out, "live-journal-phone.png"))
+    finally:
+        if page:
+            page.close()
+        if server.poll() is not None:
+            check(False, "the server kept running", f"it exited with {server.returncode}; see {log.name}")
+        server.terminate()
+        server.wait(timeout=10)
+        log.close()
+        profile.cleanup()
+
+    lines = open(os.path.join(arguments.out, "live-server.log")).read().splitlines()
+    polls = [line for line in lines if "/_mock/requests?" in line and "after=" in line and " 200 " in line]
+    check(not polls, "the page's polls leave no console line", polls[0] if polls else "")
+    if failures:
+        sys.exit(f"live journal check FAILED: {len(failures)} problem(s)")
+    print("live journal check passed")
+
+
+if __name__ == "__main__":
+    main()

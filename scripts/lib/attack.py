@@ -1,0 +1,141 @@
+"""Shared by scripts/attack-*.py: starts mock-backend on a free port (read from its banner, so
+nothing sleeps on a guess), and watches it while an attack runs: a second client at another
+address (127.0.0.2) asks GET /_mock/health every 0.1 s, and the server's RSS and life are sampled.
+"""
+import resource, socket, subprocess, sys, threading, time
+
+BANNER = "listening on 127.0.0.1:"
+
+
+class Server:
+    """mock-backend on 127.0.0.1, port from its banner; `address_space_mib` and `open_files` limit it
+    as a small container would."""
+
+    def __init__(self, binary, arguments=(), address_space_mib=None, open_files=None):
+        def limits():
+            if address_space_mib:
+                size = address_space_mib << 20
+                resource.setrlimit(resource.RLIMIT_AS, (size, size))
+            if open_files:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
+        self.process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--quiet", *arguments],
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        preexec_fn=limits)
+        self.output = []
+        for line in self.process.stdout:
+            self.output.append(line)
+            if BANNER in line:
+                self.port = int(line.split(BANNER)[1].split()[0])
+                break
+        else:
+            sys.exit("the server did not start:\n" + "".join(self.output))
+        # Keep reading what it prints (a crash message) so the pipe never fills.
+        threading.Thread(target=lambda: self.output.extend(self.process.stdout), daemon=True).start()
+
+    @property
+    def alive(self):
+        return self.process.poll() is None
+
+    def rss_kib(self):
+        try:
+            with open(f"/proc/{self.process.pid}/status") as status:
+                return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+        except (OSError, StopIteration):
+            return 0
+
+    def served(self, timeout=1.0):
+        """One GET /_mock/health from 127.0.0.2, answered 200 within `timeout`."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=timeout,
+                                          source_address=("127.0.0.2", 0)) as client:
+                client.sendall(b"GET /_mock/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                return client.recv(12).startswith(b"HTTP/1.1 200")
+        except OSError:
+            return False
+
+    def death(self):
+        """How the server ended, or None while it runs."""
+        if self.alive:
+            return None
+        code = self.process.returncode
+        how = f"killed by signal {-code}" if code < 0 else f"exited with {code}"
+        lines = [line.strip() for line in self.output if line.strip()]
+        # The runtime's own words (`failed to allocate N bytes`), not the backtrace after them.
+        cause = next((line for line in lines if "allocate" in line or "Fatal error" in line), lines[-1] if lines else "")
+        return how + (": " + cause if cause else "")
+
+    def stop(self):
+        if self.alive:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class Watch:
+    """Samples the second client and the RSS every 0.1 s from `start()` until `stop()`."""
+
+    def __init__(self, server):
+        self.server = server
+        self.outage = 0.0
+        self.peak_rss_kib = server.rss_kib()
+        self.seconds = 0.0
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self):
+        self._started = time.monotonic()
+        self._thread.start()
+        return self
+
+    def _run(self):
+        last = time.monotonic()
+        while not self._stopping.is_set():
+            ok = self.server.alive and self.server.served()
+            now = time.monotonic()
+            if not ok:
+                self.outage += now - last
+            last = now
+            self.peak_rss_kib = max(self.peak_rss_kib, self.server.rss_kib())
+            self._stopping.wait(max(0.0, 0.1 - (time.monotonic() - now)))
+
+    def stop(self):
+        self._stopping.set()
+        self._thread.join()
+        self.seconds = time.monotonic() - self._started
+        return self
+
+    def report(self):
+        """One line; ends with the server's death if it died."""
+        line = (f"outage for a second client: {self.outage:.1f} s of {self.seconds:.0f} s; "
+                f"peak RSS {self.peak_rss_kib / 1024:.0f} MiB")
+        death = self.server.death()
+        return line + (f"; SERVER DIED ({death})" if death else "; server alive")
+
+
+def conclude(server, watch, max_outage=None):
+    """Asks once more as the second client, stops the watch, prints its report; the exit status:
+    1 if the server died, did not answer that last request, or the outage passed `max_outage`."""
+    served = server.served(timeout=5)
+    watch.stop()
+    print(watch.report() + f"; served at the end: {'yes' if served else 'NO'}")
+    failed = server.death() or not served or (max_outage is not None and watch.outage > max_outage)
+    return 1 if failed else 0
+
+
+def run(attack, binary, server_flags=(), address_space_mib=None, open_files=None, max_outage=None):
+    """Starts the server and the watch, runs `attack(server, held)` (which returns one line saying
+    what it did and may keep sockets open in `held`), concludes; returns the exit status."""
+    server = Server(binary, server_flags, address_space_mib=address_space_mib, open_files=open_files)
+    held = []
+    try:
+        watch = Watch(server).start()
+        print(attack(server, held))
+        return conclude(server, watch, max_outage)
+    finally:
+        for client in held:
+            client.close()
+        server.stop()
