@@ -38,8 +38,9 @@ WORKDIR /data
 # No --host: the server listens on every interface, IPv6 and IPv4 (IPv4 only where IPv6 is off).
 ENV PORT=8080
 EXPOSE 8080
-# --healthcheck asks http://127.0.0.1:$PORT/_mock/health (loopback inside the container, so allowed;
-# with MOCK_ADMIN_TOKEN set it sends the token).
+# --healthcheck asks the server at the port and with the admin token it was started with, flags after
+# the image name included: the server leaves them in a private file in /tmp (docs/admin.md#health-check).
+# The banner cannot see the host's address: -e MOCK_PUBLIC_URL=http://<host-ip>:<host-port> shows it.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 CMD ["/app/mock-backend", "--healthcheck"]
 # SIGTERM (docker stop) lets requests in flight finish, then exits 0.
 ENTRYPOINT ["/app/mock-backend"]

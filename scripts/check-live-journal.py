@@ -13,6 +13,7 @@ import base64
 import fcntl
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -155,6 +156,8 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--docs-screenshot")
     arguments = parser.parse_args()
+    # A browser that stops answering must fail the check, not hang CI: SIGALRM ends the run.
+    signal.alarm(300)
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

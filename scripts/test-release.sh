@@ -43,8 +43,9 @@ for dir in "$work" "$(dirname "$work")" /; do
 done
 binary=$pkg/mock-backend
 clean_path=/usr/bin:/bin
-# No environment but a PATH without the Swift toolchain (and no LD_LIBRARY_PATH), from $elsewhere.
-clean_env=(env -i PATH="$clean_path" HOME="$work" LD_LIBRARY_PATH=)
+# No environment but a PATH without the Swift toolchain (and no LD_LIBRARY_PATH), from $elsewhere;
+# the health file of this run's own, not the one of whoever else runs a server as this user.
+clean_env=(env -i PATH="$clean_path" HOME="$work" LD_LIBRARY_PATH= MOCK_HEALTH_FILE="$work/health")
 run_clean() { (cd "$elsewhere" && exec "${clean_env[@]}" "$@"); }
 
 size=$(wc -c < "$binary" | tr -d ' ')
@@ -120,7 +121,7 @@ field() { sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" <<< "$2"; }
 
 echo "-- healthcheck"
 check "--healthcheck URL" "$(run_clean "$binary" --healthcheck "$base"; echo "exit $?")" '^healthy: .*"status":"ok".*exit 0$'
-check "--healthcheck with PORT (as the image's HEALTHCHECK)" "$(run_clean env PORT="$port" "$binary" --healthcheck; echo "exit $?")" 'exit 0$'
+check "--healthcheck without flags (as the image's HEALTHCHECK; PORT is not the server's)" "$(run_clean env PORT=1 "$binary" --healthcheck; echo "exit $?")" 'exit 0$'
 check "--healthcheck on a dead port fails" "$(run_clean "$binary" --healthcheck http://127.0.0.1:1 || echo "exit $?")" 'exit 1$'
 
 apis='"threads","internproducts","wsuv"'
@@ -173,6 +174,13 @@ check "POST /_mock/reset" "$(request POST /_mock/reset)" "^200 \\{\"reset\":\\[$
 check "GET /api/threads after reset: old token invalid" "$(request GET /api/threads -H "Authorization: BEARER $token")" '^401 '
 check "unknown path: common 404" "$(request GET /nope)" '^404 \{"error":"not_found","path":"/nope"\}$'
 stop_server
+
+echo "== flags after the image name (docker run image --port … --admin-token T), the image's PORT=8080 unused"
+start_server "$work/flags.log" env PORT=1 "$binary" --port 0 --admin-token T --quiet
+check "health file private to the server's user" "$(stat -c %a "$work/health")" '^600$'
+check "--healthcheck without flags: the server's port and token" "$(run_clean env PORT=1 "$binary" --healthcheck; echo "exit $?")" '^healthy: .*exit 0$'
+stop_server
+check "--healthcheck without flags, server stopped" "$(run_clean env PORT=1 "$binary" --healthcheck || echo "exit $?")" 'exit 1$'
 
 echo
 if [[ $failures -eq 0 ]]; then

@@ -95,12 +95,12 @@ struct CSE118Input {
 
     /// 8-4-4-4-12 hexadecimal digits, either case.
     static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
+        guard text.utf8.count == 36 else { return false }
+        for (index, byte) in text.utf8.enumerated() {
+            switch index {
+            case 8, 13, 18, 23:
                 guard byte == UInt8(ascii: "-") else { return false }
-            } else {
+            default:
                 guard (byte >= 48 && byte <= 57) || (byte | 0x20 >= 97 && byte | 0x20 <= 102) else { return false }
             }
         }

@@ -60,9 +60,8 @@ public struct CSE118State {
     private var visibleTo: [String: [String]] = [:]
     /// Token → member id.
     private(set) var tokens: [ExactText: String] = [:]
-    /// Member id → their live tokens, oldest first, at most `tokensPerMember` (docs/apis/cse118.md#tokens).
+    /// Member id → their live tokens, oldest first, at most `TokenLimit.perOwner` (docs/apis/cse118.md#tokens).
     private var tokensOfMember: [String: [String]] = [:]
-    static let tokensPerMember = 10
     /// The seed's workspaces, in its order, which `PUT /reset` restores, and where each student's
     /// fixture copies are among them.
     private var seededWorkspaces: [Workspace] = []
@@ -120,19 +119,15 @@ public struct CSE118State {
 
     // MARK: Changes
 
-    /// A new token for the member; past `tokensPerMember`, their oldest stops working, so
-    /// logging in again and again does not grow memory or the state file.
+    /// A new token for the member; past `TokenLimit.perOwner`, their oldest stops working.
     mutating func setToken(_ token: String, member: String) {
-        if let earlierOwner = tokens.updateValue(member, forKey: ExactText(token)) {
-            tokensOfMember[earlierOwner]?.removeAll { $0 == token }
+        if let earlierOwner = tokens.updateValue(member, forKey: ExactText(token)), earlierOwner != member {
+            tokensOfMember[earlierOwner]?.removeAll { $0.hasSameBytes(as: token) }
         }
-        tokensOfMember[member, default: []].append(token)
         changes.touch(.row("tokens", "token", .string(token)))
-        if let live = tokensOfMember[member], live.count > Self.tokensPerMember {
-            let oldest = live[0]
-            tokensOfMember[member] = Array(live.dropFirst())
-            tokens[ExactText(oldest)] = nil
-            changes.touch(.row("tokens", "token", .string(oldest)))
+        for ended in TokenLimit.append(token, to: &tokensOfMember[member, default: []]) {
+            tokens[ExactText(ended)] = nil
+            changes.touch(.row("tokens", "token", .string(ended)))
         }
     }
 
@@ -232,10 +227,12 @@ public struct CSE118State {
     private mutating func insert(_ workspace: Workspace) {
         workspaces[workspace.id] = workspace
         nextPosition = max(nextPosition, workspace.position + 1)
-        for member in [workspace.owner] + workspace.members { visibleTo[member, default: []].append(workspace.id) }
-        for channel in workspace.channels.rows {
-            workspaceOfChannel[channel.id] = workspace.id
-            for message in channel.messages.rows { channelOfMessage[message.id] = channel.id }
+        visibleTo[workspace.owner, default: []].append(workspace.id)
+        for member in workspace.members { visibleTo[member, default: []].append(workspace.id) }
+        // By id only: going through the rows would copy every channel and message.
+        for channelID in workspace.channels.ids {
+            workspaceOfChannel[channelID] = workspace.id
+            for messageID in workspace.channels[channelID]!.messages.ids { channelOfMessage[messageID] = channelID }
         }
     }
 
@@ -281,6 +278,12 @@ extension CSE118State {
             try root.members(Keys.root) { key, value throws(SeedError) in
                 switch key {
                 case 0:
+                    // Sized up front, so the tables of a large seed are not rehashed as they fill.
+                    let count = try value.count()
+                    members.reserveCapacity(count)
+                    memberIDByEmail.reserveCapacity(count)
+                    visibleTo.reserveCapacity(count)
+                    ids.reserveCapacity(count)
                     try value.elements { item throws(SeedError) in
                         var account = Member(id: "", name: "", email: "", password: "")
                         try item.members(Keys.member) { key, value throws(SeedError) in
@@ -291,12 +294,20 @@ extension CSE118State {
                             default: account.password = try value.text()
                             }
                         }
-                        if member(email: account.email) != nil { throw item.fail("duplicate email \(account.email)") }
+                        let email = ExactText(account.email.lowercased())
+                        if memberIDByEmail.updateValue(account.id, forKey: email) != nil {
+                            throw item.fail("duplicate email \(account.email)")
+                        }
                         members.append(account)
-                        memberIDByEmail[ExactText(account.email.lowercased())] = account.id
                     }
                 case 1:
                     var position = 0
+                    // Most workspaces have a channel with messages: three more ids each at least.
+                    let count = try value.count()
+                    workspaces.reserveCapacity(count)
+                    workspaceOfChannel.reserveCapacity(count)
+                    channelOfMessage.reserveCapacity(count)
+                    ids.reserveCapacity(ids.count + 3 * count)
                     try value.elements { item throws(SeedError) in
                         var workspace = Workspace(id: "", name: "", owner: "", fixtureOf: nil, members: [], position: position)
                         var listed: [(id: String, offset: Int)] = []
@@ -378,7 +389,7 @@ extension CSE118State {
     /// A lowercase UUID, as every id of the API is.
     private static func uuid(_ node: inout SeedReader) throws(SeedError) -> String {
         let text = try node.string()
-        guard CSE118Input.isUUID(text), text == text.lowercased() else {
+        guard CSE118Input.isUUID(text), !text.utf8.contains(where: { (65...90).contains($0) }) else {
             throw node.fail("expected a lowercase UUID, got \(text)")
         }
         return text

@@ -31,10 +31,14 @@ public enum APICatalog {
     /// The APIs to serve (all, or those of `--only`), each filled from its seed file.
     public static func load(_ only: [String]? = nil, seed: SeedDirectory, options: APIOptions) throws(FileProblem) -> [any MockAPI] {
         let wanted = entries.filter { only?.contains($0.name) ?? true }
-        // Each API reads its own seed file, so they load side by side on every core; the first
-        // error in catalog order is the one reported, as if they had loaded one after another.
+        // Each API reads its own seed file, so they load side by side on every core, the largest
+        // file first (so no core is left with a big one at the end); the first error in catalog
+        // order is the one reported, as if they had loaded one after another.
+        let sizes = wanted.map { seed.fileSize("\($0.name).json") }
+        let largestFirst = wanted.indices.sorted { sizes[$0] > sizes[$1] }
         let results = Locked([Result<any MockAPI, FileProblem>?](repeating: nil, count: wanted.count))
-        DispatchQueue.concurrentPerform(iterations: wanted.count) { index in
+        DispatchQueue.concurrentPerform(iterations: wanted.count) { turn in
+            let index = largestFirst[turn]
             let result = Result { () throws(FileProblem) in try wanted[index].load(seed: seed, options: options) }
             results.withLock { $0[index] = result }
         }

@@ -15,6 +15,8 @@ public struct AppSettings: Sendable {
     public var latency: ClosedRange<Double>?
     /// `--state`: where every change is stored before it is acknowledged.
     public var stateLog: StateLog?
+    /// What the index page and the https hint offer as this server's address (`--public-url`, containers).
+    public var addresses = ServerAddresses()
 
     public init(adminToken: String? = nil, log: RequestLog? = nil) {
         self.adminToken = adminToken
@@ -32,6 +34,7 @@ public final class MockApp: HTTPResponder {
     private let middlewares: [any Middleware]
     let journal: Journal
     private let log: RequestLog?
+    private let addresses: ServerAddresses
     let faults = Locked(Faults())
     let startedAt = Date()
     public let stubs: StubSet
@@ -43,6 +46,7 @@ public final class MockApp: HTTPResponder {
         self.stubs = stubs ?? StubSet(apis: apis)
         journal = Journal(capacity: settings.journalCapacity)
         log = settings.log
+        addresses = settings.addresses
         let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, stubs: self.stubs,
                              startedAt: startedAt)
         router = try Router(groups: [admin.routes] + apis.map(\.routes))
@@ -140,13 +144,18 @@ public final class MockApp: HTTPResponder {
 
     /// An https client on the http port: the one console line and journal entry it gets.
     public func didRefuseTLS(_ attempt: TLSAttempt) {
-        let reason = Self.tlsReason(attempt)
+        let reason = tlsReason(attempt)
         journal.record(Journal.Entry(tlsAttempt: attempt, reason: reason))
         log?.note(reason, from: attempt.peer, at: attempt.at)
     }
 
-    static func tlsReason(_ attempt: TLSAttempt) -> String {
-        "the client spoke https to this http port (connection closed): use http://\(attempt.serverName ?? "HOST"):\(attempt.port)/… "
+    func tlsReason(_ attempt: TLSAttempt) -> String {
+        let problem = "the client spoke https to this http port (connection closed): use "
+        // An https public URL is a TLS proxy in front of this port: the client went around it.
+        if let publicURL = addresses.publicURL, publicURL.isHTTPS {
+            return problem + "\(publicURL.origin)/…, the address in front of this server (--public-url)"
+        }
+        return problem + "\(addresses.plainHTTPAddress(serverName: attempt.serverName, port: attempt.port))/… "
             + "instead of https://, and see docs/clients.md for the platform's cleartext setting"
     }
 

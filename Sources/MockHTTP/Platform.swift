@@ -362,23 +362,38 @@ enum Sys {
         return fd
     }
 
-    /// IPv4 addresses of the machine's non-loopback interfaces, for the banner's LAN line.
-    static func lanAddresses() -> [String] {
+    /// Every interface's IPv4 and IPv6 addresses, loopback included, in the system's order;
+    /// `SameNetwork` picks those worth showing.
+    static func interfaceAddresses() -> [(name: String, address: String)] {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { return [] }
         defer { freeifaddrs(list) }
-        var found: [String] = []
+        var found: [(name: String, address: String)] = []
         var node = list
         while let entry = node {
-            if let address = entry.pointee.ifa_addr, Int32(address.pointee.sa_family) == AF_INET {
-                var storage = sockaddr_storage()
-                withUnsafeMutableBytes(of: &storage) { target in
-                    target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: MemoryLayout<sockaddr_in>.size))
-                }
-                let host = Sys.address(of: storage).host
-                if !host.hasPrefix("127."), !found.contains(host) { found.append(host) }
-            }
             node = entry.pointee.ifa_next
+            guard let address = entry.pointee.ifa_addr else { continue }
+            let size: Int
+            switch Int32(address.pointee.sa_family) {
+            case AF_INET: size = MemoryLayout<sockaddr_in>.size
+            case AF_INET6: size = MemoryLayout<sockaddr_in6>.size
+            default: continue
+            }
+            var storage = sockaddr_storage()
+            withUnsafeMutableBytes(of: &storage) { target in
+                target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: size))
+            }
+            found.append((String(cString: entry.pointee.ifa_name), Sys.address(of: storage).host))
+        }
+        return found
+    }
+
+    /// This machine's IPv4 addresses but loopback, bridges and link-local included: any of them
+    /// can be given to `--host` (`SameNetwork` picks those to offer to other devices).
+    static func lanAddresses() -> [String] {
+        var found: [String] = []
+        for (_, address) in interfaceAddresses() where !address.contains(":") && !address.hasPrefix("127.") && !found.contains(address) {
+            found.append(address)
         }
         return found
     }

@@ -147,7 +147,7 @@ public final class HTTPServer: @unchecked Sendable {
         connectionsByAddress[peer.host] = held > 0 ? held : nil
     }
 
-    /// IPv4 addresses of this machine's other interfaces, for people on the same network.
+    /// This machine's IPv4 addresses but loopback: those `--host` can listen on.
     public static var lanAddresses: [String] { Sys.lanAddresses() }
 
     /// Bytes counted against the memory budget now, in whole granules per connection (for tests).

@@ -19,6 +19,10 @@ public struct IDTable<Row: Identifiable> {
     @inlinable
     public var rows: some Sequence<Row> { slots.lazy.compactMap { $0 } }
 
+    /// Every id, in no particular order.
+    @inlinable
+    public var ids: Dictionary<Row.ID, Int>.Keys { slotOfID.keys }
+
     /// The row added last.
     @inlinable
     public var last: Row? { slots.last { $0 != nil } ?? nil }
@@ -38,8 +42,8 @@ public struct IDTable<Row: Identifiable> {
     /// Adds a row whose id is not in the table, after every other.
     @inlinable
     public mutating func append(_ row: Row) {
-        precondition(slotOfID[row.id] == nil, "IDTable.append of an id already there")
-        slotOfID[row.id] = slots.count
+        let earlier = slotOfID.updateValue(slots.count, forKey: row.id)
+        precondition(earlier == nil, "IDTable.append of an id already there")
         slots.append(row)
     }
 

@@ -174,6 +174,14 @@ public struct SeedReader {
         }
     }
 
+    /// How many elements the array has, counted by checking them without reading them: a table
+    /// sized for its rows up front is filled without being rehashed as it grows.
+    public func count() throws(SeedError) -> Int {
+        var copy = self, count = 0
+        try copy.elements { _ throws(SeedError) in count += 1 }
+        return count
+    }
+
     /// Calls `body` with the index in `keys` and the value of each member `keys` names, in the
     /// order of `keys` whatever their order in the text: a member that comes before those it
     /// follows in `keys` waits (its place noted) until they are read or found absent at the end of

@@ -148,6 +148,12 @@ public struct SeedDirectory: Sendable {
         return SeedJSON(bytes)
     }
 
+    /// The size of one seed file in bytes; 0 when it cannot be read.
+    public func fileSize(_ name: String) -> Int {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(name).path)
+        return (attributes?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
     /// `stubs/` inside the seed folder, when there is one.
     public var stubsFolder: URL? {
         let folder = url.appendingPathComponent("stubs")

@@ -82,12 +82,14 @@ public struct OTPDirectory {
         return (users.count - 1, true)
     }
 
-    /// A new token for the user; the user's earlier tokens stay valid.
+    /// A new token for the user; past `TokenLimit.perOwner`, their oldest stops working.
     mutating func issueToken(to index: Int) -> String {
         var token = OTPSecret.make(length: OTPSecret.length)
         while self.index(token: token) != nil { token = OTPSecret.make(length: OTPSecret.length) }
-        users[index].authTokens.append(token)
         indexByToken[ExactText(token)] = index
+        for ended in TokenLimit.append(token, to: &users[index].authTokens) {
+            indexByToken[ExactText(ended)] = nil
+        }
         touch(index)
         return token
     }
@@ -235,6 +237,12 @@ extension OTPDirectory {
         defer { changes = StateChanges() }
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { _, value throws(SeedError) in
+                // Sized up front, so the tables of a large seed are not rehashed as they fill.
+                let count = try value.count()
+                users.reserveCapacity(count)
+                indexByPhone.reserveCapacity(count)
+                indexByToken.reserveCapacity(count)
+                userIDs.reserveCapacity(count)
                 try value.elements { item throws(SeedError) in try addUser(&item) }
             }
         }
@@ -266,7 +274,7 @@ extension OTPDirectory {
                     if index(token: token) != nil || user.authTokens.contains(where: { $0.hasSameBytes(as: token) }) {
                         throw tokenValue.fail("duplicate token \(token)")
                     }
-                    user.authTokens.append(token)
+                    _ = TokenLimit.append(token, to: &user.authTokens)  // a document's oldest past the limit are dropped
                 }
             default: user.accounts = try OTPAccount.list(&value)
             }

@@ -217,7 +217,7 @@ public final class ThreadsAPI: CourseAPI {
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
         let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
-        state.setToken(token, to: ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime))
+        state.issueToken(token, to: ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime))
         return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
                           userLname: user.lname, userRole: user.role)
     }

@@ -49,6 +49,8 @@ public struct ThreadsState {
     /// Each thread's message ids, ascending.
     private var messageIDsByThread: [Int: [Int]] = [:]
     private(set) var tokens: [ExactText: Token] = [:]
+    /// User id → their live tokens, oldest first, at most `TokenLimit.perOwner` (docs/apis/threads.md#tokens).
+    private var tokensOfUser: [Int: [String]] = [:]
     var nextUserID = 1
     var nextThreadID = 1
     var nextMessageID = 1
@@ -100,16 +102,21 @@ public struct ThreadsState {
         changes.touch(.row("threads", "thread_id", .int(id)))
     }
 
-    mutating func setToken(_ token: String, to record: Token?) {
+    /// A new token for the user; past `TokenLimit.perOwner`, their oldest stops working.
+    mutating func issueToken(_ token: String, to record: Token) {
         tokens[ExactText(token)] = record
         changes.touch(.row("tokens", "token", .string(token)))
+        for ended in TokenLimit.append(token, to: &tokensOfUser[record.userID, default: []]) {
+            tokens[ExactText(ended)] = nil
+            changes.touch(.row("tokens", "token", .string(ended)))
+        }
     }
 
     /// From now on the token's answers use the flat 2017–2018 shape (a forgotten token: nothing to do).
     mutating func markLegacy(token: ExactText) {
-        guard var record = tokens[token] else { return }
-        record.isLegacy = true
-        setToken(token.string, to: record)
+        guard tokens[token] != nil else { return }
+        tokens[token]?.isLegacy = true
+        changes.touch(.row("tokens", "token", .string(token.string)))
     }
 
     mutating func removeMessage(_ id: Int) {
@@ -153,6 +160,7 @@ extension ThreadsState {
         // Checked in document order (so an error names the first bad row), then added by id.
         var seededUsers: [User] = [], seededThreads: [Thread] = [], seededMessages: [Message] = []
         var userIDs: Set<Int> = [], threadIDs: Set<Int> = []
+        var loadedTokens: [(token: String, record: Token)] = []
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { key, value throws(SeedError) in
                 switch key {
@@ -173,7 +181,7 @@ extension ThreadsState {
                             default: record.isLegacy = try value.bool()
                             }
                         }
-                        setToken(token, to: record)
+                        loadedTokens.append((token, record))
                     }
                 default:
                     var counters: [Int] = []
@@ -184,6 +192,10 @@ extension ThreadsState {
                     nextMessageID = counters[2]
                 }
             }
+        }
+        // Issued in the order they expire (every token lives as long), so a user's oldest ends first.
+        for loaded in loadedTokens.sorted(by: { $0.record.expires < $1.record.expires }) {
+            issueToken(loaded.token, to: loaded.record)
         }
         let counters = (nextUserID, nextThreadID, nextMessageID)
         users.reserveCapacity(seededUsers.count)
@@ -210,6 +222,10 @@ extension ThreadsState {
 
     private static func users(value: inout SeedReader, ids: inout Set<Int>) throws(SeedError) -> [User] {
         var users: [User] = [], emails: Set<ExactText> = []
+        let count = try value.count()
+        users.reserveCapacity(count)
+        emails.reserveCapacity(count)
+        ids.reserveCapacity(count)
         try value.elements { item throws(SeedError) in
             var user = User(id: 0, email: "", password: "", fname: "", lname: "", role: "USER")
             try item.members(Keys.user) { key, value throws(SeedError) in
@@ -231,6 +247,9 @@ extension ThreadsState {
 
     private static func threads(value: inout SeedReader, ids: inout Set<Int>, userIDs: Set<Int>) throws(SeedError) -> [Thread] {
         var threads: [Thread] = []
+        let count = try value.count()
+        threads.reserveCapacity(count)
+        ids.reserveCapacity(count)
         try value.elements { item throws(SeedError) in
             var thread = Thread(id: 0, userID: 0, title: "", createdAt: "")
             try item.members(Keys.thread) { key, value throws(SeedError) in
@@ -250,6 +269,9 @@ extension ThreadsState {
 
     private static func messages(value: inout SeedReader, threadIDs: Set<Int>, userIDs: Set<Int>) throws(SeedError) -> [Message] {
         var messages: [Message] = [], ids: Set<Int> = []
+        let count = try value.count()
+        messages.reserveCapacity(count)
+        ids.reserveCapacity(count)
         try value.elements { item throws(SeedError) in
             var message = Message(id: 0, threadID: 0, userID: 0, text: "", createdAt: "")
             try item.members(Keys.message) { key, value throws(SeedError) in

@@ -154,9 +154,15 @@ extension WSUVState {
         var seededTweets: [Tweet] = [], tweetIDs = Set<Int>()
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { key, value throws(SeedError) in
+                // Sized up front, so the tables of a large seed are not rehashed as they fill.
+                let count = try value.count()
                 if key == 0 {
+                    users.reserveCapacity(count)
+                    userIndexByName.reserveCapacity(count)
                     try value.elements { item throws(SeedError) in try addUser(&item) }
                 } else {
+                    seededTweets.reserveCapacity(count)
+                    tweetIDs.reserveCapacity(count)
                     try value.elements { item throws(SeedError) in
                         let tweet = try Self.tweet(&item, isUser: { userIndex($0) != nil })
                         if !tweetIDs.insert(tweet.id).inserted { throw item.fail("duplicate tweet_id \(tweet.id)") }

@@ -5,7 +5,8 @@ import MockKit
 
 /// The start-up banner: version, addresses, each API's base URL and its seeded accounts.
 enum Banner {
-    static func print(server: HTTPServer, apis: [any MockAPI], seed: SeedDirectory, stubs: StubSet, options: Options) {
+    static func print(server: HTTPServer, apis: [any MockAPI], seed: SeedDirectory, stubs: StubSet, options: Options,
+                      addresses: ServerAddresses) {
         let port = server.port
         var lines = ["mock-backend \(MockBackend.version)"]
         if let host = options.host {
@@ -13,12 +14,8 @@ enum Banner {
         } else {
             lines.append("listening on port \(port), all interfaces (\(server.isDualStack ? "IPv4 and IPv6" : "IPv4"))")
         }
-        let local = "http://localhost:\(port)"
-        lines.append("  this machine:      \(local)")
-        for address in HTTPServer.lanAddresses {
-            lines.append("  same network:      http://\(address):\(port)")
-        }
-        lines.append("  Android emulator:  http://10.0.2.2:\(port)")
+        let (addressLines, local) = self.addressLines(port: port, addresses)
+        lines += addressLines
         lines.append("  seed:              \(seed.url.path)")
         if options.watch {
             lines.append("  watching:          seed and stub files, checked every \(Int(SeedWatcher.defaultInterval)) s (--watch)")
@@ -43,6 +40,30 @@ enum Banner {
         lines.append("")
         lines.append(options.quiet ? "Request log off (--quiet). Ctrl-C stops." : "One line per request follows. Ctrl-C stops.")
         Console.standard.write(lines.joined(separator: "\n"))
+    }
+
+    /// Where clients reach the server, and the origin of every base URL printed after them: the
+    /// public URL when given; in a container without one, placeholders, since the host's address
+    /// and published port cannot be seen from inside; otherwise this machine's addresses.
+    private static func addressLines(port: Int, _ addresses: ServerAddresses) -> (lines: [String], origin: String) {
+        let emulator = "  Android emulator:  http://10.0.2.2:\(port)"
+        if let publicURL = addresses.publicURL {
+            let shown = "  public URL:        \(publicURL.origin)"
+            // In a container, localhost and the port are the container's own: only the public URL holds.
+            let lines = addresses.inContainer ? [shown] : ["  this machine:      http://localhost:\(port)", shown, emulator]
+            return (lines, publicURL.origin)
+        }
+        if addresses.inContainer {
+            return ([
+                "  address:           unknown inside a container: use the Docker host's address and the port published",
+                "                     with -p <host-port>:\(port) (http://localhost:<host-port> on the host itself,",
+                "                     http://10.0.2.2:<host-port> in the Android emulator). To show it here and on the",
+                "                     index page: \(ServerAddresses.publicURLAdvice)",
+            ], "http://<host>:<host-port>")
+        }
+        let local = "http://localhost:\(port)"
+        let network = addresses.sameNetwork.map { "  same network:      http://\($0):\(port)" }
+        return (["  this machine:      \(local)"] + network + [emulator], local)
     }
 
     /// The items joined by commas in lines of at most 100 characters.

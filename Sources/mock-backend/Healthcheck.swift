@@ -3,19 +3,49 @@ import MockHTTP
 
 /// `--healthcheck [URL]`: for Docker's HEALTHCHECK in an image without curl.
 enum Healthcheck {
-    /// 0 when the server at `url` answers `/_mock/health` with status ok, 1 otherwise.
-    static func run(url: String, adminToken: String?) -> Int32 {
+    /// The flags that, given to `--healthcheck` itself, say which server to ask.
+    static let addressFlags: Set<String> = ["--host", "--port", "--admin-token"]
+
+    /// 0 when the server answers `/_mock/health` with status ok, 1 otherwise. Which server: the URL;
+    /// else `--host`/`--port`/`--admin-token` given with `--healthcheck`; else the one whose health
+    /// file (`HealthFile`) is there, with its port and token however they were given; else
+    /// 127.0.0.1 at `PORT` (default 8080) with `MOCK_ADMIN_TOKEN`.
+    static func run(url: String?, options: Options, environment: [String: String]) -> Int32 {
+        if let url { return probe(url: url, adminToken: options.adminToken) }
+        if options.givenFlags.isDisjoint(with: addressFlags) {
+            let path = HealthFile.path(environment: environment)
+            switch HealthFile.read(path) {
+            case .found(let file):
+                return probe(host: file.host, port: file.port, path: "/_mock/health", adminToken: file.adminToken)
+            case .serverGone(let pid):
+                print("unhealthy: the server that wrote \(path) (process \(pid)) is not running")
+                return 1
+            case .unusable(let reason):
+                FileHandle.standardError.write(Data("mock-backend: --healthcheck: \(path) ignored: \(reason)\n".utf8))
+            case .missing:
+                break
+            }
+        }
+        return probe(host: HealthFile.loopback(listening: options.host), port: options.port, path: "/_mock/health",
+                     adminToken: options.adminToken)
+    }
+
+    private static func probe(url: String, adminToken: String?) -> Int32 {
         guard let components = URLComponents(string: url), let host = components.host else {
             FileHandle.standardError.write(Data("mock-backend: --healthcheck: cannot read URL \(url)\n".utf8))
             return 1
         }
-        let port = components.port ?? 80
         let base = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
-        let path = base.hasSuffix("/_mock/health") ? base : base + "/_mock/health"
+        return probe(host: host, port: components.port ?? 80,
+                     path: base.hasSuffix("/_mock/health") ? base : base + "/_mock/health", adminToken: adminToken)
+    }
+
+    private static func probe(host: String, port: Int, path: String, adminToken: String?) -> Int32 {
         do {
             let client = try BlockingClient(host: host, port: port, timeout: 5)
             let token = adminToken.map { "Authorization: Bearer \($0)\r\n" } ?? ""
-            client.send("GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\n\(token)Connection: close\r\n\r\n")
+            let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            client.send("GET \(path) HTTP/1.1\r\nHost: \(authority)\r\n\(token)Connection: close\r\n\r\n")
             let response = try client.readResponse()
             if response.status == 200 && response.text.contains("\"status\":\"ok\"") {
                 print("healthy: \(response.text)")
@@ -23,8 +53,100 @@ enum Healthcheck {
             }
             print("unhealthy: HTTP \(response.status) \(response.text)")
         } catch {
-            print("unhealthy: \(error)")
+            print("unhealthy: \(host) port \(port): \(error)")
         }
         return 1
+    }
+}
+
+/// Where a running server leaves its effective health address and admin token for
+/// `mock-backend --healthcheck` without flags. Docker's HEALTHCHECK starts the program anew with
+/// the image's environment (`PORT=8080`) but without the flags given after the image name
+/// (`--port 9000 --admin-token T`), so only the server knows them. The file holds the token, so it
+/// is created private (mode 0600) and read only when it is private and the reader's own.
+/// `MOCK_HEALTH_FILE` names it; the default is `$TMPDIR/mock-backend-<uid>.health` (`/tmp`).
+/// The last server started wins; a server that stops removes the file if it is still its own.
+struct HealthFile: Codable, Equatable {
+    var pid: Int32
+    var host: String
+    var port: Int
+    var adminToken: String?
+
+    enum Reading {
+        case found(HealthFile)
+        case missing
+        case serverGone(pid: Int32)
+        case unusable(String)
+    }
+
+    static func path(environment: [String: String]) -> String {
+        if let path = environment["MOCK_HEALTH_FILE"], !path.isEmpty { return path }
+        let folder = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return URL(fileURLWithPath: folder).appendingPathComponent("mock-backend-\(getuid()).health").path
+    }
+
+    /// The address a client on this machine dials for a server listening on `host` (nil: everywhere).
+    static func loopback(listening host: String?) -> String {
+        switch host {
+        case nil, "0.0.0.0": return "127.0.0.1"
+        case "::": return "::1"
+        case let host?: return host
+        }
+    }
+
+    /// Written to a new private file beside `path`, then renamed over it: a reader sees the old
+    /// file or the new one, and the token is never in a file anyone else could open. Fails (and
+    /// leaves `path` alone) when `path` belongs to another user in a sticky folder like /tmp.
+    func write(to path: String) throws(FileProblem) {
+        let temporary = path + ".\(pid).new"
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FileProblem(call: "open", path: temporary, errno: errno) }
+        let bytes = Array((try? JSONEncoder().encode(self)) ?? Data())
+        let written = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+        let writeError = errno
+        close(fd)
+        guard written == bytes.count else {
+            unlink(temporary)
+            throw FileProblem(call: "write", path: temporary, errno: writeError)
+        }
+        guard rename(temporary, path) == 0 else {
+            let renameError = errno
+            unlink(temporary)
+            throw FileProblem(call: "rename", path: path, errno: renameError)
+        }
+    }
+
+    static func read(_ path: String) -> Reading {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            return errno == ENOENT ? .missing : .unusable(String(cString: strerror(errno)))
+        }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(fd, &status) == 0, Int(status.st_mode) & Int(S_IFMT) == Int(S_IFREG) else {
+            return .unusable("not a regular file")
+        }
+        // Anyone who could write it could send the health check (and its token) elsewhere.
+        guard status.st_uid == getuid(), Int(status.st_mode) & 0o077 == 0 else {
+            return .unusable("it must belong to this user and be private to it (mode 0600)")
+        }
+        guard let data = try? handle.readToEnd(), let file = try? JSONDecoder().decode(HealthFile.self, from: data) else {
+            return .unusable("not a health file")
+        }
+        if kill(file.pid, 0) != 0 && errno == ESRCH { return .serverGone(pid: file.pid) }
+        return .found(file)
+    }
+
+    /// Removes the file at `path` if this process wrote it (another server may have replaced it).
+    static func remove(_ path: String) {
+        if case .found(let file) = read(path), file.pid == getpid() { unlink(path) }
+    }
+
+    struct FileProblem: Error, CustomStringConvertible {
+        var call: String
+        var path: String
+        var errno: Int32
+        var description: String { "\(path): \(call) failed: \(String(cString: strerror(errno)))" }
     }
 }

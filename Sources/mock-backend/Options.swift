@@ -20,6 +20,7 @@ struct Options {
     var maxConnectionsPerAddress: Int?
     var memoryBudget = 256 << 20
     var adminToken: String?
+    var publicURL: PublicURL?
     var journal = 1000
     var quiet = false
     var adminRequiresToken = false
@@ -27,6 +28,8 @@ struct Options {
     var logFormat = RequestLog.Format.text
     var poller = PollerKind.available[0]
     var healthcheck: String??
+    /// The valued flags given on the command line (not through their variables).
+    var givenFlags: Set<String> = []
     var showVersion = false
     var showHelp = false
 
@@ -41,7 +44,7 @@ struct Options {
         ("--otp-ttl", "MOCK_OTP_TTL"), ("--wsuv-tz", "MOCK_WSUV_TZ"), ("--max-body", "MOCK_MAX_BODY"),
         ("--admin-token", "MOCK_ADMIN_TOKEN"), ("--journal", "MOCK_JOURNAL"), ("--log-format", "MOCK_LOG_FORMAT"),
         ("--poller", "MOCK_POLLER"), ("--max-connections-per-address", "MOCK_MAX_CONNECTIONS_PER_ADDRESS"),
-        ("--memory-budget", "MOCK_MEMORY_BUDGET"),
+        ("--memory-budget", "MOCK_MEMORY_BUDGET"), ("--public-url", "MOCK_PUBLIC_URL"),
     ]
 
     init(arguments: [String], environment: [String: String]) throws(UsageError) {
@@ -86,6 +89,7 @@ struct Options {
                 }
             case _ where Self.valued.contains { $0.flag == flag }:
                 variables[flag] = nil
+                givenFlags.insert(flag)
                 if let inline {
                     values[flag] = inline
                 } else {
@@ -121,6 +125,14 @@ struct Options {
         adminToken = values["--admin-token"]
         if let token = adminToken, token.trimmingCharacters(in: .whitespaces).isEmpty {
             throw UsageError(message: "--admin-token must not be empty: an empty token would let anyone in")
+        }
+        if let text = values["--public-url"] {
+            do {
+                publicURL = try PublicURL(parsing: text)
+            } catch {
+                throw UsageError(message: "\(variables["--public-url"] ?? "--public-url") \(text): \(error.reason) "
+                    + "(e.g. http://192.168.1.20:8080)")
+            }
         }
         if let only = values["--only"] {
             let names = only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -197,6 +209,9 @@ struct Options {
       --memory-budget BYTES request bodies, buffered input and queued output of all connections
                             together [MOCK_MEMORY_BUDGET] (default 268435456)
       --admin-token T       require this token on /_mock/… [MOCK_ADMIN_TOKEN]
+      --public-url URL      the address to show for other devices, e.g. the Docker host's
+                            http://192.168.1.20:9000 [MOCK_PUBLIC_URL] (default: this machine's; in a
+                            container, none: MOCK_IN_CONTAINER=0 or 1 overrides the detection)
       --admin-require-token trust no loopback caller without the token, e.g. behind a proxy
                             [MOCK_ADMIN_REQUIRE_TOKEN=1]
       --journal N           requests kept for /_mock/requests, 0 = off [MOCK_JOURNAL] (default 1000)
@@ -205,6 +220,8 @@ struct Options {
       --log-format F        text or json [MOCK_LOG_FORMAT] (default text)
       --poller P            epoll (Linux's default) or poll (macOS's only one) [MOCK_POLLER]
       --healthcheck [URL]   ask a running server's /_mock/health; exit 0 if healthy, 1 if not
+                            (default: the last server this user started, at its own port and
+                            with its token, from its health file [MOCK_HEALTH_FILE])
       --version             print the version
       --help                print this help
     """

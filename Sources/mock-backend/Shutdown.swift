@@ -11,14 +11,17 @@ final class Shutdown: @unchecked Sendable {
     private let server: HTTPServer
     private let app: MockApp
     private let stateLog: StateLog?
+    /// Removed at the stop, so `--healthcheck` finds no stale server.
+    private let healthFile: String
     private let grace = 5.0
     private let lock = NSLock()
     private var cutShort = false
 
-    init(server: HTTPServer, app: MockApp, stateLog: StateLog?) {
+    init(server: HTTPServer, app: MockApp, stateLog: StateLog?, healthFile: String) {
         self.server = server
         self.app = app
         self.stateLog = stateLog
+        self.healthFile = healthFile
     }
 
     func handleSignals() {
@@ -53,6 +56,7 @@ final class Shutdown: @unchecked Sendable {
             lock.unlock()
             return
         }
+        HealthFile.remove(healthFile)
         let counts = server.requestCounts
         Console.standard.write("mock-backend stopped\(atOnce ? " at once" : "") after \(app.uptime): "
                                + "\(counts.answered) \(counts.answered == 1 ? "request" : "requests") answered, \(counts.cutOff) cut off")

@@ -21,8 +21,7 @@ if options.showVersion {
     exit(0)
 }
 if let target = options.healthcheck {
-    exit(Healthcheck.run(url: target ?? "http://127.0.0.1:\(options.port)",
-                         adminToken: options.adminToken))
+    exit(Healthcheck.run(url: target, options: options, environment: ProcessInfo.processInfo.environment))
 }
 
 func fail(_ message: String) -> Never {
@@ -66,6 +65,8 @@ var settings = AppSettings(adminToken: options.adminToken,
 settings.trustsLoopback = !options.adminRequiresToken
 settings.journalCapacity = options.journal
 settings.latency = options.latency
+settings.addresses = ServerAddresses(publicURL: options.publicURL,
+                                     inContainer: ContainerDetection.isContainer(environment: ProcessInfo.processInfo.environment))
 // The state file is read and shown writable before the port opens, and written only once it is
 // open: a start that fails leaves the file as it was.
 if let path = options.stateFile {
@@ -102,18 +103,26 @@ configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
 configuration.memoryBudget = options.memoryBudget
 configuration.poller = options.poller
 let server = HTTPServer(configuration: configuration, responder: app)
+let healthFilePath = HealthFile.path(environment: ProcessInfo.processInfo.environment)
 // Before the first answer: whoever waits for it (a script, docker stop) may signal at once, and a
 // signal that came between the start and this line was lost. The first signal's handler runs on
 // the main queue, so only once `dispatchMain()` runs, after the start.
-Shutdown(server: server, app: app, stateLog: settings.stateLog).handleSignals()
+Shutdown(server: server, app: app, stateLog: settings.stateLog, healthFile: healthFilePath).handleSignals()
 do {
     try server.start()
     try settings.stateLog?.beginWriting()
 } catch {
     fail("\(error)")
 }
+// For `--healthcheck` without flags (Docker's HEALTHCHECK), which cannot see this command line.
+do {
+    try HealthFile(pid: getpid(), host: HealthFile.loopback(listening: options.host), port: server.port,
+                   adminToken: options.adminToken).write(to: healthFilePath)
+} catch {
+    Console.standard.write("warning: cannot leave the health file for --healthcheck (\(error))")
+}
 
-Banner.print(server: server, apis: apis, seed: seed, stubs: stubs, options: options)
+Banner.print(server: server, apis: apis, seed: seed, stubs: stubs, options: options, addresses: settings.addresses)
 if options.adminToken == nil && !options.adminRequiresToken && [nil, "0.0.0.0", "::"].contains(options.host) {
     Console.standard.write("""
         warning: no --admin-token while listening on every interface. /_mock/… (the journal with other

@@ -58,7 +58,7 @@ final class IndexPageTests: XCTestCase {
         XCTAssertTrue(html.contains("<span>http://10.0.2.2:9090</span><wbr><span>/api/</span>"), html)
         XCTAssertTrue(html.contains("<span>http://classroom.local:9090</span><wbr><span>/~cs458/cgi-bin/</span>"), html)
         XCTAssertTrue(html.contains("also answers under <code>/~wcochran/cgi-bin/</code>, <code>/cgi-bin/</code>, <code>/</code>"))
-        for address in HTTPServer.lanAddresses {
+        for address in SameNetwork.addresses(NetworkInterface.all()) {
             XCTAssertTrue(html.contains("<tr><th>same network</th><td><code><span>http://\(address):9090</span><wbr>"), address)
         }
 
@@ -82,7 +82,7 @@ final class IndexPageTests: XCTestCase {
         let ipv6 = try page(["Host: [::1]:8123"])
         XCTAssertTrue(ipv6.text.contains("<span>http://[::1]:8123</span><wbr><span>/api/</span>"))
         XCTAssertTrue(ipv6.text.contains("<span>http://10.0.2.2:8123</span><wbr>"), "the emulator uses the same port")
-        if let lan = HTTPServer.lanAddresses.first {
+        if let lan = SameNetwork.addresses(NetworkInterface.all()).first {
             let fromPhone = try page(["Host: \(lan):9090"]).text
             XCTAssertTrue(fromPhone.contains("<tr><th>this browser</th><td><code><span>http://\(lan):9090</span>"))
             XCTAssertFalse(fromPhone.contains("<tr><th>same network</th><td><code><span>http://\(lan):9090</span>"),
@@ -127,6 +127,19 @@ final class IndexPageTests: XCTestCase {
         let journal = try server.request("GET", "/_mock/requests").text
         XCTAssertEqual(journal.components(separatedBy: #""method":"#).count - 1, 2, "the page itself is not journaled")
         XCTAssertFalse(journal.contains(#""path":"/""#))
+    }
+
+    /// On the server's machine the page is live at once, with the journal's filters (the script shows them).
+    func testTheJournalIsLiveWithItsFilters() throws {
+        let html = try page(["Host: 127.0.0.1"]).text
+        XCTAssertTrue(html.contains("<section class=\"card\" id=\"requests\" data-journal=\"live\" data-limit=\"20\" "), html)
+        XCTAssertTrue(html.contains("<form id=\"journal-filters\" class=\"controls\" hidden>\n<label>API <select name=\"api\">"
+                                    + "<option value=\"\">any</option><option>threads</option><option>internproducts</option>"
+                                    + "<option>wsuv</option><option>cse118</option><option>otp</option></select></label>"), html)
+        XCTAssertTrue(html.contains("<label>status <select name=\"status\"><option value=\"\">any</option><option>2xx</option>"
+                                    + "<option>3xx</option><option>4xx</option><option>5xx</option></select></label>"), html)
+        XCTAssertTrue(html.contains("<label>path starts with <input name=\"path\" type=\"search\""), html)
+        XCTAssertTrue(html.contains("fetch(`/_mock/requests?${query}`"), "the script asks the journal")
     }
 
     func testAtMostTwentyRequests() throws {

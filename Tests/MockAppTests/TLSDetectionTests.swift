@@ -42,6 +42,27 @@ final class TLSDetectionTests: XCTestCase {
         XCTAssertTrue(try console.waitForLine(containing: "https").contains("use http://HOST:\(server.port)/… instead of https://"))
     }
 
+    /// In a container the listening port is not the one clients use; a public URL is.
+    func testTheHintNamesThePublicURLOrAdmitsTheHostPortIsUnknown() throws {
+        for (addresses, advice) in [
+            (ServerAddresses(inContainer: true), "use http://localhost:<host-port>/… instead of https://, and see docs/clients.md"),
+            (ServerAddresses(publicURL: try PublicURL(parsing: "http://192.168.1.20:9000"), inContainer: true),
+             "use http://192.168.1.20:9000/… instead of https://, and see docs/clients.md"),
+            (ServerAddresses(publicURL: try PublicURL(parsing: "https://mock.example.edu")),
+             "use https://mock.example.edu/…, the address in front of this server (--public-url)"),
+        ] {
+            let console = ConsoleLines()
+            var settings = AppSettings(log: RequestLog(format: .text, output: console.append))
+            settings.addresses = addresses
+            let server = try TestServer(settings: settings)
+            let client = try server.connect(timeout: 5)
+            client.send(Self.clientHello(serverName: "localhost"))
+            XCTAssertTrue(client.isClosedByServer())
+            let line = try console.waitForLine(containing: "https")
+            XCTAssertTrue(line.contains("the client spoke https to this http port (connection closed): \(advice)"), line)
+        }
+    }
+
     func testTheServerKeepsServingHTTP() throws {
         let client = try server.connect(timeout: 5)
         client.send(Self.clientHello(serverName: "example.test"))

@@ -306,6 +306,15 @@ final class OTPTests: OTPTestCase {
         XCTAssertEqual(try readUser(Self.alexToken).text, before)
     }
 
+    func testOnlyTheNewestTenTokensOfAUserWork() throws {
+        let tokens = try (0...10).map { _ in try XCTUnwrap(logIn("5305550123")[string: "auth_token"]) }
+        assertError(try readUser(tokens[0]), "invalid_auth_token", "Your auth token is invalid")
+        XCTAssertEqual(try object(readUser(tokens[1]))[string: "status"], "ok")
+        XCTAssertEqual(try object(readUser(tokens[10]))[string: "status"], "ok")
+        let exported = try server.request("GET", "/_mock/state/otp").text
+        XCTAssertTrue(exported.contains(#""auth_tokens":["\#(tokens[1...].joined(separator: #"",""#))"]"#), exported)
+    }
+
     func testAuthTokensCompareByteForByte() throws {
         // The Kelvin sign (E2 84 AA) is canonically equivalent to K, but other bytes.
         let token = "KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK"

@@ -28,6 +28,10 @@ public final class ChildProcess: @unchecked Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
+    /// Where the servers these tests start leave their health file (docs/admin.md#health-check).
+    public static let healthFile = FileManager.default.temporaryDirectory
+        .appendingPathComponent("mock-backend-tests-\(ProcessInfo.processInfo.processIdentifier).health").path
+
     /// What runs the program as an ordinary user: nothing when the tests are not root; as root,
     /// setpriv to uid 10001 (the image's user); nil as root without setpriv.
     public static var ordinaryUserWrapper: [String]? {
@@ -49,6 +53,11 @@ public final class ChildProcess: @unchecked Sendable {
         var merged = ProcessInfo.processInfo.environment
         // The poller choice is kept, so a suite run on the poll backend runs its children on it too.
         for key in merged.keys where (key.hasPrefix("MOCK_") && key != "MOCK_POLLER") || key == "PORT" { merged[key] = nil }
+        // The banner as on a developer's machine, even where the tests run in a container (a test
+        // asks for MOCK_IN_CONTAINER=1 to see the other one); and a health file of the test run's
+        // own, so that `--healthcheck` without flags never meets a server someone else started.
+        merged["MOCK_IN_CONTAINER"] = "0"
+        merged["MOCK_HEALTH_FILE"] = Self.healthFile
         merged.merge(environment) { $1 }
         process.environment = merged
         if let directory { process.currentDirectoryURL = directory }

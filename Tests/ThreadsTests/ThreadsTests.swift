@@ -350,6 +350,26 @@ final class ThreadsTests: XCTestCase, @unchecked Sendable {
         XCTAssertEqual(response.headers["Access-Control-Max-Age"], "600")
     }
 
+    func testOnlyTheNewestTenTokensOfAUserWork() throws {
+        // A second apart: a state document orders a user's tokens by when they expire.
+        func loginLater() throws -> String {
+            now.withLock { $0 = $0.addingTimeInterval(1) }
+            return try login()
+        }
+        let tokens = try (0...10).map { _ in try loginLater() }
+        assertError(try get("/api/threads", token: tokens[0]), 401, "Invalid token.")
+        XCTAssertEqual(try get("/api/threads", token: tokens[1]).status, 200)
+        XCTAssertEqual(try get("/api/threads", token: tokens[10]).status, 200)
+        let exported = try server.request("GET", "/_mock/state/threads").text
+        XCTAssertEqual(exported.components(separatedBy: #""user_id":2,"exp""#).count - 1, 10, exported)
+        // A state document keeps each user's newest ten, and which they are, through a round trip.
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/threads", body: exported).status, 200)
+        XCTAssertEqual(try get("/api/threads", token: tokens[1]).status, 200)
+        _ = try loginLater()
+        assertError(try get("/api/threads", token: tokens[1]), 401, "Invalid token.")
+        XCTAssertEqual(try get("/api/threads", token: tokens[2]).status, 200)
+    }
+
     func testResetReturnsTheSeedAndForgetsTokens() throws {
         let token = try login()
         _ = try post("/api/thread/add", form: "title=temporary", token: token)

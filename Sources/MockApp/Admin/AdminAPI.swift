@@ -75,7 +75,8 @@ final class AdminAPI: Sendable {
         }
         let page = IndexPage(version: MockBackend.version, uptime: Date().timeIntervalSince(startedAt),
                              authority: IndexPage.Authority(hostHeader: request.headers["Host"]),
-                             lanAddresses: HTTPServer.lanAddresses,
+                             sameNetworkAddresses: settings.addresses.sameNetwork,
+                             publicURL: settings.addresses.publicURL, inContainer: settings.addresses.inContainer,
                              apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary, endpoints: $0.endpoints,
                                                             hasOpenAPIDocument: $0.openAPIDocument != nil) },
                              stubs: stubs.all, requests: requests, stateFile: settings.stateLog?.path)

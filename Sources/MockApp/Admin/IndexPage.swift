@@ -66,7 +66,10 @@ struct IndexPage {
     var version: String
     var uptime: TimeInterval
     var authority: Authority
-    var lanAddresses: [String]
+    /// `ServerAddresses.sameNetwork`: none in a container or beside a public URL.
+    var sameNetworkAddresses: [String]
+    var publicURL: PublicURL?
+    var inContainer = false
     var apis: [API]
     var stubs: [Stub] = []
     var requests: Requests
@@ -121,9 +124,17 @@ struct IndexPage {
         return "<p class=\"meta\">State: \(kept); reset (<code>POST /_mock/reset</code>) returns to the seed files.</p>"
     }
 
-    /// This page's address for a phone on the same network, when the browser used another one.
+    /// This page's address for a phone on the same network, when the browser used another one; in a
+    /// container without a public URL, the admission that it is unknown here and how to make it known.
     private var otherDevices: String {
-        let origins = lanOrigins.map { "<code>\(escape($0))/</code>" }
+        if inContainer && publicURL == nil {
+            return """
+            <p class="meta">In a container: this server cannot see the host's address or the port published for it. \
+            On a phone or another computer use the host's address and that port; start the container with \
+            <code>\(escape(ServerAddresses.publicURLAdvice))</code> to show it here.</p>
+            """
+        }
+        let origins = (publicURL.map { [$0.origin] } ?? lanOrigins).map { "<code>\(escape($0))/</code>" }
         guard !origins.isEmpty else { return "" }
         return "<p class=\"meta\">On a phone or another computer: \(origins.joined(separator: " or "))</p>"
     }
@@ -226,16 +237,19 @@ struct IndexPage {
         var origin: String
     }
 
-    /// The browser's own address, the machine's LAN addresses, the Android emulator's alias of the host.
+    /// The browser's own address, the public URL or the machine's LAN addresses, the Android
+    /// emulator's alias of the host.
     private var servers: [Server] {
-        [Server(label: "this browser", origin: "http://\(authority.text)")]
-            + lanOrigins.map { Server(label: "same network", origin: $0) }
+        let browser = "http://\(authority.text)"
+        let publicRow = publicURL.map { [Server(label: "public URL", origin: $0.origin)] } ?? []
+        return (publicURL?.origin == browser.lowercased() ? [] : [Server(label: "this browser", origin: browser)])
+            + publicRow + lanOrigins.map { Server(label: "same network", origin: $0) }
             + [Server(label: "Android emulator", origin: "http://\(Self.androidEmulatorHost)\(authority.portSuffix)")]
     }
 
     /// The LAN addresses with the browser's port, except one the browser already used.
     private var lanOrigins: [String] {
-        lanAddresses.filter { $0 != authority.host }.map { "http://\($0)\(authority.portSuffix)" }
+        sameNetworkAddresses.filter { $0 != authority.host }.map { "http://\($0)\(authority.portSuffix)" }
     }
 
     /// `42 s`, `5 min 3 s`, `2 h 10 min`, `3 d 4 h`.
