@@ -97,10 +97,11 @@ extension IndexPage {
             return;
           }
           if (!response.ok) {
+            // Asking again would get the same answer, and a console line each time.
             const answer = await response.json().catch(() => ({}));
-            say(`The journal answered ${response.status}${answer.detail ? ": " + answer.detail : ""}.`);
+            say(`The journal answered ${response.status}${answer.detail ? ": " + answer.detail : ""}; `
+              + "reload the page to try again.");
             live.hidden = true;
-            later(retryMs, mine);
             return;
           }
           const entries = await response.json();
