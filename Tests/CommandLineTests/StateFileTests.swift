@@ -230,6 +230,32 @@ final class StateFileTests: XCTestCase {
         XCTAssertEqual(server.waitForExit(), 0)
     }
 
+    /// After a crash the start appends to the file as it is, a short log included, and the first
+    /// write cuts off the record the crash tore.
+    func testStartAfterACrashAppendsAfterTheLastWholeRecord() throws {
+        var (server, port) = try start()
+        XCTAssertEqual(try signup("kept@x.com", port: port).status, 200)
+        XCTAssertEqual(try signup("torn@x.com", port: port).status, 200)
+        killHard(server)
+        let whole = try Data(contentsOf: state)
+        let tornStart = try XCTUnwrap(whole.dropLast().lastIndex(of: 10)) + 1
+        try whole.dropLast(5).write(to: state)
+
+        (server, port) = try start()
+        XCTAssertTrue(server.waitForOutput("state file: dropped \(whole.count - 5 - tornStart) bytes after the last whole change"),
+                      server.standardOutput)
+        XCTAssertEqual(try Data(contentsOf: state), whole.dropLast(5), "the start rewrote the file")
+        XCTAssertEqual(try signup("after@x.com", port: port).status, 200)
+        XCTAssertEqual(try Data(contentsOf: state).prefix(tornStart), whole.prefix(tornStart), "not appended")
+        killHard(server)
+
+        (server, port) = try start()
+        XCTAssertEqual(try login("kept@x.com", port: port), 200)
+        XCTAssertEqual(try login("torn@x.com", port: port), 401)
+        XCTAssertEqual(try login("after@x.com", port: port), 200)
+        killHard(server)
+    }
+
     // MARK: Files that cannot be used
 
     /// The one line a start that cannot write its state file prints.
@@ -308,11 +334,34 @@ final class StateFileTests: XCTestCase {
         killHard(server)
         let logged = try Data(contentsOf: state)
         XCTAssertTrue(String(decoding: logged, as: UTF8.self).contains("\n~"), "the file holds a log")
-        // Cut into the last record, as a crash does: a start that went on would cut it off.
+        // Cut into the last record, as a crash does: a start that went on would cut it off at its
+        // first write.
         try logged.dropLast(3).write(to: state)
         startOnTheBusyPort()
         XCTAssertEqual(try Data(contentsOf: state), logged.dropLast(3), "the file was changed")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["state.json"])
+    }
+
+    /// Each API reads its part of the snapshot straight from the text: a bad row is named by its
+    /// place in the whole file, and a file that is JSON but not an object is not a state file.
+    func testBadStateFilesAreNamedAndLeftAsTheyWere() throws {
+        let (server, port) = try start()
+        XCTAssertEqual(try signup("row@x.com", port: port).status, 200)
+        server.process.terminate()
+        XCTAssertEqual(server.waitForExit(), 0)
+        let snapshot = String(decoding: try Data(contentsOf: state), as: UTF8.self)
+        let cases = [
+            (snapshot.replacingOccurrences(of: #""email":"row@x.com""#, with: #""email":5"#),
+             "$.threads.users[4].email: expected a string"),
+            ("[1,2]\n", "$: not a state file: expected an object with one member per API"),
+        ]
+        for (text, problem) in cases {
+            try Data(text.utf8).write(to: state)
+            let child = try ChildProcess(["--port", "0", "--state", state.path, "--only", "threads"])
+            XCTAssertEqual(child.waitForExit(), 1)
+            XCTAssertEqual(child.standardError, "mock-backend: bad state file: \(state.path): \(problem)\n")
+            XCTAssertEqual(String(decoding: try Data(contentsOf: state), as: UTF8.self), text)
+        }
     }
 
     // MARK: A full disk

@@ -86,11 +86,13 @@ public struct JSONScanner {
 
     @inline(__always)
     static func isPlainASCII(_ word: UInt64) -> Bool {
+        // Byte patterns spelled out, not `ones &* byte`: Swift 6 declares FixedWidthInteger's `&*`
+        // for macOS 15, which scripts/check-availability.py refuses.
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+        let quotes = word ^ 0x2222_2222_2222_2222, backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
         // A byte is zero where `x - 1` borrows into its high bit and `x` had none.
         let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
-            | ((word &- ones &* 0x20) & ~word)
+            | ((word &- 0x2020_2020_2020_2020) & ~word)
         return (special | word) & highs == 0
     }
 

@@ -15,7 +15,7 @@ import MockHTTP
 /// record is plain JSON, which is what a server leaves when it stops.
 struct StateFileContents {
     /// Each API's document after the log, in the snapshot's order (APIs first seen in the log last).
-    var documents: [(api: String, document: JSONValue)] = []
+    var documents: [(api: String, document: StateDocument)] = []
     var snapshotLength = 0
     /// Where the last whole record ends: appending starts here.
     var validLength = 0
@@ -24,7 +24,8 @@ struct StateFileContents {
     var records = 0
     /// Bytes after the last whole record, dropped.
     var droppedLength = 0
-    private var endsWithNewline = false
+    /// The whole part ends a line, so a record can follow it.
+    private var wholePartEndsLine = false
 
     static let recordMark = UInt8(ascii: "~")
 
@@ -32,18 +33,8 @@ struct StateFileContents {
     init(_ bytes: [UInt8], file: String) throws(SeedError) {
         let snapshotEnd = Self.snapshotEnd(in: bytes)
         snapshotLength = snapshotEnd
-        let snapshot = bytes[0..<snapshotEnd]
-        if !snapshot.allSatisfy({ $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }) {
-            let parsed: JSONValue
-            do {
-                parsed = try JSONParser.parse(snapshot, maxDepth: 64)
-            } catch {
-                throw SeedError(file: file, path: "$", problem: "not a state file (\(error)); move it away or give another --state FILE")
-            }
-            guard case let .object(sections) = parsed else {
-                throw SeedError(file: file, path: "$", problem: "not a state file: expected an object with one member per API")
-            }
-            documents = sections.members.map { ($0.key, $0.value) }
+        if !bytes[0..<snapshotEnd].allSatisfy({ $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }) {
+            documents = try Self.members(of: bytes[0..<snapshotEnd], file: file)
         }
         var replays: [String: DocumentReplay] = [:]
         var offset = snapshotEnd
@@ -52,9 +43,9 @@ struct StateFileContents {
             let name = record.api
             if replays[name] == nil {
                 if let index = documents.firstIndex(where: { $0.api == name }) {
-                    replays[name] = DocumentReplay(documents[index].document)
+                    replays[name] = DocumentReplay(documents[index].document.value)
                 } else {
-                    documents.append((name, .object(JSONObject())))
+                    documents.append((name, .value(.object(JSONObject()))))
                     replays[name] = DocumentReplay(.object(JSONObject()))
                 }
             }
@@ -65,17 +56,81 @@ struct StateFileContents {
             records += 1
         }
         droppedLength = bytes.count - validLength
-        endsWithNewline = bytes.last == 10
+        wholePartEndsLine = validLength > 0 && bytes[validLength - 1] == 10
         for index in documents.indices {
-            if let replay = replays[documents[index].api] { documents[index].document = replay.document }
+            if let replay = replays[documents[index].api] { documents[index].document = .value(replay.document) }
         }
     }
 
-    /// A snapshot alone, holding every served API, ending with a newline: records can follow it as
-    /// it is. (An API missing from the snapshot would replay its records over nothing.)
+    /// The snapshot's members, each API's part of the text as it is: checked, but not built into
+    /// a tree (the API reads its rows straight from it).
+    private static func members(of snapshot: ArraySlice<UInt8>, file: String) throws(SeedError) -> [(api: String, document: StateDocument)] {
+        let maxDepth = 64
+        let found = snapshot.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONParseError) -> [(api: String, range: Range<Int>)]? in
+                var scanner = JSONScanner(buffer)
+                scanner.skipWhitespace()
+                guard scanner.current == UInt8(ascii: "{") else {
+                    try scanner.skipValue(depth: 0, maxDepth: maxDepth)
+                    return nil
+                }
+                scanner.position += 1
+                scanner.skipWhitespace()
+                var members: [(api: String, range: Range<Int>)] = []
+                if scanner.current == UInt8(ascii: "}") {
+                    scanner.position += 1
+                } else {
+                    while true {
+                        let name = scanner.decode(try scanner.scanKey())
+                        let start = scanner.position
+                        try scanner.skipValue(depth: 1, maxDepth: maxDepth)
+                        members.append((name, start..<scanner.position))
+                        scanner.skipWhitespace()
+                        if scanner.current == UInt8(ascii: ",") {
+                            scanner.position += 1
+                            scanner.skipWhitespace()
+                        } else if scanner.current == UInt8(ascii: "}") {
+                            scanner.position += 1
+                            break
+                        } else {
+                            throw scanner.error("expected ',' or '}'")
+                        }
+                    }
+                }
+                scanner.skipWhitespace()
+                guard scanner.atEnd else { throw scanner.error("unexpected data after the JSON value") }
+                return members
+            }
+        }
+        let members: [(api: String, range: Range<Int>)]?
+        do {
+            members = try found.get()
+        } catch {
+            throw SeedError(file: file, path: "$", problem: "not a state file (\(error)); move it away or give another --state FILE")
+        }
+        guard let members else {
+            throw SeedError(file: file, path: "$", problem: "not a state file: expected an object with one member per API")
+        }
+        let start = snapshot.startIndex
+        return members.map { member in
+            (member.api, .text(SeedJSON(snapshot[(start + member.range.lowerBound)..<(start + member.range.upperBound)],
+                                        maxDepth: maxDepth)))
+        }
+    }
+
+    /// Records can follow the whole part as it is (a torn tail is cut first): the snapshot holds
+    /// every served API (one missing would replay its records over nothing) and the log is not yet
+    /// worth compacting.
     func isAppendable(serving apis: [String]) -> Bool {
-        records == 0 && droppedLength == 0 && snapshotLength > 0 && endsWithNewline
+        snapshotLength > 0 && wholePartEndsLine
+            && !Self.logNeedsCompaction(logLength: validLength - snapshotLength, snapshotLength: snapshotLength)
             && apis.allSatisfy { api in documents.contains { $0.api == api } }
+    }
+
+    /// A log longer than its snapshot (or than 64 KiB) is replaced by a new snapshot: replaying it
+    /// at start costs no more than reading the snapshot twice.
+    static func logNeedsCompaction(logLength: Int, snapshotLength: Int) -> Bool {
+        logLength > max(snapshotLength, 64 << 10)
     }
 
     /// The first `\n~`, or the end.
@@ -120,6 +175,31 @@ struct StateFileContents {
         }
         writer.endObject()
         return writer.bytes + [10]
+    }
+}
+
+/// An API's document in the state file: its text as the snapshot holds it, or, once log records
+/// were applied to it, the value they made.
+enum StateDocument {
+    case text(SeedJSON)
+    case value(JSONValue)
+
+    /// Already checked as JSON when the snapshot was read.
+    var value: JSONValue {
+        switch self {
+        case let .text(json): return (try? JSONParser.parse(json.bytes, maxDepth: json.maxDepth)) ?? .null
+        case let .value(value): return value
+        }
+    }
+
+    var bytes: [UInt8] {
+        switch self {
+        case let .text(json): return Array(json.bytes)
+        case let .value(value):
+            var writer = JSONWriter(escapeSlash: false)
+            writer.value(value)
+            return writer.bytes
+        }
     }
 }
 

@@ -7,7 +7,8 @@ import MockHTTP
 /// record the size of the change. Requests that change state at the same time share one flush to
 /// the disk: the first to wait writes and flushes every record queued so far while the others
 /// wait for it (group commit). When the log grows past the snapshot, a background compaction
-/// writes a new snapshot with an empty log, as start and stop do.
+/// writes a new snapshot with an empty log, as stop does, and start when the file is new or its
+/// log is that long; otherwise a start appends to the file as it is.
 ///
 /// A record that cannot be stored is never acknowledged: its request gets its API's server error,
 /// and the state goes back to what the file holds, reloaded from it, before anyone can read the
@@ -20,7 +21,7 @@ public final class StateLog: @unchecked Sendable {
     /// The served APIs, in `health` order; their stores are locked in this order.
     private var apis: [any MockAPI] = []
     /// Documents of APIs in the file that this run does not serve (`--only`): kept as they are.
-    private var carried: [(api: String, document: JSONValue)] = []
+    private var carried: [(api: String, document: StateDocument)] = []
 
     private var fd: Int32 = -1
     /// The file's length up to the last stored record.
@@ -112,13 +113,15 @@ public final class StateLog: @unchecked Sendable {
         if let contents, contents.isAppendable(serving: apis.map(\.name)) {
             storedLength = contents.validLength
             snapshotLength = contents.snapshotLength
+            chain = contents.chain
+            tailDirty = contents.droppedLength > 0
         } else {
             snapshotPending = true
         }
         for api in apis { api.attach(to: self) }
     }
 
-    /// Once the server listens: writes the snapshot that a new file, or one with a log, needs
+    /// Once the server listens: writes the snapshot that a new file (or one to compact) needs
     /// before records can follow it. Changes made meanwhile wait for it, and are in it.
     public func beginWriting() throws(StateFileError) {
         guard snapshotPending else { return }
@@ -153,7 +156,10 @@ public final class StateLog: @unchecked Sendable {
         for api in apis where names?.contains(api.name) ?? true {
             guard let document = contents.documents.first(where: { $0.api == api.name })?.document else { continue }
             do {
-                try api.loadState(document)
+                switch document {
+                case let .text(json): try api.loadState(json)
+                case let .value(value): try api.loadState(value)
+                }
             } catch {
                 throw .invalid(SeedError(file: path, path: "$." + api.name + error.path.dropFirst(), problem: error.problem))
             }
@@ -204,7 +210,8 @@ public final class StateLog: @unchecked Sendable {
         while true {
             if number <= settledThrough {
                 guard hasFailed(number) else {
-                    let compact = !compacting && !refusing && storedLength - snapshotLength > max(snapshotLength, 64 << 10)
+                    let compact = !compacting && !refusing
+                        && StateFileContents.logNeedsCompaction(logLength: storedLength - snapshotLength, snapshotLength: snapshotLength)
                     if compact { compacting = true }
                     condition.unlock()
                     if compact { DispatchQueue.global().async { self.compactInBackground() } }
@@ -360,25 +367,23 @@ public final class StateLog: @unchecked Sendable {
     /// Writes a new file holding only a snapshot of every API, in place of the old one; queued
     /// records are in it and count as stored. Called with every store held.
     private func rewrite() throws(DiskFile.Failure) {
-        var documents = apis.map { ($0.name, $0.exportState()) }
-        for (api, document) in carried {
-            var writer = JSONWriter(escapeSlash: false)
-            writer.value(document)
-            documents.append((api, writer.bytes))
-        }
+        let documents = apis.map { ($0.name, $0.exportState()) } + carried.map { ($0.api, $0.document.bytes) }
         let snapshot = StateFileContents.snapshot(documents)
-        let newFD = try withFile { _ throws(DiskFile.Failure) in try DiskFile.replace(path, with: snapshot) }
-        condition.lock()
-        if fd >= 0 { Foundation.close(fd) }
-        fd = newFD
-        storedLength = snapshot.count
-        snapshotLength = snapshot.count
-        chain = 0
-        if let last = queued.last { settledThrough = last.number }
-        storedRecords += queued.count
-        queued = []
-        condition.broadcast()
-        condition.unlock()
+        try withFile { _ throws(DiskFile.Failure) in
+            let newFD = try DiskFile.replace(path, with: snapshot)
+            // Still the only writer: a flush waiting to start must find the new file, not write
+            // the old one's length and chain into it (or its records into the old one).
+            condition.lock()
+            if fd >= 0 { Foundation.close(fd) }
+            fd = newFD
+            storedLength = snapshot.count
+            snapshotLength = snapshot.count
+            chain = 0
+            if let last = queued.last { settledThrough = last.number }
+            storedRecords += queued.count
+            queued = []
+            condition.unlock()
+        }
     }
 
     /// Runs `body` on the file as the only writer: no flush runs meanwhile.
