@@ -2,7 +2,7 @@
 nothing sleeps on a guess), and watches it while an attack runs: a second client at another
 address (127.0.0.2) asks GET /_mock/health every 0.1 s, and the server's RSS and life are sampled.
 """
-import argparse, resource, socket, subprocess, sys, threading, time
+import argparse, resource, signal, socket, subprocess, sys, threading, time
 
 BANNER = "listening on 127.0.0.1:"
 
@@ -129,6 +129,8 @@ def conclude(server, watch, max_outage=None):
 def run(attack, binary, server_flags=(), address_space_mib=None, open_files=None, max_outage=None):
     """Starts the server and the watch, runs `attack(server, held)` (which returns one line saying
     what it did and may keep sockets open in `held`), concludes; returns the exit status."""
+    # Killed (a CI timeout, Ctrl-C), the script still stops its server on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     server = Server(binary, server_flags, address_space_mib=address_space_mib, open_files=open_files)
     held = []
     try:
