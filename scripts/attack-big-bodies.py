@@ -8,10 +8,10 @@ server survived; exits 1 if it died or the outage passed --max-outage.
     scripts/attack-big-bodies.py BINARY [--connections 200] [--mib 16] [--address-space-mib 1024]
                                         [--max-outage SECONDS] [-- SERVER-FLAGS…]
 """
-import argparse, collections, os, socket, sys, threading
+import collections, os, socket, sys, threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from attack import run
+from attack import arguments, run
 
 
 def send_body(port, body, outcomes):
@@ -32,14 +32,7 @@ def send_body(port, body, outcomes):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("--connections", type=int, default=200)
-    parser.add_argument("--mib", type=int, default=16, help="body size")
-    parser.add_argument("--address-space-mib", type=int, default=1024)
-    parser.add_argument("--max-outage", type=float)
-    parser.add_argument("server_flags", nargs="*")
-    args = parser.parse_args()
+    args = arguments(connections=200, more=[("--mib", int, 16), ("--address-space-mib", int, 1024)])
     # The body is a form field just under the default --max-body (16 MiB), so it is read, not refused for size.
     body = memoryview(b"email=" + b"x" * ((args.mib << 20) - 6 - 64))
 

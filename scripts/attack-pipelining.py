@@ -8,10 +8,10 @@ died, did not serve the second client at the end, or the outage passed --max-out
     scripts/attack-pipelining.py BINARY [--connections 500] [--requests 3000] [--address-space-mib 1024]
                                         [--max-outage SECONDS] [-- SERVER-FLAGS…]
 """
-import argparse, os, socket, sys, threading, time
+import os, socket, sys, threading, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from attack import run
+from attack import arguments, run
 
 REQUEST = b"GET /_mock/openapi/threads.json HTTP/1.1\r\nHost: x\r\n\r\n"
 
@@ -33,14 +33,7 @@ def pipeline(port, requests, held, sent):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("--connections", type=int, default=500)
-    parser.add_argument("--requests", type=int, default=3000)
-    parser.add_argument("--address-space-mib", type=int, default=1024)
-    parser.add_argument("--max-outage", type=float)
-    parser.add_argument("server_flags", nargs="*")
-    args = parser.parse_args()
+    args = arguments(connections=500, more=[("--requests", int, 3000), ("--address-space-mib", int, 1024)])
 
     def attack(server, held):
         sent = []

@@ -7,19 +7,14 @@ exits 1 if it died or the outage passed --max-outage.
 
     scripts/attack-silent-connections.py BINARY [--seconds 15] [--connections 1000] [--max-outage SECONDS]
 """
-import argparse, os, socket, sys, time
+import os, socket, sys, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from attack import run
+from attack import arguments, run
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("--seconds", type=float, default=15)
-    parser.add_argument("--connections", type=int, default=1000)
-    parser.add_argument("--max-outage", type=float)
-    args = parser.parse_args()
+    args = arguments(connections=1000, seconds=15)
 
     def attack(server, held):
         started = time.monotonic()

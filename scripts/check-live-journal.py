@@ -3,8 +3,9 @@
 
 A server started with an admin token; the page loaded; a wrong token typed (the page must say it
 was refused), then the right one; requests made by a client after that must appear in the page
-without a reload, with their reasons; the status filter must narrow the rows; the page's own polls
-must leave no console line. Every read waits for what it expects (polling), up to a deadline.
+without a reload, with their reasons; the status filter must narrow the rows; after a restart of
+the server (ids from 1 again) the new run's requests must appear; the page's own polls must leave
+no console line. Every read waits for what it expects (polling), up to a deadline.
 
 usage: check-live-journal.py BINARY OUT_DIR [--docs-screenshot FILE]
 """
@@ -164,22 +165,25 @@ def main():
         port = probe.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
     log = open(os.path.join(arguments.out, "live-server.log"), "w")
-    server = subprocess.Popen([arguments.binary, "--host", "127.0.0.1", "--port", str(port), "--admin-token", TOKEN],
-                              stdout=log, stderr=subprocess.STDOUT)
-    profile = tempfile.TemporaryDirectory()
-    page = None
-    try:
+
+    def start_server():
+        started = subprocess.Popen([arguments.binary, "--host", "127.0.0.1", "--port", str(port), "--admin-token", TOKEN],
+                                   stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + DEADLINE_S
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and started.poll() is None:
             try:
                 if fetch(base, "/_mock/health", token=TOKEN)[0] == 200:
-                    break
+                    return started
             except OSError:
                 pass
             time.sleep(0.2)
-        else:
-            sys.exit("FAIL  the server did not answer /_mock/health")
+        started.kill()
+        sys.exit(f"FAIL  the server did not answer /_mock/health (see {log.name})")
 
+    server = start_server()
+    profile = tempfile.TemporaryDirectory()
+    page = None
+    try:
         fetch(base, "/api/login", "POST", b"email=a@a.com&password=test123")  # before the page: in its first rows
         page = DevTools(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
                          f"--user-data-dir={profile.name}", "--force-device-scale-factor=1", "--window-size=1280,900"])
@@ -190,6 +194,8 @@ def main():
         page.type_and_enter("#journal-token input[name=token]", "not-the-token")
         wait_for(page, "document.getElementById('journal-problem').textContent.includes('The server refused this token')",
                  "a wrong token is refused with a clear message")
+        page.evaluate("window.scrollTo(0, document.getElementById('requests').offsetTop - 140)")
+        page.screenshot(os.path.join(arguments.out, "live-journal-token.png"))
         page.type_and_enter("#journal-token input[name=token]", TOKEN)
         wait_for(page, "!document.getElementById('journal-live').hidden && document.getElementById('journal-token').hidden",
                  "the right token is taken and the journal is live")
@@ -216,6 +222,24 @@ def main():
         page.evaluate("(() => { const s = document.querySelector('#journal-filters select[name=status]');"
                       " s.value = ''; s.dispatchEvent(new Event('input', {bubbles: true})); })()")
         wait_for(page, f"{ROWS}.length === 3", "clearing the filter brings every row back")
+
+        # A restart while the page is open: the new run counts ids from 1 again, the page must notice.
+        server.terminate()
+        server.wait(timeout=10)
+        wait_for(page, "document.getElementById('journal-state').textContent.includes('does not answer')",
+                 "the page says when the server does not answer")
+        server = start_server()
+        fetch(base, "/api/messages/1")
+        status, journal = fetch(base, "/_mock/requests?limit=1", token=TOKEN)
+        entry = json.loads(journal)[0] if status == 200 else {}
+        check(entry.get("id") == 1 and entry.get("reason"), "the restarted server's first entry has id 1 and a reason", journal)
+        wait_for(page, f"{ROWS}.length === 1 && " + has_row("GET", "/api/messages/1", str(entry.get("status")),
+                                                               entry.get("api") or "—", entry.get("reason")),
+                 "after the restart the new run's request appears, the old run's rows are gone")
+        fetch(base, "/api/login", "POST", b"email=a@a.com&password=test123")
+        fetch(base, "/api/threads")
+        fetch(base, "/api/thred")
+        wait_for(page, f"{ROWS}.length === 4", "and the next requests too")
 
         page.evaluate("window.scrollTo(0, document.getElementById('requests').offsetTop - 140)")
         shot = os.path.join(arguments.out, "live-journal.png")

@@ -59,6 +59,9 @@ public final class MockApp: HTTPResponder {
         self.middlewares = middlewares
     }
 
+    /// How long the app has served: `42 s`, `5 min 3 s`, `2 h 10 min`.
+    public var uptime: String { IndexPage.duration(Date().timeIntervalSince(startedAt)) }
+
     public func respond(to request: Request) -> Response {
         pass(routed(request), from: 0)
     }

@@ -1,5 +1,12 @@
 import Foundation
 
+extension Request {
+    /// A request the HTTP layer ended itself: `-` where the request line was not read.
+    init(line: RequestLine?, peer: PeerAddress) {
+        self.init(method: line?.method ?? "-", target: line?.target ?? "-", peer: peer)
+    }
+}
+
 /// One connection, owned by one loop and touched only on its thread.
 final class Connection {
     let fd: Int32
@@ -12,6 +19,8 @@ final class Connection {
     var drainDeadline: Double?
     /// A delayed answer is pending; later pipelined requests wait behind it.
     var awaitingDelayedResponse = false
+    /// The request of that delayed (or dribbled) answer, for the log line if a stop cuts it off.
+    var heldAnswer: HeldAnswer?
     var peerClosed = false
     var lastActivity: Double
     let acceptedAt: Double
@@ -36,9 +45,18 @@ final class Connection {
 
     var pendingOutput: Int { output.count }
 
+    /// Between requests: nothing of one read, held back or unsent.
     var isIdle: Bool {
-        !parser.hasBufferedBytes && pendingOutput == 0 && !awaitingDelayedResponse
+        !parser.hasBufferedBytes && !parser.isReadingBody && pendingOutput == 0 && !awaitingDelayedResponse
     }
+}
+
+/// An answer the loop holds back or sends slowly: the request, the answer, and whether it began.
+struct HeldAnswer {
+    var request: Request
+    var response: Response
+    var startedAt: Double
+    var isSending: Bool
 }
 
 /// An event loop: a thread that polls its connections and the shared listening socket.
@@ -65,6 +83,9 @@ final class EventLoop: @unchecked Sendable {
 
     private let stopLock = NSLock()
     private var stopDeadline: Double?
+    /// Requests answered, and requests cut off by the stop; read once the loop has ended.
+    private(set) var answered = 0
+    private(set) var cutOff = 0
 
     /// Stop reading once this much output waits for a slow reader.
     private let outputHighWater = 1 << 20
@@ -96,9 +117,10 @@ final class EventLoop: @unchecked Sendable {
         Sys.close(wakePipe.write)
     }
 
+    /// A later call can only bring the deadline forward (a second Ctrl-C).
     func requestStop(grace: Double) {
         stopLock.lock()
-        stopDeadline = monotonicNow() + grace
+        stopDeadline = min(stopDeadline ?? .infinity, monotonicNow() + grace)
         stopLock.unlock()
         Sys.signalWakePipe(wakePipe.write)
     }
@@ -144,7 +166,39 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         adoptHandedConnections()  // handed over after the last wake: closed with the rest
-        for connection in Array(connections.values) { close(connection) }
+        for connection in Array(connections.values) {
+            reportCutOff(connection)
+            close(connection)
+        }
+    }
+
+    /// A connection still busy when the stop's deadline came: what it was doing, in the one log
+    /// line and journal entry of its request (docs/admin.md#stopping).
+    private func reportCutOff(_ connection: Connection) {
+        guard connection.drainDeadline == nil else { return }  // answered; only lingering
+        let now = monotonicNow()
+        var request: Request, response: Response, startedAt: Double
+        if let held = connection.heldAnswer {
+            (request, response, startedAt) = (held.request, held.response, held.startedAt)
+            response.explanation = held.isSending
+                ? "cut off at shutdown: its answer was still being sent slowly by a slow_body fault"
+                : "cut off at shutdown: its answer was still held back by --latency or a delay fault"
+        } else if connection.parser.hasBufferedBytes || connection.parser.isReadingBody {
+            request = Request(line: connection.parser.pendingRequestLine, peer: connection.peer)
+            response = Response(status: 0)
+            response.explanation = "cut off at shutdown: its \(connection.parser.isReadingBody ? "body" : "head") was still arriving"
+            startedAt = connection.requestStartedAt ?? now
+        } else if connection.pendingOutput > 0 {
+            request = Request(line: nil, peer: connection.peer)
+            response = Response(status: 0)
+            response.explanation = "cut off at shutdown: \(connection.pendingOutput) bytes of an answer were still unsent; the client read slowly"
+            startedAt = now
+        } else {
+            return
+        }
+        cutOff += 1
+        server.responder.didRespond(Exchange(request: request, response: response, durationMilliseconds: (now - startedAt) * 1000,
+                                             responseBytes: 0, cutOff: true))
     }
 
     private func pollTimeout(now: Double) -> Int32 {
@@ -291,8 +345,7 @@ final class EventLoop: @unchecked Sendable {
                 case .sendContinue:
                     connection.output.append(Self.continueLine)
                 case let .failure(failure):
-                    let response = Response.text(failure.status, failure.message + "\n")
-                    write(response, isHead: false, keepAlive: false, versionMinor: 1, to: connection)
+                    refuse(failure, on: connection)
                 case let .request(head, body):
                     dispatch(head, body, on: connection)
                 case let .bodyRefused(head, failure):
@@ -332,6 +385,16 @@ final class EventLoop: @unchecked Sendable {
 
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
+    /// The HTTP layer's own plain-text answer to a request it cannot read; the log line and the
+    /// journal get the parser's reason.
+    private func refuse(_ failure: ParseFailure, on connection: Connection) {
+        let started = connection.requestStartedAt ?? monotonicNow()
+        var response = Response.text(failure.status, failure.message + "\n")
+        response.explanation = failure.reason
+        let bytes = write(response, isHead: false, keepAlive: false, versionMinor: 1, to: connection)
+        report(Request(line: failure.requestLine, peer: connection.peer), response, startedAt: started, responseBytes: bytes)
+    }
+
     private func dispatch(_ head: RequestHead, _ body: [UInt8], on connection: Connection) {
         let started = monotonicNow()
         let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
@@ -342,8 +405,10 @@ final class EventLoop: @unchecked Sendable {
         let keepAlive = head.keepAlive && !connection.peerClosed
         if response.delay > 0 {
             connection.awaitingDelayedResponse = true
+            connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: false)
             schedule(at: started + response.delay, for: connection) { [unowned self] in
                 connection.awaitingDelayedResponse = false
+                connection.heldAnswer = nil
                 finish(request, response, head, keepAlive: keepAlive, startedAt: started, on: connection)
                 process(connection)
             }
@@ -358,8 +423,9 @@ final class EventLoop: @unchecked Sendable {
         let started = monotonicNow()
         let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
                               headers: head.headers, peer: connection.peer, receivedAt: Date())
-        var response = server.responder.refusal(of: request, status: failure.status, reason: failure.message)
-            ?? Response.text(failure.status, failure.message + "\n")
+        var fallback = Response.text(failure.status, failure.message + "\n")
+        fallback.explanation = failure.reason
+        var response = server.responder.refusal(of: request, status: failure.status, reason: failure.message) ?? fallback
         if failure.status == 503 && response.headers["Retry-After"] == nil {
             response.headers.set("Retry-After", Self.retryAfterSeconds)
         }
@@ -390,11 +456,16 @@ final class EventLoop: @unchecked Sendable {
         default:
             bytes = write(response, isHead: head.method == "HEAD", keepAlive: keepAlive,
                           versionMinor: head.versionMinor, to: connection)
+            // A slow body has begun.
+            if connection.awaitingDelayedResponse {
+                connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: true)
+            }
         }
         report(request, response, startedAt: started, responseBytes: bytes)
     }
 
     private func report(_ request: Request, _ response: Response, startedAt started: Double, responseBytes: Int) {
+        answered += 1
         let duration = (monotonicNow() - started) * 1000
         server.responder.didRespond(Exchange(request: request, response: response,
                                              durationMilliseconds: duration, responseBytes: responseBytes))
@@ -455,6 +526,7 @@ final class EventLoop: @unchecked Sendable {
             let remaining = rest.dropFirst(chunk)
             if remaining.isEmpty {
                 connection.awaitingDelayedResponse = false
+                connection.heldAnswer = nil
                 process(connection)
             } else {
                 dribble(remaining, bytesPerSecond: bytesPerSecond, on: connection)
@@ -557,8 +629,9 @@ final class EventLoop: @unchecked Sendable {
             connection.bodyStarted = nil
             if connection.parser.hasBufferedBytes, let started = connection.requestStartedAt {
                 if now - started > configuration.headerTimeout {
-                    write(Response.text(408, "Request head not received in time.\n"), isHead: false,
-                          keepAlive: false, versionMinor: 1, to: connection)
+                    refuse(ParseFailure(status: 408, message: "Request head not received in time.",
+                                        reason: "the request head did not arrive within \(Int(configuration.headerTimeout)) s of its first byte",
+                                        requestLine: connection.parser.pendingRequestLine), on: connection)
                     flush(connection)
                 }
             } else if !connection.hasServedRequest && now - connection.acceptedAt > configuration.headerTimeout {

@@ -21,7 +21,37 @@ struct RequestHead {
 /// Framing or syntax errors: answered by the HTTP layer, then the connection is closed.
 struct ParseFailure: Error, Equatable {
     var status: Int
+    /// The answer's body (plain text), as clients have always read it.
     var message: String
+    /// Why, in a few words for the person at the console and in the journal; never sent.
+    var reason: String
+    /// The method and target, when the request line could be read, for the log line.
+    var requestLine: RequestLine?
+}
+
+/// A request line as far as it could be read, for a request the HTTP layer refused or cut off.
+struct RequestLine: Equatable {
+    var method: String
+    /// At most `RequestLine.targetLimit` bytes, then `…`.
+    var target: String
+
+    static let targetLimit = 256
+
+    init(method: String, target: String) {
+        self.method = method
+        self.target = target
+    }
+
+    /// The first two words of the line at the start of `bytes`; nil when there are not two.
+    init?(_ bytes: ArraySlice<UInt8>) {
+        let line = bytes.prefix { $0 != 13 && $0 != 10 }
+        let words = line.split(separator: 32, maxSplits: 2, omittingEmptySubsequences: false)
+        guard words.count >= 2, !words[0].isEmpty, words[0].count <= 32, words[0].allSatisfy(isTokenByte),
+              !words[1].isEmpty else { return nil }
+        method = String(decoding: words[0], as: UTF8.self)
+        let target = words[1].prefix(Self.targetLimit)
+        self.target = String(decoding: target, as: UTF8.self) + (target.count < words[1].count ? "…" : "")
+    }
 }
 
 enum ParseStep {
@@ -74,6 +104,15 @@ struct RequestParser {
     var isReadingBody: Bool {
         if case .head = state { return false }
         return true
+    }
+
+    /// The method and target of the request being read, when its line has arrived (for a request
+    /// cut off or timed out before it was whole).
+    var pendingRequestLine: RequestLine? {
+        switch state {
+        case .head: return hasBufferedBytes ? RequestLine(buffer[start..<min(buffer.count, start + limits.maxRequestLine)]) : nil
+        case let .fixedBody(head, _), let .chunkedBody(head, _): return RequestLine(method: head.method, target: head.target)
+        }
     }
 
     /// Bytes read but not yet parsed.
@@ -146,7 +185,8 @@ struct RequestParser {
     private static let keptCapacity = 64 * 1024
 
     private var overBudget: ParseFailure {
-        ParseFailure(status: 503, message: "Too many request bodies are in memory at once; retry shortly.")
+        ParseFailure(status: 503, message: "Too many request bodies are in memory at once; retry shortly.",
+                     reason: "request bodies in memory at once are over --memory-budget; the body was not read")
     }
 
     private mutating func continueIfExpected(_ head: RequestHead) -> ParseStep {
@@ -172,11 +212,13 @@ struct RequestParser {
             let pending = buffer.count - start
             var lineLength = (buffer[start...].firstIndex(of: 10) ?? buffer.count) - start
             if lineLength > 0 && buffer[start + lineLength - 1] == 13 { lineLength -= 1 }
+            // The line named is the same however the bytes were split: a request line over the
+            // limit is here up to the limit, and one below it is here whole.
             if lineLength > limits.maxRequestLine {
-                return .failure(ParseFailure(status: 414, message: "Request line is longer than \(limits.maxRequestLine) bytes."))
+                return .failure(requestLineTooLong(RequestLine(buffer[start..<start + limits.maxRequestLine])))
             }
             if pending > limits.maxHeaderBlock + limits.maxRequestLine + 3 {
-                return .failure(ParseFailure(status: 431, message: "Request header block is larger than \(limits.maxHeaderBlock) bytes."))
+                return .failure(headerBlockTooLarge(RequestLine(buffer[start..<start + lineLength])))
             }
             return .incomplete
         }
@@ -184,7 +226,8 @@ struct RequestParser {
         start = end + 4
         scanned = start
         switch decodeHead(headBytes) {
-        case let .failure(failure):
+        case var .failure(failure):
+            failure.requestLine = RequestLine(headBytes)
             return .failure(failure)
         case let .success((head, framing)):
             switch framing {
@@ -227,8 +270,8 @@ struct RequestParser {
     }
 
     private func decodeHead(_ bytes: ArraySlice<UInt8>) -> Result<(RequestHead, Framing), ParseFailure> {
-        func bad(_ message: String, _ status: Int = 400) -> Result<(RequestHead, Framing), ParseFailure> {
-            .failure(ParseFailure(status: status, message: message))
+        func bad(_ message: String, _ status: Int = 400, reason: String) -> Result<(RequestHead, Framing), ParseFailure> {
+            .failure(ParseFailure(status: status, message: message, reason: reason))
         }
         // A bare CR or LF anywhere, or a NUL, makes line boundaries ambiguous.
         var lines: [ArraySlice<UInt8>] = []
@@ -236,78 +279,92 @@ struct RequestParser {
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = bytes[index]
-            if byte == 0 { return bad("NUL byte in the request head.") }
+            if byte == 0 { return bad("NUL byte in the request head.", reason: "a NUL byte in the request head") }
             if byte == 13 {
-                guard index + 1 < bytes.endIndex, bytes[index + 1] == 10 else { return bad("Bare CR in the request head.") }
+                guard index + 1 < bytes.endIndex, bytes[index + 1] == 10 else {
+                    return bad("Bare CR in the request head.", reason: "a CR without LF in the request head (lines end with CRLF)")
+                }
                 lines.append(bytes[lineStart..<index])
                 index += 2
                 lineStart = index
                 continue
             }
-            if byte == 10 { return bad("Bare LF in the request head.") }
+            if byte == 10 { return bad("Bare LF in the request head.", reason: "an LF without CR in the request head (lines end with CRLF)") }
             index += 1
         }
         lines.append(bytes[lineStart..<bytes.endIndex])
 
         let requestLine = lines[0]
-        if requestLine.count > limits.maxRequestLine {
-            return bad("Request line is longer than \(limits.maxRequestLine) bytes.", 414)
-        }
-        if bytes.count - requestLine.count > limits.maxHeaderBlock {
-            return bad("Request header block is larger than \(limits.maxHeaderBlock) bytes.", 431)
-        }
+        if requestLine.count > limits.maxRequestLine { return .failure(requestLineTooLong(nil)) }
+        if bytes.count - requestLine.count > limits.maxHeaderBlock { return .failure(headerBlockTooLarge(nil)) }
         if lines.count - 1 > limits.maxHeaderCount {
-            return bad("More than \(limits.maxHeaderCount) header fields.", 431)
+            return bad("More than \(limits.maxHeaderCount) header fields.", 431,
+                       reason: "more than \(limits.maxHeaderCount) header fields")
         }
         let parts = requestLine.split(separator: 32, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, parts[0].allSatisfy(isTokenByte) else {
-            return bad("Malformed request line.")
+            return bad("Malformed request line.", reason: "a malformed request line (expected METHOD /path HTTP/1.1, one space apart)")
         }
         let version = Array(parts[2])
-        guard isVersionSyntax(version) else { return bad("Malformed HTTP version in the request line.") }
+        guard isVersionSyntax(version) else {
+            return bad("Malformed HTTP version in the request line.", reason: "a malformed HTTP version in the request line")
+        }
         // RFC 9112 §2.3: a later 1.x minor version is served as the highest one we speak.
-        guard version[5] == 49 else { return bad("HTTP version not supported: only HTTP/1.x is.", 505) }
+        guard version[5] == 49 else {
+            return bad("HTTP version not supported: only HTTP/1.x is.", 505, reason: "an HTTP version other than 1.x")
+        }
         let versionMinor = version[7] == 48 ? 0 : 1
         guard parts[1].allSatisfy({ $0 > 32 && $0 != 127 }), let sentTarget = String(validUTF8: parts[1]),
               let target = originForm(of: sentTarget) else {
-            return bad("Malformed request target.")
+            return bad("Malformed request target.",
+                       reason: "a malformed request target (a control character, invalid UTF-8, or a URL without a host)")
         }
 
         var headers = HTTPHeaders()
         for line in lines.dropFirst() {
             guard let first = line.first else { continue }
-            if first == 32 || first == 9 { return bad("Obsolete line folding in a header field.") }
-            guard let colon = line.firstIndex(of: 58) else { return bad("Header line without a colon.") }
+            if first == 32 || first == 9 {
+                return bad("Obsolete line folding in a header field.", reason: "a header line starting with a space or tab (obsolete line folding)")
+            }
+            guard let colon = line.firstIndex(of: 58) else {
+                return bad("Header line without a colon.", reason: "a header line without a colon")
+            }
             let name = line[line.startIndex..<colon]
-            guard !name.isEmpty, name.allSatisfy(isTokenByte) else { return bad("Malformed header field name.") }
+            guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
+                return bad("Malformed header field name.", reason: "a malformed header name (empty, or a space or other separator in it)")
+            }
             var value = line[(colon + 1)...]
             while let byte = value.first, byte == 32 || byte == 9 { value = value.dropFirst() }
             while let byte = value.last, byte == 32 || byte == 9 { value = value.dropLast() }
             if value.contains(where: { ($0 < 32 && $0 != 9) || $0 == 127 }) {
-                return bad("Control character in a header field value.")
+                return bad("Control character in a header field value.", reason: "a control character in a header value")
             }
             headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
         }
 
         // RFC 9112 §3.2: a server cannot tell which host an HTTP/1.1 request without one, or with two, is for.
         let hosts = headers.values("Host").count
-        if hosts > 1 { return bad("More than one Host header field.") }
-        if hosts == 0 && versionMinor == 1 { return bad("HTTP/1.1 request without a Host header field.") }
+        if hosts > 1 { return bad("More than one Host header field.", reason: "two Host headers") }
+        if hosts == 0 && versionMinor == 1 {
+            return bad("HTTP/1.1 request without a Host header field.", reason: "Host header missing (HTTP/1.1 requires one)")
+        }
 
         var framing = Framing.none
         let lengths = headers.values("Content-Length")
         let encodings = headers.values("Transfer-Encoding")
         if !encodings.isEmpty {
-            if !lengths.isEmpty { return bad("Content-Length together with Transfer-Encoding.") }
+            if !lengths.isEmpty {
+                return bad("Content-Length together with Transfer-Encoding.", reason: "both Content-Length and Transfer-Encoding")
+            }
             guard encodings.count == 1, encodings[0].trimmingASCIIWhitespace().caseInsensitiveEquals("chunked") else {
-                return bad("Only Transfer-Encoding: chunked is supported.", 501)
+                return bad("Only Transfer-Encoding: chunked is supported.", 501, reason: "a Transfer-Encoding other than chunked")
             }
             framing = .chunked
         } else if !lengths.isEmpty {
-            guard lengths.count == 1 else { return bad("Duplicate Content-Length.") }
+            guard lengths.count == 1 else { return bad("Duplicate Content-Length.", reason: "two Content-Length headers") }
             let digits = lengths[0].utf8
             guard !digits.isEmpty, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-                return bad("Invalid Content-Length.")
+                return bad("Invalid Content-Length.", reason: "a Content-Length that is not a whole number")
             }
             // Compare digit counts first so absurd lengths never overflow.
             let length = digits.count <= 18 ? Int(lengths[0]) ?? Int.max : Int.max
@@ -321,7 +378,7 @@ struct RequestParser {
         var expectsContinue = false
         if let expect = headers["Expect"] {
             guard expect.trimmingASCIIWhitespace().caseInsensitiveEquals("100-continue") else {
-                return bad("Only Expect: 100-continue is supported.", 417)
+                return bad("Only Expect: 100-continue is supported.", 417, reason: "an Expect header other than 100-continue")
             }
             expectsContinue = versionMinor == 1
         }
@@ -370,26 +427,23 @@ struct RequestParser {
                 let lineEnd: Int
                 switch scanLine(from: start) {
                 case .malformed:
-                    return .failure(ParseFailure(status: 400, message: "Bare CR, LF or NUL in a chunk size line."))
+                    return .failure(chunkFailure("Bare CR, LF or NUL in a chunk size line.", reason: "bad chunk size line (a bare CR, LF or NUL)", head))
                 case let .partial(length):
-                    if length > Self.maxChunkSizeLine { return .failure(Self.chunkSizeLineTooLong) }
+                    if length > Self.maxChunkSizeLine { return .failure(chunkSizeLineTooLong(head)) }
                     state = .chunkedBody(head, phase: phase)
                     return continueIfExpected(head)
                 case let .line(end):
-                    if end - start > Self.maxChunkSizeLine { return .failure(Self.chunkSizeLineTooLong) }
+                    if end - start > Self.maxChunkSizeLine { return .failure(chunkSizeLineTooLong(head)) }
                     lineEnd = end
                 }
                 let line = buffer[start..<lineEnd]
                 let sizeText = line.prefix { $0 != 59 }  // extensions after ';' are ignored
-                var size = 0
+                let size: Int
                 let trimmed = sizeText.reversed().drop { $0 == 32 || $0 == 9 }.reversed()
-                guard !trimmed.isEmpty, trimmed.count <= 15 else {
-                    return .failure(ParseFailure(status: 400, message: "Invalid chunk size."))
+                guard !trimmed.isEmpty, trimmed.count <= 15, trimmed.allSatisfy({ hexValue($0) != nil }) else {
+                    return .failure(chunkFailure("Invalid chunk size.", reason: "bad chunk size (expected up to 15 hexadecimal digits)", head))
                 }
-                for byte in trimmed {
-                    guard let digit = hexValue(byte) else { return .failure(ParseFailure(status: 400, message: "Invalid chunk size.")) }
-                    size = size * 16 + digit
-                }
+                size = trimmed.reduce(0) { $0 * 16 + (hexValue($1) ?? 0) }
                 start = lineEnd + 2
                 if chunkedBody.count + size > limits.maxBody {
                     return .bodyRefused(head, bodyTooLarge)
@@ -411,7 +465,8 @@ struct RequestParser {
                     return .incomplete
                 }
                 guard buffer[start] == 13 && buffer[start + 1] == 10 else {
-                    return .failure(ParseFailure(status: 400, message: "Chunk data not followed by CRLF."))
+                    return .failure(chunkFailure("Chunk data not followed by CRLF.",
+                                                 reason: "chunk data longer than its size line said (no CRLF after it)", head))
                 }
                 start += 2
                 phase = .size
@@ -419,13 +474,13 @@ struct RequestParser {
                 let lineEnd: Int
                 switch scanLine(from: start) {
                 case .malformed:
-                    return .failure(ParseFailure(status: 400, message: "Bare CR, LF or NUL in a trailer field."))
+                    return .failure(chunkFailure("Bare CR, LF or NUL in a trailer field.", reason: "a bare CR, LF or NUL in a trailer field", head))
                 case let .partial(length):
-                    if bytes + length > limits.maxHeaderBlock { return .failure(trailersTooLarge) }
+                    if bytes + length > limits.maxHeaderBlock { return .failure(trailersTooLarge(head)) }
                     state = .chunkedBody(head, phase: phase)
                     return .incomplete
                 case let .line(end):
-                    if bytes + end - start > limits.maxHeaderBlock { return .failure(trailersTooLarge) }
+                    if bytes + end - start > limits.maxHeaderBlock { return .failure(trailersTooLarge(head)) }
                     lineEnd = end
                 }
                 let line = buffer[start..<lineEnd]
@@ -439,10 +494,11 @@ struct RequestParser {
                 // Trailer fields are read and discarded (none of the APIs uses them), but must be fields.
                 guard let colon = line.firstIndex(of: 58), colon > line.startIndex,
                       line[..<colon].allSatisfy(isTokenByte) else {
-                    return .failure(ParseFailure(status: 400, message: "Malformed trailer field."))
+                    return .failure(chunkFailure("Malformed trailer field.", reason: "a malformed trailer field", head))
                 }
                 if count + 1 > limits.maxHeaderCount {
-                    return .failure(ParseFailure(status: 431, message: "Too many trailer fields."))
+                    return .failure(chunkFailure("Too many trailer fields.", 431,
+                                                 reason: "more than \(limits.maxHeaderCount) trailer fields", head))
                 }
                 phase = .trailers(count: count + 1, bytes: bytes + line.count)
             }
@@ -450,12 +506,42 @@ struct RequestParser {
     }
 
     private static let maxChunkSizeLine = 1024
-    private static let chunkSizeLineTooLong = ParseFailure(status: 400, message: "Chunk size line too long.")
     private var bodyTooLarge: ParseFailure {
-        ParseFailure(status: 413, message: "Request body is larger than \(limits.maxBody) bytes.")
+        ParseFailure(status: 413, message: "Request body is larger than \(limits.maxBody) bytes.",
+                     reason: "a body larger than \(Self.size(limits.maxBody))")
     }
-    private var trailersTooLarge: ParseFailure {
-        ParseFailure(status: 431, message: "Trailer section is larger than \(limits.maxHeaderBlock) bytes.")
+
+    private func requestLineTooLong(_ line: RequestLine?) -> ParseFailure {
+        ParseFailure(status: 414, message: "Request line is longer than \(limits.maxRequestLine) bytes.",
+                     reason: "request line longer than \(Self.size(limits.maxRequestLine)) (a long query string? send the data in a body)",
+                     requestLine: line)
+    }
+
+    private func headerBlockTooLarge(_ line: RequestLine?) -> ParseFailure {
+        ParseFailure(status: 431, message: "Request header block is larger than \(limits.maxHeaderBlock) bytes.",
+                     reason: "header section over \(Self.size(limits.maxHeaderBlock)) (large cookies?)", requestLine: line)
+    }
+
+    /// A failure in the body of a request whose head was read.
+    private func chunkFailure(_ message: String, _ status: Int = 400, reason: String, _ head: RequestHead) -> ParseFailure {
+        ParseFailure(status: status, message: message, reason: reason,
+                     requestLine: RequestLine(method: head.method, target: head.target))
+    }
+
+    private func chunkSizeLineTooLong(_ head: RequestHead) -> ParseFailure {
+        chunkFailure("Chunk size line too long.", reason: "bad chunk size line (over \(Self.maxChunkSizeLine) bytes)", head)
+    }
+
+    private func trailersTooLarge(_ head: RequestHead) -> ParseFailure {
+        chunkFailure("Trailer section is larger than \(limits.maxHeaderBlock) bytes.", 431,
+                     reason: "trailer section over \(Self.size(limits.maxHeaderBlock))", head)
+    }
+
+    /// `8 KiB` for a whole number of KiB or MiB, else bytes.
+    static func size(_ bytes: Int) -> String {
+        if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
     }
 
     private enum LineScan {

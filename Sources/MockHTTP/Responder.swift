@@ -19,18 +19,20 @@ extension HTTPResponder {
     public func refusal(of request: Request, status: Int, reason: String) -> Response? { nil }
 }
 
-/// One finished request and its answer, for logs and the journal.
+/// One finished request and its answer, for logs and the journal; or one the stop cut off.
 public struct Exchange: Sendable {
     public var request: Request
     public var response: Response
     public var durationMilliseconds: Double
     /// Bytes of the response as written, head included.
     public var responseBytes: Int
+    /// The server stopped before the exchange was over (docs/admin.md#stopping); `response` says why.
+    public var cutOff = false
 }
 
 extension Exchange {
     /// The status the client saw; nil when the connection was reset or closed instead.
     public var sentStatus: Int? {
-        response.connectionFault == .reset || response.connectionFault == .close ? nil : response.status
+        cutOff || response.connectionFault == .reset || response.connectionFault == .close ? nil : response.status
     }
 }

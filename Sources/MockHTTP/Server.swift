@@ -88,19 +88,24 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Stops accepting, lets requests in flight finish for up to `grace` seconds, then closes
-    /// everything. Returns when every loop has ended.
+    /// everything; a request still busy then is logged as cut off. Returns when every loop has
+    /// ended. A second call, from another thread, can shorten the grace (a second Ctrl-C).
     public func stop(grace: Double = 5) {
         lock.lock()
         let first = !stopRequested
         stopRequested = true
         lock.unlock()
-        if first {
-            for loop in loops { loop.requestStop(grace: grace) }
-        }
+        for loop in loops { loop.requestStop(grace: grace) }
         stopped.wait()
         if first {
             for listener in listeners { Sys.close(listener) }
         }
+    }
+
+    /// Requests answered (by the responder or by the HTTP layer's own errors) and requests cut
+    /// off by the stop; exact once `stop` has returned.
+    public var requestCounts: (answered: Int, cutOff: Int) {
+        loops.reduce((0, 0)) { ($0.0 + $1.answered, $0.1 + $1.cutOff) }
     }
 
     var isStopping: Bool {

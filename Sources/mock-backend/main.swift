@@ -95,7 +95,6 @@ do {
 } catch {
     fail("bad route table: \(error)")
 }
-let stateLog = settings.stateLog
 var configuration = ServerConfiguration()
 configuration.host = options.host
 configuration.port = options.port
@@ -106,19 +105,12 @@ configuration.poller = options.poller
 let server = HTTPServer(configuration: configuration, responder: app)
 let healthFilePath = HealthFile.path(environment: ProcessInfo.processInfo.environment)
 // Before the first answer: whoever waits for it (a script, docker stop) may signal at once, and a
-// signal that came between the start and this line was lost. The handler runs on the main queue,
-// so only once `dispatchMain()` runs, after the start.
-TerminationSignals.handle { _ in
-    Console.standard.write("mock-backend: stopping (finishing requests in flight, at most 5 s)")
-    server.stop(grace: 5)
-    HealthFile.remove(healthFilePath)
-    // After the last answer: the file left behind is one snapshot, plain JSON.
-    stateLog?.close()
-    exit(0)
-}
+// signal that came between the start and this line was lost. The first signal's handler runs on
+// the main queue, so only once `dispatchMain()` runs, after the start.
+Shutdown(server: server, app: app, stateLog: settings.stateLog, healthFile: healthFilePath).handleSignals()
 do {
     try server.start()
-    try stateLog?.beginWriting()
+    try settings.stateLog?.beginWriting()
 } catch {
     fail("\(error)")
 }

@@ -138,6 +138,17 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    func testAConsoleNobodyReadsDoesNotStopTheServer() throws {
+        let (server, port) = try startServer()
+        server.closeStandardOutput()
+        for _ in 0..<3 {
+            let response = try httpRequest(port: port, "GET", "/api/threads")
+            XCTAssertEqual(response.status, 401, "each request (refused: no token) writes a console line into the closed pipe")
+        }
+        server.process.terminate()
+        XCTAssertEqual(server.waitForExit(), 0, server.standardError)
+    }
+
     func testPollerFlag() throws {
         let (status, child) = try run(["--poller", "kqueue"])
         XCTAssertEqual(status, 2)

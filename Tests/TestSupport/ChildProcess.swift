@@ -79,6 +79,15 @@ public final class ChildProcess: @unchecked Sendable {
         try process.run()
     }
 
+    /// Closes the reading end of standard output, as `mock-backend | head` does once head has
+    /// its lines: the program's later console writes fail with EPIPE.
+    public func closeStandardOutput() {
+        guard let pipe = process.standardOutput as? Pipe else { return }
+        pipe.fileHandleForReading.readabilityHandler = nil
+        try? pipe.fileHandleForReading.close()
+        pipeEnded.signal()
+    }
+
     private func append(_ data: Data, toError: Bool) {
         lock.lock()
         defer { lock.unlock() }

@@ -2,7 +2,7 @@
 nothing sleeps on a guess), and watches it while an attack runs: a second client at another
 address (127.0.0.2) asks GET /_mock/health every 0.1 s, and the server's RSS and life are sampled.
 """
-import resource, socket, subprocess, sys, threading, time
+import argparse, resource, signal, socket, subprocess, sys, threading, time
 
 BANNER = "listening on 127.0.0.1:"
 
@@ -129,6 +129,8 @@ def conclude(server, watch, max_outage=None):
 def run(attack, binary, server_flags=(), address_space_mib=None, open_files=None, max_outage=None):
     """Starts the server and the watch, runs `attack(server, held)` (which returns one line saying
     what it did and may keep sockets open in `held`), concludes; returns the exit status."""
+    # Killed (a CI timeout, Ctrl-C), the script still stops its server on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     server = Server(binary, server_flags, address_space_mib=address_space_mib, open_files=open_files)
     held = []
     try:
@@ -139,3 +141,73 @@ def run(attack, binary, server_flags=(), address_space_mib=None, open_files=None
         for client in held:
             client.close()
         server.stop()
+
+
+def trickle_posts(server, held, connections, bytes_per_second, seconds, length=50_000):
+    """From 127.0.0.1, for `seconds`: keeps `connections` POSTs open, each sending its body (never
+    quite all of it) at `bytes_per_second`, and reopens those the server closes. The body stays
+    under 64 KiB so the memory budget has no say: what holds or frees the slots is the minimum
+    body rate and the per-address limit. Returns how many connections the server closed."""
+    head = (f"POST /api/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            f"Content-Length: {length}\r\n\r\n").encode()
+    tick = 0.2
+    piece = b"x" * max(1, int(bytes_per_second * tick))
+    sent, dropped = {}, 0
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        round_started = time.monotonic()
+        while len(held) < connections and time.monotonic() - round_started < tick:
+            try:
+                client = socket.create_connection(("127.0.0.1", server.port), timeout=0.05)
+                client.setblocking(False)
+                client.send(head)
+            except OSError:
+                break
+            held.append(client)
+            sent[client] = 0
+        for client in list(held):
+            if sent[client] + len(piece) >= length:
+                continue
+            try:
+                sent[client] += client.send(piece)
+            except BlockingIOError:
+                pass
+            except OSError:
+                held.remove(client)
+                del sent[client]
+                client.close()
+                dropped += 1
+        time.sleep(max(0.0, tick - (time.monotonic() - round_started)))
+    return dropped
+
+
+def arguments(connections, seconds=None, more=()):
+    """The attack script's arguments: BINARY, --connections, --seconds when the attack runs for a
+    while, --max-outage, `more` as (flag, type, default), and as `server_flags` whatever follows
+    `--` (flags for the server)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--connections", type=int, default=connections)
+    if seconds is not None:
+        parser.add_argument("--seconds", type=float, default=seconds)
+    parser.add_argument("--max-outage", type=float)
+    for flag, kind, default in more:
+        parser.add_argument(flag, type=kind, default=default)
+    argv = sys.argv[1:]
+    split = argv.index("--") if "--" in argv else len(argv)
+    parsed = parser.parse_args(argv[:split])
+    parsed.server_flags = argv[split + 1:]
+    return parsed
+
+
+def slow_posts(bytes_per_second):
+    """The whole slow-POST attack script: `trickle_posts` at `bytes_per_second` unless
+    --bytes-per-second says otherwise, against a server at 256 open files."""
+    args = arguments(connections=500, seconds=15, more=[("--bytes-per-second", float, bytes_per_second)])
+
+    def attack(server, held):
+        dropped = trickle_posts(server, held, args.connections, args.bytes_per_second, args.seconds)
+        return (f"{args.connections} POSTs from 127.0.0.1, bodies at {args.bytes_per_second:g} bytes/s for "
+                f"{args.seconds:.0f} s, server at 256 open files: {dropped} closed by the server, {len(held)} open at the end")
+
+    return run(attack, args.binary, args.server_flags, open_files=256, max_outage=args.max_outage)

@@ -16,6 +16,7 @@ extension IndexPage {
       const tokenForm = document.getElementById("journal-token");
       const problem = document.getElementById("journal-problem");
       const filters = document.getElementById("journal-filters");
+      const note = document.getElementById("journal-note");
       const forget = document.getElementById("journal-forget");
       const live = document.getElementById("journal-live");
       const state = document.getElementById("journal-state");
@@ -97,10 +98,11 @@ extension IndexPage {
             return;
           }
           if (!response.ok) {
+            // Asking again would get the same answer, and a console line each time.
             const answer = await response.json().catch(() => ({}));
-            say(`The journal answered ${response.status}${answer.detail ? ": " + answer.detail : ""}.`);
+            say(`The journal answered ${response.status}${answer.detail ? ": " + answer.detail : ""}; `
+              + "reload the page to try again.");
             live.hidden = true;
-            later(retryMs, mine);
             return;
           }
           const entries = await response.json();
@@ -133,6 +135,7 @@ extension IndexPage {
         sessionStorage.removeItem(tokenKey);
         live.hidden = true;
         filters.hidden = true;
+        note.hidden = true;
         rowsBox.replaceChildren(...explanation);
         say("");
         problem.textContent = message;
@@ -145,6 +148,7 @@ extension IndexPage {
         tokenForm.hidden = true;
         problem.textContent = "";
         filters.hidden = false;
+        note.hidden = false;
         forget.hidden = token === null;
         start();
       }
