@@ -194,6 +194,8 @@ def main():
         page.type_and_enter("#journal-token input[name=token]", "not-the-token")
         wait_for(page, "document.getElementById('journal-problem').textContent.includes('The server refused this token')",
                  "a wrong token is refused with a clear message")
+        page.evaluate("window.scrollTo(0, document.getElementById('requests').offsetTop - 140)")
+        page.screenshot(os.path.join(arguments.out, "live-journal-token.png"))
         page.type_and_enter("#journal-token input[name=token]", TOKEN)
         wait_for(page, "!document.getElementById('journal-live').hidden && document.getElementById('journal-token').hidden",
                  "the right token is taken and the journal is live")

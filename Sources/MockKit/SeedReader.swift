@@ -92,11 +92,6 @@ public struct SeedNode {
         guard let number = value.intValue else { throw fail("expected an integer") }
         return number
     }
-
-    public func bool() throws(SeedError) -> Bool {
-        guard case let .bool(flag) = value else { throw fail("expected true or false") }
-        return flag
-    }
 }
 
 /// A JSON object of a seed document, read field by field.
@@ -118,17 +113,7 @@ public struct SeedObject {
     }
 
     public func string(_ key: String) throws(SeedError) -> String { try node(key).string() }
-    public func int(_ key: String) throws(SeedError) -> Int { try node(key).int() }
-    public func bool(_ key: String) throws(SeedError) -> Bool { try node(key).bool() }
-    public func array(_ key: String) throws(SeedError) -> [SeedNode] { try node(key).array() }
     public func object(_ key: String) throws(SeedError) -> SeedObject { try node(key).object() }
-
-    /// A non-empty string, the usual rule for names and passwords.
-    public func text(_ key: String) throws(SeedError) -> String {
-        let value = try string(key)
-        guard !value.isEmpty else { throw SeedError(path: "\(path).\(key)", problem: "must not be empty") }
-        return value
-    }
 }
 
 /// The folder of seed files: `Seed/threads.json` and so on.

@@ -177,9 +177,11 @@ final class IndexPageTests: XCTestCase {
                                             + "name=\"token\" type=\"password\" autocomplete=\"off\""), withoutToken)
         XCTAssertTrue(withoutToken.contains("shown only with the admin token the server was started with"), withoutToken)
         XCTAssertFalse(withoutToken.contains("/api/threads</code>"), "no rows without the token")
+        XCTAssertTrue(withoutToken.contains("<p class=\"muted\" id=\"journal-note\" hidden>Newest first"), "nor a note on rows")
 
         let withToken = try page(["Host: 127.0.0.1", "X-Mock-Admin-Token: s3cret"]).text
         XCTAssertTrue(withToken.contains("data-journal=\"live\""), withToken)
+        XCTAssertTrue(withToken.contains("<p class=\"muted\" id=\"journal-note\">Newest first"), withToken)
         XCTAssertTrue(withToken.contains(row("GET", "/api/threads", 401, "threads",
                                              reason: "Authorization header missing; send `Authorization: BEARER &lt;token&gt;` "
                                                 + "with the token from logging in")), withToken)

@@ -31,8 +31,9 @@ extension IndexPage {
         <div id="journal-rows">
         \(requestsBody)
         </div>
-        <p class="muted">Newest first, the last \(Self.requestLimit) at most, new ones as they come; all of them, with \
-        headers and bodies, at <a href="/_mock/requests">/_mock/requests</a>. <span id="journal-state"></span></p>
+        <p class="muted" id="journal-note"\(mode == "token" ? " hidden" : "")>Newest first, the last \(Self.requestLimit) at \
+        most, new ones as they come; all of them, with headers and bodies, at <a href="/_mock/requests">/_mock/requests</a>. \
+        <span id="journal-state"></span></p>
         </section>
         <script>\(Self.journalScript)</script>
         """

@@ -16,6 +16,7 @@ extension IndexPage {
       const tokenForm = document.getElementById("journal-token");
       const problem = document.getElementById("journal-problem");
       const filters = document.getElementById("journal-filters");
+      const note = document.getElementById("journal-note");
       const forget = document.getElementById("journal-forget");
       const live = document.getElementById("journal-live");
       const state = document.getElementById("journal-state");
@@ -134,6 +135,7 @@ extension IndexPage {
         sessionStorage.removeItem(tokenKey);
         live.hidden = true;
         filters.hidden = true;
+        note.hidden = true;
         rowsBox.replaceChildren(...explanation);
         say("");
         problem.textContent = message;
@@ -146,6 +148,7 @@ extension IndexPage {
         tokenForm.hidden = true;
         problem.textContent = "";
         filters.hidden = false;
+        note.hidden = false;
         forget.hidden = token === null;
         start();
       }
