@@ -22,7 +22,8 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import log, memory_kb, parse_wrk, raise_fd_limit, status_of  # noqa: E402
 
-PORTS = {"small": 18090, "large": 18091}
+# SCALE_PORT moves both servers (the port and the one after it), e.g. into a range of one's own.
+PORTS = {"small": int(os.environ.get("SCALE_PORT", "18090")), "large": int(os.environ.get("SCALE_PORT", "18090")) + 1}
 FORM = "application/x-www-form-urlencoded"
 THREADS_LOGIN = b"email=a@a.com&password=test123"
 WSUV_LOGIN = "/cgi-bin/login.cgi?username=alice&password=wonderland"
@@ -152,15 +153,17 @@ def measure(binary, seeds, seconds, rounds, scripts, stamps):
     """Start-up times one server at a time; then both servers up, and each request run on both in
     turn for `rounds` rounds (medians), so a busy moment of the shared machine hits both sizes."""
     results = {size: {"runs": {}} for size in seeds}
+    results["load_average"] = os.getloadavg()[0]
     for size, seed in seeds.items():
         times, cpu = [], []
-        for _ in range(3):
+        for _ in range(5):
             process, milliseconds, used = start(binary, seed, PORTS[size])
             times.append(milliseconds)
             cpu.append(used)
             stop(process, PORTS[size])
         results[size]["startup_ms"] = statistics.median(times)
         results[size]["startup_cpu_ms"] = statistics.median(cpu)
+        results[size]["startup_runs"] = {"ms": times, "cpu_ms": cpu}
     processes = {}
     try:
         for size, seed in seeds.items():

@@ -60,31 +60,47 @@ public struct SeedJSON: Sendable {
 }
 
 /// The member names of an object an API reads, in the order it wants them handled.
-public final class SeedKeys: Sendable {
+public final class SeedKeys: @unchecked Sendable {
     let names: [String]
-    let utf8: [[UInt8]]
+    let count: Int
     let requiredCount: Int
+    /// Every name's UTF-8, one after the other, and where each starts (`starts[count]` is the end):
+    /// compared with each member name read, so kept where reading them takes no reference counting.
+    private let utf8: UnsafeMutablePointer<UInt8>
+    private let starts: UnsafeMutablePointer<Int>
 
     /// `required` keys first, then `optional` ones (absent or `null` is the same for those).
     public init(_ required: [String], optional: [String] = []) {
         names = required + optional
-        utf8 = names.map { Array($0.utf8) }
+        count = names.count
         requiredCount = required.count
-        precondition(names.count <= SeedReader.Waiting.capacity, "at most \(SeedReader.Waiting.capacity) keys")
+        precondition(count <= SeedReader.Waiting.capacity, "at most \(SeedReader.Waiting.capacity) keys")
+        let all = names.flatMap(\.utf8)
+        utf8 = .allocate(capacity: max(all.count, 1))
+        utf8.initialize(from: all, count: all.count)
+        starts = .allocate(capacity: count + 1)
+        starts[0] = 0
+        for (index, name) in names.enumerated() { starts[index + 1] = starts[index] + name.utf8.count }
     }
 
-    /// The index of the key a member name spells, if any.
-    func index(of token: JSONScanner.StringToken, in scanner: JSONScanner) -> Int? {
+    deinit {
+        utf8.deallocate()
+        starts.deallocate()
+    }
+
+    /// The index of the key a member name spells, if any; `expected` is tried first.
+    func index(of token: JSONScanner.StringToken, in scanner: JSONScanner, expected: Int) -> Int? {
         if token.hasEscapes {
             let name = scanner.decode(token)
             return names.firstIndex { $0.utf8.elementsEqual(name.utf8) }
         }
+        guard let text = scanner.bytes.baseAddress.map({ $0 + token.content.lowerBound }) else { return nil }
         let length = token.content.count
-        guard let start = scanner.bytes.baseAddress.map({ $0 + token.content.lowerBound }) else { return nil }
-        for (index, name) in utf8.enumerated() where name.count == length {
-            if name.withUnsafeBufferPointer({ memcmp($0.baseAddress!, start, length) == 0 }) { return index }
+        func spells(_ index: Int) -> Bool {
+            starts[index + 1] - starts[index] == length && memcmp(utf8 + starts[index], text, length) == 0
         }
-        return nil
+        if expected < count, spells(expected) { return expected }
+        return (0..<count).first(where: spells)
     }
 }
 
@@ -203,7 +219,7 @@ public struct SeedReader {
         func handle(_ index: Int, at position: Int) throws(SeedError) -> Int {
             let end = try read(index, at: position)
             handled = index + 1
-            while handled < keys.names.count, let early = waiting[handled] {
+            while handled < keys.count, let early = waiting[handled] {
                 _ = try read(handled, at: early)
                 handled += 1
             }
@@ -212,7 +228,7 @@ public struct SeedReader {
         if scanner.current != UInt8(ascii: "}") {
             while true {
                 let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
-                let index = keys.index(of: key, in: scanner)
+                let index = keys.index(of: key, in: scanner, expected: handled)
                 if let index, index == handled {
                     scanner.position = try handle(index, at: scanner.position)
                 } else {
@@ -229,7 +245,7 @@ public struct SeedReader {
         }
         let end = scanner.position
         // The object is over: what still waits follows keys that are absent.
-        while handled < keys.names.count {
+        while handled < keys.count {
             if let position = waiting[handled] {
                 _ = try handle(handled, at: position)
             } else if handled < keys.requiredCount {
