@@ -17,7 +17,7 @@ if ! command -v chromium >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
 fi
 
-swift build --product mock-backend 2>&1 | grep -E "error|warning:" || true
+swift build --product mock-backend >"$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
 binary="$(swift build --show-bin-path)/mock-backend"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$binary" --host 127.0.0.1 --port "$port" --quiet --otp-code 123456 >"$out/server.log" 2>&1 &

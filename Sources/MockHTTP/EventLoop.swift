@@ -369,7 +369,7 @@ final class EventLoop: @unchecked Sendable {
     /// reserves is this connection's until `account` counts the bytes themselves.
     private func admitBody(size: Int, more: Int, on connection: Connection) -> Bool {
         guard size > Self.unmeteredBody else { return true }
-        guard server.memory.reserve(more) else { return false }
+        guard server.memory.reserve(more, for: connection.peer.host) else { return false }
         connection.charged += more
         return true
     }
@@ -379,7 +379,7 @@ final class EventLoop: @unchecked Sendable {
         let held = connection.parser.heldBytes + connection.pendingOutput
         let charge = held - held % Self.accountingGranule
         guard charge != connection.charged else { return }
-        server.memory.adjust(by: charge - connection.charged)
+        server.memory.adjust(by: charge - connection.charged, for: connection.peer.host)
         connection.charged = charge
     }
 
@@ -586,7 +586,7 @@ final class EventLoop: @unchecked Sendable {
     private func close(_ connection: Connection) {
         guard connections[connection.fd] === connection else { return }
         connections[connection.fd] = nil
-        server.memory.adjust(by: -connection.charged)
+        server.memory.adjust(by: -connection.charged, for: connection.peer.host)
         connection.charged = 0
         poller.remove(connection.fd)
         Sys.close(connection.fd)

@@ -6,28 +6,37 @@ import Foundation
 /// number of clients can make the process run out of memory (docs/reliability.md#memory-budget).
 final class MemoryBudget: @unchecked Sendable {
     let limit: Int
+    /// What the connections of one peer address may hold together when a body asks for more, so
+    /// that slow uploads from one address never keep everyone else's bodies out.
+    let limitPerAddress: Int
     private let lock = NSLock()
     private var used = 0
+    private var usedByAddress: [String: Int] = [:]
 
-    init(limit: Int) {
+    init(limit: Int, limitPerAddress: Int) {
         self.limit = limit
+        self.limitPerAddress = limitPerAddress
     }
 
-    /// Counts `bytes` more if they fit under the limit.
-    func reserve(_ bytes: Int) -> Bool {
+    /// Counts `bytes` more for `address` if they fit under both limits.
+    func reserve(_ bytes: Int, for address: String) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard used + bytes <= limit else { return false }
+        let held = usedByAddress[address, default: 0]
+        guard used + bytes <= limit && held + bytes <= limitPerAddress else { return false }
         used += bytes
+        usedByAddress[address] = held + bytes
         return true
     }
 
-    /// Counts what a connection holds now against what it held (negative when it shrank), fitting or not:
-    /// the bytes are already there.
-    func adjust(by delta: Int) {
+    /// Counts what a connection of `address` holds now against what it held (negative when it
+    /// shrank), fitting or not: the bytes are already there.
+    func adjust(by delta: Int, for address: String) {
         lock.lock()
+        defer { lock.unlock() }
         used += delta
-        lock.unlock()
+        let held = usedByAddress[address, default: 0] + delta
+        usedByAddress[address] = held > 0 ? held : nil
     }
 
     var isExhausted: Bool {

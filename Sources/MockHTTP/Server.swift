@@ -23,6 +23,8 @@ public struct ServerConfiguration: Sendable {
     /// Bytes all connections together may hold in request bodies, buffered input and queued output
     /// (docs/reliability.md#memory-budget).
     public var memoryBudget = 256 << 20
+    /// What one peer address may hold of it when a body asks for more; nil for half the budget.
+    public var memoryBudgetPerAddress: Int?
     public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
     public var poller = PollerKind.standard
 
@@ -56,7 +58,8 @@ public final class HTTPServer: @unchecked Sendable {
     public init(configuration: ServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
-        memory = MemoryBudget(limit: configuration.memoryBudget)
+        memory = MemoryBudget(limit: configuration.memoryBudget,
+                              limitPerAddress: configuration.memoryBudgetPerAddress ?? configuration.memoryBudget / 2)
     }
 
     /// Binds and starts the loops; throws when the port is busy or the host unknown.

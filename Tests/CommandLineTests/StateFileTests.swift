@@ -318,7 +318,7 @@ final class StateFileTests: XCTestCase {
         try garbage.write(to: state)
         let child = try ChildProcess(["--port", "0", "--state", state.path, "--only", "threads"])
         XCTAssertEqual(child.waitForExit(), 1)
-        XCTAssertTrue(child.standardError.hasPrefix("mock-backend: bad state file: \(state.path): $: not a state file ("),
+        XCTAssertTrue(child.standardError.hasPrefix("mock-backend: bad state file: \(state.path):1:2: $: not a state file ("),
                       child.standardError)
         XCTAssertTrue(child.standardError.hasSuffix("; move it away or give another --state FILE\n"), child.standardError)
         XCTAssertEqual(try Data(contentsOf: state), garbage)

@@ -208,6 +208,10 @@ final class JournalFilterTests: XCTestCase {
         XCTAssertEqual(nothingNewer.headers["Content-Type"], "application/json; charset=utf-8")
         XCTAssertEqual(nothingNewer.headers["X-Total-Count"], "0")
         XCTAssertEqual(nothingNewer.text, "[]")
+        // One name per run, on every read, so a poller can tell a restart (ids count from 1 again).
+        let run = try XCTUnwrap(nothingNewer.headers["X-Mock-Journal-Run"])
+        XCTAssertEqual(try server.request("GET", "/_mock/requests").headers["X-Mock-Journal-Run"], run)
+        XCTAssertNotEqual(try TestServer().request("GET", "/_mock/requests?after=3").headers["X-Mock-Journal-Run"], run)
 
         // A clear keeps counting, so a reader's cursor still means "newer than what I have".
         XCTAssertEqual(try server.request("DELETE", "/_mock/requests").status, 204)
@@ -219,6 +223,11 @@ final class JournalFilterTests: XCTestCase {
             let refused = try server.request("GET", "/_mock/requests?after=\(bad)")
             XCTAssertEqual(refused.status, 400, bad)
             XCTAssertEqual(refused.text, #"{"error":"invalid_after","detail":"after must be the id of an entry (0 or more)"}"#, bad)
+        }
+        for bad in ["-1", "abc", ""] {
+            let refused = try server.request("GET", "/_mock/requests?limit=\(bad)")
+            XCTAssertEqual(refused.status, 400, bad)
+            XCTAssertEqual(refused.text, #"{"error":"invalid_limit","detail":"limit must be a whole number, 0 or more"}"#, bad)
         }
     }
 

@@ -76,7 +76,10 @@ final class SizeLimitTests: XCTestCase {
     /// server, with `Retry-After`; the body is not read.
     func testBodiesOverTheMemoryBudgetGetTheAPIs503() throws {
         let size = 1 << 20
-        let server = try TestServer { $0.memoryBudget = size + size / 2 }
+        let server = try TestServer {
+            $0.memoryBudget = size + size / 2
+            $0.memoryBudgetPerAddress = $0.memoryBudget  // every client here is 127.0.0.1
+        }
         let holder = try server.connect()
         holder.send("POST /api/login HTTP/1.1\r\nHost: test\r\nContent-Length: \(size)\r\n\r\n")
         let deadline = Date().addingTimeInterval(20)

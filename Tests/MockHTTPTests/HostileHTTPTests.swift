@@ -350,6 +350,7 @@ final class HostileHTTPTests: XCTestCase, EchoServerTests {
         server = try TestServer(responder: EchoResponder()) {
             $0.limits.maxBody = 8 << 20
             $0.memoryBudget = 4 << 20
+            $0.memoryBudgetPerAddress = 4 << 20  // every client here is 127.0.0.1
         }
         // The first body holds three quarters of the budget while it arrives slowly...
         let first = try server.connect()
@@ -371,6 +372,26 @@ final class HostileHTTPTests: XCTestCase, EchoServerTests {
         // The first body is read whole and answered; what it held is given back.
         first.send(String(repeating: "a", count: size - 3))
         XCTAssertEqual(try first.readResponse().body.count, "POST /first|\(size)|".utf8.count + size)
+        try waitUntil { server.server.memoryInUse < size }
+        let later = try exchange(post("/later", "Content-Length: \(size)\r\n", String(repeating: "b", count: size)))
+        XCTAssertEqual(later.status, 200)
+    }
+
+    func testOneAddressHoldsAtMostHalfTheMemoryBudgetInBodies() throws {
+        let size = 3 << 20
+        server = try TestServer(responder: EchoResponder()) {
+            $0.limits.maxBody = 8 << 20
+            $0.memoryBudget = 8 << 20
+        }
+        let first = try server.connect()
+        first.send(post("/first", "Content-Length: \(size)\r\n", "abc"))
+        try waitUntil { server.server.memoryInUse >= size }
+        // The budget has room for another, but not this address's share (half of it).
+        let second = try exchange(post("/second", "Content-Length: \(size)\r\n", "x"))
+        XCTAssertEqual(second.status, 503)
+        XCTAssertEqual(second.headers["Retry-After"], "2")
+        first.send(String(repeating: "a", count: size - 3))
+        XCTAssertEqual(try first.readResponse().status, 200)
         try waitUntil { server.server.memoryInUse < size }
         let later = try exchange(post("/later", "Content-Length: \(size)\r\n", String(repeating: "b", count: size)))
         XCTAssertEqual(later.status, 200)

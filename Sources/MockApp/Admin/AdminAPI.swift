@@ -166,9 +166,13 @@ final class AdminAPI: Sendable {
 
     private func listRequests(_ request: Request) -> Response {
         let query = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)
-        let limitText = FormDecoding.last("limit", in: query)
-        let limit = limitText.flatMap { Int($0) } ?? 100
-        guard limit >= 0 else { return Response.json(400, ["error": "invalid_limit", "detail": "limit must be 0 or more"]) }
+        var limit = 100
+        if let text = FormDecoding.last("limit", in: query) {
+            guard let number = Int(text), number >= 0 else {
+                return Response.json(400, ["error": "invalid_limit", "detail": "limit must be a whole number, 0 or more"])
+            }
+            limit = number
+        }
         guard let filter = Journal.Filter(query: query) else {
             return Response.json(400, ["error": "invalid_status", "detail": "status must be a class such as 4xx or a status such as 404"])
         }
@@ -183,6 +187,7 @@ final class AdminAPI: Sendable {
         var response = Response.json(200, Journal.json(found.entries))
         // The array stays what it was; the count of every matching entry rides in a header.
         response.headers.add("X-Total-Count", String(found.matching))
+        response.headers.add("X-Mock-Journal-Run", journal.run)
         return response
     }
 

@@ -1,6 +1,7 @@
 extension IndexPage {
     /// Keeps "Last requests" live. It asks `/_mock/requests?after=ID` for what came since the newest
-    /// entry shown (never journaled, and no console line when it succeeds), one request at a time, so
+    /// entry shown (never journaled, and no console line when it succeeds), and starts over when
+    /// `X-Mock-Journal-Run` says another run of the server answered. One request at a time, so
     /// an open page costs one small request a second. The admin token, where one is needed, is typed
     /// into the page and kept in sessionStorage: a reload or the next visit in the same tab needs no
     /// retyping, and it is gone when the tab closes (a classroom computer keeps nothing). Entries
@@ -23,7 +24,7 @@ extension IndexPage {
       const tokenKey = "mock-backend admin token";
       const explanation = Array.from(rowsBox.childNodes);
       let token = mode === "token" ? sessionStorage.getItem(tokenKey) : null;
-      let rows = [], cursor = 0, timer = 0, round = 0, rendered = false;
+      let rows = [], cursor = 0, timer = 0, round = 0, rendered = false, run = null;
 
       const element = (name, className, text) => {
         const made = document.createElement(name);
@@ -107,6 +108,17 @@ extension IndexPage {
           }
           const entries = await response.json();
           if (mine !== round) return;
+          const answeredBy = response.headers.get("X-Mock-Journal-Run");
+          if (run !== null && answeredBy !== run) {
+            // Restarted between two polls: the cursor counts another run's ids. Ask from scratch.
+            run = null;
+            rows = [];
+            cursor = 0;
+            rendered = false;
+            poll(mine);
+            return;
+          }
+          run = answeredBy;
           if (entries.length > 0 || !rendered) {
             rows = entries.concat(rows).slice(0, limit);
             if (entries.length > 0) cursor = entries[0].id;
@@ -121,6 +133,7 @@ extension IndexPage {
           // After a restart the ids start again at 1: ask from scratch once it answers.
           rows = [];
           cursor = 0;
+          run = null;
           rendered = false;
           live.hidden = true;
           say(`The server does not answer; trying again every ${retryMs / 1000} s.`);

@@ -43,6 +43,9 @@ final class Journal: @unchecked Sendable {
     static let headersLimit = 4096
 
     let capacity: Int
+    /// Names this run of the server, so a reader whose cursor came from an earlier run (ids
+    /// restart at 1) can tell, however quickly the restart happened.
+    let run = String(UInt64.random(in: 1...UInt64.max), radix: 16)
     private let lock = NSLock()
     private var ring: [Entry] = []
     private var next = 0

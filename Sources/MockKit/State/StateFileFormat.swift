@@ -73,7 +73,10 @@ struct StateFileContents {
         do {
             members = try JSONPieces.members(of: snapshot, maxDepth: maxDepth)
         } catch {
-            throw SeedError(file: file, path: "$", problem: "not a state file (\(error)); move it away or give another --state FILE")
+            // The snapshot starts the file, so the offset is the file's own: `file:line:column`.
+            let place = SourceLocation(file: file, offset: error.offset, in: Array(snapshot))
+            throw SeedError(file: place.description, path: "$",
+                            problem: "not a state file (\(error.message)); move it away or give another --state FILE")
         }
         guard let members else {
             throw SeedError(file: file, path: "$", problem: "not a state file: expected an object with one member per API")
