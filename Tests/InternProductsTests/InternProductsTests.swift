@@ -101,7 +101,7 @@ final class InternProductsTests: XCTestCase {
         try assertToken("/login?username=admin&password=1234", Self.adminToken)
     }
 
-    func testLoginFailuresInTheContractsOrder() throws {
+    func testLoginFailuresInTheDocumentedOrder() throws {
         try assertFailed("/login", "Missing parameter: username")
         try assertFailed("/login?password=1234", "Missing parameter: username")
         try assertFailed("/login?username=&password=1234", "Missing parameter: username")

@@ -223,7 +223,7 @@ struct IndexPage {
     private var footer: String {
         """
         <footer>
-        <p>Every API's contract and how it differs from the original server: <code>docs/apis/&lt;api&gt;.md</code> \
+        <p>Every API's rules and how they differ from the original server: <code>docs/apis/&lt;api&gt;.md</code> \
         in the mock-backend repository. Control endpoints (reset, state, faults, journal) are under \
         <code>/_mock/</code>; start with <a href="/_mock/health">/_mock/health</a>.</p>
         </footer>
