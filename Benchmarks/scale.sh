@@ -4,7 +4,8 @@
 # scale_seed.py: 10 vs 100,000 rows in every table of every API), and for each measures start-up,
 # RSS and short wrk runs of a read and a write per API on both in turn (Benchmarks/tools/scale.py).
 # Prints a Markdown table and writes Benchmarks/results/scale.json. About 6 minutes.
-# Settings: SCALE_SECONDS (5 per run), SCALE_ROUNDS (2), SCALE_LARGE (100000).
+# Settings: SCALE_SECONDS (5 per run), SCALE_ROUNDS (2), SCALE_LARGE (100000), SCALE_PORT (18090: the
+# small server, the large one on the next port).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"

@@ -63,6 +63,15 @@ final class StartUpMessageTests: XCTestCase {
         }
     }
 
+    func testAStateFileSyntaxErrorIsPlaced() throws {
+        let file = folder.appendingPathComponent("state.json")
+        try Data("{\"threads\": {\"users\": [\n  1,,\n".utf8).write(to: file)
+        let (status, child) = try run(["--state", file.path, "--only", "threads", "--port", "0"])
+        XCTAssertEqual(status, 1)
+        XCTAssertEqual(child.standardError, "mock-backend: bad state file: \(file.path):2:5: $: not a state file (expected a value); "
+                       + "move it away or give another --state FILE\n")
+    }
+
     func testAStubSyntaxErrorIsPlaced() throws {
         let file = folder.appendingPathComponent("broken.json")
         try Data("{\"request\": {\"method\": \"GET\", \"path\": \"/x\"},\n \"response\": {\"status\": 200,}}\n".utf8).write(to: file)
