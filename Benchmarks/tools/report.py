@@ -387,9 +387,9 @@ spawn to the first `200`, load average {startup['load_average']:.1f}): **{startu
 {startup['cpu_ms']:.0f} ms CPU (target < 300 ms); each API reads its part of the snapshot straight from the
 text, and the file is appended to as it is. After kill -9, with a log of 500 messages
 ({results['startup_log_bytes'] / 1e3:.0f} KB) behind the snapshot: {crashed['wall_ms']:.0f} ms wall, {crashed['cpu_ms']:.0f} ms CPU;
-an API with log records has its part built as a JSON tree, the records applied to it, and the tree
-written out for the API to read. The log is compacted at start only when it is longer than the
-snapshot. A new, small state: {results['startup_small']['wall_ms']:.0f} ms (its first snapshot is written once the
+the rows the log changes are found by key in the snapshot's text (one scan of the arrays it
+touches) and replaced there, the rest stays text, and the API reads the result as it reads a
+snapshot. The log is compacted at start only when it is longer than the snapshot. A new, small state: {results['startup_small']['wall_ms']:.0f} ms (its first snapshot is written once the
 port is open).
 
 """

@@ -189,6 +189,11 @@ final class StateFileTests: XCTestCase {
         _ = try call("POST", "/api/message/add", "thread_id=\(doomed)&message=m3", headers: bearer)
         _ = try call("POST", "/api/thread/delete/\(doomed)", headers: bearer)
         _ = try call("GET", "/api/thread", headers: bearer)
+        // Seeded rows, which the restart finds in the snapshot's text, not in the log: a message, and
+        // a thread with the messages of three users in it.
+        let ervin = [("Authorization", "Bearer \(text(try call("POST", "/api/login", "email=a@a.com&password=test123"), "token"))")]
+        _ = try call("POST", "/api/message/delete/5", headers: ervin)
+        _ = try call("POST", "/api/thread/delete/1", headers: ervin)
         // internproducts
         _ = try call("GET", "/register?username=allx&password=p")
         // wsuv
@@ -197,10 +202,15 @@ final class StateFileTests: XCTestCase {
         _ = try call("POST", "/cgi-bin/add-tweet.cgi", "username=allx&session_token=\(session)&tweet=bye")
         _ = try call("POST", "/cgi-bin/del-tweet.cgi", "username=allx&session_token=\(session)&tweet_id=23")
         _ = try call("POST", "/cgi-bin/login.cgi", "username=allx&password=p&action=logout")
+        // A seeded user (keyed by a string) logs in: the snapshot's text holds the row.
+        _ = try call("POST", "/cgi-bin/login.cgi", "username=alice&password=wonderland")
         // cse118
         let sammy = text(try call("POST", "/api/v2/login", #"{"email":"sslug@ucsc.edu","password":"1234567"}"#, json: true),
                          "accessToken")
         let auth = [("Authorization", "Bearer \(sammy)")]
+        // A seeded channel, in a workspace the snapshot's text holds.
+        _ = try call("POST", "/api/v2/channel/ddf421ec-f574-4c8a-a146-2b69e0dd609e/message", #"{"content":"seeded"}"#,
+                     json: true, headers: auth)
         _ = try call("PUT", "/api/v2/reset", headers: auth)
         let workspace = text(try call("POST", "/api/v2/workspace", #"{"name":"w"}"#, json: true, headers: auth), "id")
         let channel = text(try call("POST", "/api/v2/workspace/\(workspace)/channel", #"{"name":"c"}"#, json: true, headers: auth), "id")

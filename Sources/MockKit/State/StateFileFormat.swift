@@ -28,6 +28,8 @@ struct StateFileContents {
     private var wholePartEndsLine = false
 
     static let recordMark = UInt8(ascii: "~")
+    /// Nesting allowed in the snapshot and in a record.
+    static let maxDepth = 64
 
     /// Reads a whole file; only an unreadable snapshot is an error.
     init(_ bytes: [UInt8], file: String) throws(SeedError) {
@@ -43,10 +45,10 @@ struct StateFileContents {
             let name = record.api
             if replays[name] == nil {
                 if let index = documents.firstIndex(where: { $0.api == name }) {
-                    replays[name] = DocumentReplay(documents[index].document.value)
+                    replays[name] = DocumentReplay(documents[index].document)
                 } else {
                     documents.append((name, .value(.object(JSONObject()))))
-                    replays[name] = DocumentReplay(.object(JSONObject()))
+                    replays[name] = DocumentReplay(.value(.object(JSONObject())))
                 }
             }
             replays[name]!.apply(record.change)
@@ -58,53 +60,18 @@ struct StateFileContents {
         droppedLength = bytes.count - validLength
         wholePartEndsLine = validLength > 0 && bytes[validLength - 1] == 10
         for index in documents.indices {
-            if let replay = replays[documents[index].api] { documents[index].document = .value(replay.document) }
+            if let replay = replays[documents[index].api] {
+                documents[index].document = .text(SeedJSON(replay.text, maxDepth: Self.maxDepth))
+            }
         }
     }
 
     /// The snapshot's members, each API's part of the text as it is: checked, but not built into
     /// a tree (the API reads its rows straight from it).
     private static func members(of snapshot: ArraySlice<UInt8>, file: String) throws(SeedError) -> [(api: String, document: StateDocument)] {
-        let maxDepth = 64
-        let found = snapshot.withUnsafeBufferPointer { buffer in
-            Result { () throws(JSONParseError) -> [(api: String, range: Range<Int>)]? in
-                var scanner = JSONScanner(buffer)
-                scanner.skipWhitespace()
-                guard scanner.current == UInt8(ascii: "{") else {
-                    try scanner.skipValue(depth: 0, maxDepth: maxDepth)
-                    return nil
-                }
-                scanner.position += 1
-                scanner.skipWhitespace()
-                var members: [(api: String, range: Range<Int>)] = []
-                if scanner.current == UInt8(ascii: "}") {
-                    scanner.position += 1
-                } else {
-                    while true {
-                        let name = scanner.decode(try scanner.scanKey())
-                        let start = scanner.position
-                        try scanner.skipValue(depth: 1, maxDepth: maxDepth)
-                        members.append((name, start..<scanner.position))
-                        scanner.skipWhitespace()
-                        if scanner.current == UInt8(ascii: ",") {
-                            scanner.position += 1
-                            scanner.skipWhitespace()
-                        } else if scanner.current == UInt8(ascii: "}") {
-                            scanner.position += 1
-                            break
-                        } else {
-                            throw scanner.error("expected ',' or '}'")
-                        }
-                    }
-                }
-                scanner.skipWhitespace()
-                guard scanner.atEnd else { throw scanner.error("unexpected data after the JSON value") }
-                return members
-            }
-        }
-        let members: [(api: String, range: Range<Int>)]?
+        let members: [(key: String, range: Range<Int>)]?
         do {
-            members = try found.get()
+            members = try JSONPieces.members(of: snapshot, maxDepth: maxDepth)
         } catch {
             // The snapshot starts the file, so the offset is the file's own: `file:line:column`.
             let place = SourceLocation(file: file, offset: error.offset, in: Array(snapshot))
@@ -114,11 +81,7 @@ struct StateFileContents {
         guard let members else {
             throw SeedError(file: file, path: "$", problem: "not a state file: expected an object with one member per API")
         }
-        let start = snapshot.startIndex
-        return members.map { member in
-            (member.api, .text(SeedJSON(snapshot[(start + member.range.lowerBound)..<(start + member.range.upperBound)],
-                                        maxDepth: maxDepth)))
-        }
+        return members.map { ($0.key, .text(SeedJSON(snapshot[$0.range], maxDepth: maxDepth))) }
     }
 
     /// Records can follow the whole part as it is (a torn tail is cut first): the snapshot holds
@@ -155,7 +118,7 @@ struct StateFileContents {
         else { return nil }
         let json = bytes[(offset + 10)..<newline]
         guard CRC32.checksum(json, continuing: chain) == checksum,
-              case let .object(change)? = try? JSONParser.parse(json, maxDepth: 64),
+              case let .object(change)? = try? JSONParser.parse(json, maxDepth: maxDepth),
               let api = change["api"]?.stringValue else { return nil }
         return (api, change, checksum, newline + 1)
     }
@@ -187,14 +150,6 @@ enum StateDocument {
     case text(SeedJSON)
     case value(JSONValue)
 
-    /// Already checked as JSON when the snapshot was read.
-    var value: JSONValue {
-        switch self {
-        case let .text(json): return (try? JSONParser.parse(json.bytes, maxDepth: json.maxDepth)) ?? .null
-        case let .value(value): return value
-        }
-    }
-
     var bytes: [UInt8] {
         switch self {
         case let .text(json): return Array(json.bytes)
@@ -206,25 +161,54 @@ enum StateDocument {
     }
 }
 
-/// One API's seed document with log records applied to it. Rows of top-level arrays are found by
-/// key through an index built once, so replaying a log costs O(records + rows).
+/// One API's document with log records applied to it, kept as the snapshot's text wherever no
+/// record touched it: a top-level array a record changes is split into its rows' texts, indexed by
+/// key once, and only the rows the records give (or nest into) are values. Replaying a log costs a
+/// scan of the arrays it touches and the size of its records, and builds no tree of the rest.
 struct DocumentReplay {
-    private var members: [(key: String, value: JSONValue)]
+    /// A part of the document: text as the snapshot holds it, or a value from a record.
+    private enum Piece {
+        case text(ArraySlice<UInt8>)
+        case value(JSONValue)
+
+        var value: JSONValue {
+            switch self {
+            // Checked when the snapshot was read.
+            case let .text(bytes): return (try? JSONParser.parse(bytes, maxDepth: .max)) ?? .null
+            case let .value(value): return value
+            }
+        }
+
+        func write(to writer: inout JSONWriter) {
+            switch self {
+            case let .text(bytes): writer.raw(bytes)
+            case let .value(value): writer.value(value)
+            }
+        }
+    }
+
+    private var members: [(key: String, value: Piece)]
     private var keyedArrays: [String: KeyedRows] = [:]
 
     private struct KeyedRows {
-        var rows: [JSONValue?]
+        var rows: [Piece?]
         var slotOfKey: [RowKey: Int]
     }
 
-    init(_ document: JSONValue) {
-        members = document.objectValue?.members ?? []
+    init(_ document: StateDocument) {
+        switch document {
+        case let .text(json):
+            let bytes = json.bytes
+            members = ((try? JSONPieces.members(of: bytes, maxDepth: .max)) ?? nil)?.map { ($0.key, .text(bytes[$0.range])) } ?? []
+        case let .value(value):
+            members = (value.objectValue?.members ?? []).map { ($0.key, .value($0.value)) }
+        }
     }
 
     /// Applies one record: `{"state":{…}}` or `{"rows":[{"at":[…],"row":…},…]}`.
     mutating func apply(_ record: JSONObject) {
         if let whole = record["state"] {
-            members = whole.objectValue?.members ?? []
+            members = (whole.objectValue?.members ?? []).map { ($0.key, .value($0.value)) }
             keyedArrays = [:]
             return
         }
@@ -234,33 +218,46 @@ struct DocumentReplay {
             let row = object["row"].flatMap { $0.isNull ? nil : $0 }
             guard let keyField = first.keyField, let key = first.key else {
                 keyedArrays[first.member] = nil
-                setMember(first.member, row ?? .null)
+                setMember(first.member, .value(row ?? .null))
                 continue
             }
             // Taken out while it changes, so the rows are not copied.
             var table = keyedArrays.removeValue(forKey: first.member) ?? takeArray(first.member, keyField: keyField)
             if steps.count == 1 {
                 Self.put(row, at: key, in: &table)
-            } else if let slot = table.slotOfKey[key], var parent = table.rows[slot] {
+            } else if let slot = table.slotOfKey[key], var parent = table.rows[slot]?.value {
                 Self.edit(&parent, steps[1...], row)
-                table.rows[slot] = parent
+                table.rows[slot] = .value(parent)
             }
             keyedArrays[first.member] = table
         }
     }
 
-    /// The document with every record applied.
-    var document: JSONValue {
-        var result = members
-        for (name, table) in keyedArrays {
-            let value = JSONValue.array(table.rows.compactMap { $0 })
-            if let index = result.firstIndex(where: { $0.key == name }) {
-                result[index].value = value
+    /// The document with every record applied, as text.
+    var text: [UInt8] {
+        var writer = JSONWriter(escapeSlash: false)
+        writer.beginObject()
+        var written: Set<String> = []
+        for (name, piece) in members {
+            writer.key(name)
+            if let table = keyedArrays[name], written.insert(name).inserted {
+                Self.write(table, to: &writer)
             } else {
-                result.append((name, value))
+                piece.write(to: &writer)
             }
         }
-        return .object(JSONObject(result))
+        for (name, table) in keyedArrays where !members.contains(where: { $0.key == name }) {
+            writer.key(name)
+            Self.write(table, to: &writer)
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private static func write(_ table: KeyedRows, to writer: inout JSONWriter) {
+        writer.beginArray()
+        for row in table.rows { row?.write(to: &writer) }
+        writer.endArray()
     }
 
     private static func steps(_ items: [JSONValue]) -> [RowPath.Step]? {
@@ -278,7 +275,7 @@ struct DocumentReplay {
         return steps
     }
 
-    private mutating func setMember(_ name: String, _ value: JSONValue) {
+    private mutating func setMember(_ name: String, _ value: Piece) {
         if let index = members.firstIndex(where: { $0.key == name }) {
             members[index].value = value
         } else {
@@ -286,27 +283,34 @@ struct DocumentReplay {
         }
     }
 
-    /// Moves a top-level array out of the document and indexes its rows by `keyField`.
-    private mutating func takeArray(_ name: String, keyField: String) -> KeyedRows {
-        var rows: [JSONValue?] = []
-        if let index = members.firstIndex(where: { $0.key == name }) {
-            rows = (members[index].value.arrayValue ?? []).map { $0 }
-            members[index].value = .null
-        }
+    /// A top-level array's rows, indexed by `keyField`.
+    private func takeArray(_ name: String, keyField: String) -> KeyedRows {
+        var rows: [Piece?] = []
         var slotOfKey: [RowKey: Int] = [:]
-        for (slot, row) in rows.enumerated() {
-            if let key = row?.objectValue?[keyField].flatMap(RowKey.init) { slotOfKey[key] = slot }
+        switch members.first(where: { $0.key == name })?.value {
+        case let .text(bytes)?:
+            for (slot, row) in (JSONPieces.rows(of: bytes, keyField: keyField) ?? []).enumerated() {
+                rows.append(.text(bytes[row.range]))
+                if let key = row.key { slotOfKey[key] = slot }
+            }
+        case let .value(value)?:
+            for (slot, row) in (value.arrayValue ?? []).enumerated() {
+                rows.append(.value(row))
+                if let key = row.objectValue?[keyField].flatMap(RowKey.init) { slotOfKey[key] = slot }
+            }
+        case nil:
+            break
         }
         return KeyedRows(rows: rows, slotOfKey: slotOfKey)
     }
 
     private static func put(_ row: JSONValue?, at key: RowKey, in table: inout KeyedRows) {
         if let slot = table.slotOfKey[key] {
-            table.rows[slot] = row
+            table.rows[slot] = row.map(Piece.value)
             if row == nil { table.slotOfKey[key] = nil }
         } else if let row {
             table.slotOfKey[key] = table.rows.count
-            table.rows.append(row)
+            table.rows.append(.value(row))
         }
     }
 
@@ -328,5 +332,112 @@ struct DocumentReplay {
         }
         object.members[index].value = .array(items)
         parent = .object(object)
+    }
+}
+
+/// The pieces of JSON text the state file is read in, found without building values: an object's
+/// members and an array's elements, each with where its text lies (indices of the slice given).
+enum JSONPieces {
+    /// The members of the object `bytes` holds, checked; nil when it holds another kind of value.
+    static func members(of bytes: ArraySlice<UInt8>, maxDepth: Int) throws(JSONParseError) -> [(key: String, range: Range<Int>)]? {
+        let base = bytes.startIndex
+        return try scan(bytes) { scanner throws(JSONParseError) in
+            guard scanner.current == UInt8(ascii: "{") else {
+                try scanner.skipValue(depth: 0, maxDepth: maxDepth)
+                return nil
+            }
+            var members: [(key: String, range: Range<Int>)] = []
+            try container(&scanner, closing: UInt8(ascii: "}")) { scanner throws(JSONParseError) in
+                let name = scanner.decode(try scanner.scanKey())
+                let start = scanner.position
+                try scanner.skipValue(depth: 1, maxDepth: maxDepth)
+                members.append((name, (base + start)..<(base + scanner.position)))
+            }
+            return members
+        }
+    }
+
+    /// The elements of the array `bytes` holds (already checked), each with the key its object
+    /// has in `keyField`; nil when it is not an array.
+    static func rows(of bytes: ArraySlice<UInt8>, keyField: String) -> [(range: Range<Int>, key: RowKey?)]? {
+        let field = Array(keyField.utf8)
+        let base = bytes.startIndex
+        return try? scan(bytes) { scanner throws(JSONParseError) in
+            guard scanner.current == UInt8(ascii: "[") else { return nil }
+            var rows: [(range: Range<Int>, key: RowKey?)] = []
+            try container(&scanner, closing: UInt8(ascii: "]")) { scanner throws(JSONParseError) in
+                let start = scanner.position
+                var key: RowKey?
+                if scanner.current == UInt8(ascii: "{") {
+                    try container(&scanner, closing: UInt8(ascii: "}")) { scanner throws(JSONParseError) in
+                        let name = try scanner.scanKey()
+                        if key == nil, !name.hasEscapes, scanner.bytes[name.content].elementsEqual(field) {
+                            key = try rowKey(&scanner)
+                        } else {
+                            try scanner.skipValue(depth: 2, maxDepth: .max)
+                        }
+                    }
+                } else {
+                    try scanner.skipValue(depth: 1, maxDepth: .max)
+                }
+                rows.append(((base + start)..<(base + scanner.position), key))
+            }
+            return rows
+        }
+    }
+
+    /// A row's key: a string or an integral number; nil (and skipped) for anything else.
+    private static func rowKey(_ scanner: inout JSONScanner) throws(JSONParseError) -> RowKey? {
+        switch scanner.current ?? 0 {
+        case UInt8(ascii: "\""):
+            return .string(scanner.decode(try scanner.scanString()))
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let number = try scanner.scanNumber()
+            return RowKey(.number(String(decoding: scanner.bytes[number.start..<number.end], as: UTF8.self)))
+        default:
+            try scanner.skipValue(depth: 2, maxDepth: .max)
+            return nil
+        }
+    }
+
+    /// Runs `body` on a scanner over `bytes` past leading space; the value must end the text.
+    private static func scan<Found>(_ bytes: ArraySlice<UInt8>,
+                                    _ body: (inout JSONScanner) throws(JSONParseError) -> [Found]?) throws(JSONParseError) -> [Found]? {
+        let outcome = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONParseError) -> [Found]? in
+                var scanner = JSONScanner(buffer)
+                scanner.skipWhitespace()
+                let found = try body(&scanner)
+                scanner.skipWhitespace()
+                guard scanner.atEnd else { throw scanner.error("unexpected data after the JSON value") }
+                return found
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Past the opening bracket at the position, calls `each` at every item (a member's key or an
+    /// element), then moves past the closing bracket.
+    private static func container(_ scanner: inout JSONScanner, closing: UInt8,
+                                  _ each: (inout JSONScanner) throws(JSONParseError) -> Void) throws(JSONParseError) {
+        scanner.position += 1
+        scanner.skipWhitespace()
+        if scanner.current == closing {
+            scanner.position += 1
+            return
+        }
+        while true {
+            try each(&scanner)
+            scanner.skipWhitespace()
+            if scanner.current == UInt8(ascii: ",") {
+                scanner.position += 1
+                scanner.skipWhitespace()
+            } else if scanner.current == closing {
+                scanner.position += 1
+                return
+            } else {
+                throw scanner.error(closing == UInt8(ascii: "}") ? "expected ',' or '}'" : "expected ',' or ']'")
+            }
+        }
     }
 }
