@@ -149,6 +149,21 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(server.waitForExit(), 0, server.standardError)
     }
 
+    /// 3,000 log lines are several times what a pipe holds (64 KiB on Linux, 16 KiB on macOS).
+    func testAConsoleNobodyReadsDoesNotHoldUpTheServer() throws {
+        let (server, port) = try startServer()
+        server.stopReadingStandardOutput()
+        let client = try BlockingClient(host: "127.0.0.1", port: port, timeout: 10)
+        for round in 0..<3_000 {
+            client.send(Array("GET /api/threads HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+            let response = try client.readResponse()
+            guard response.status == 401 else { return XCTFail("round \(round): \(response.status)") }
+        }
+        XCTAssertEqual(try httpRequest(port: port, "GET", "/_mock/health").status, 200)
+        server.process.terminate()
+        XCTAssertEqual(server.waitForExit(), 0, server.standardError)
+    }
+
     func testPollerFlag() throws {
         let (status, child) = try run(["--poller", "kqueue"])
         XCTAssertEqual(status, 2)

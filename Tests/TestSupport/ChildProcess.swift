@@ -88,6 +88,14 @@ public final class ChildProcess: @unchecked Sendable {
         pipeEnded.signal()
     }
 
+    /// Stops reading standard output, as a pager does after its first screen: once the pipe is
+    /// full, the program's console writes would block.
+    public func stopReadingStandardOutput() {
+        guard let pipe = process.standardOutput as? Pipe else { return }
+        pipe.fileHandleForReading.readabilityHandler = nil
+        pipeEnded.signal()
+    }
+
     private func append(_ data: Data, toError: Bool) {
         lock.lock()
         defer { lock.unlock() }
