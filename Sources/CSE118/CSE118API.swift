@@ -55,6 +55,7 @@ public final class CSE118API: CourseAPI {
 
     public let state: SeededStore<CSE118State, CSE118State>
     private let clock: @Sendable () -> Date
+    private let issuedTokenLimit: Int
 
     public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
         let document = try Self.seedDocument(in: seed)
@@ -66,6 +67,7 @@ public final class CSE118API: CourseAPI {
             return fresh
         }
         clock = options.clock
+        issuedTokenLimit = options.issuedTokenLimit
     }
 
     public func seed(from document: SeedJSON) throws(SeedError) -> CSE118State {
@@ -98,7 +100,7 @@ public final class CSE118API: CourseAPI {
             guard let member = state.member(email: input[field: "email"]),
                   member.password.hasSameBytes(as: input[field: "password"]) else { throw .invalidCredentials }
             let token = CSE118Token.mint(for: member, issuedAt: issuedAt)
-            state.setToken(token, member: member.id)
+            state.issueToken(token, member: member.id, limit: issuedTokenLimit)
             return Self.json(CSE118Shape.Login(id: member.id, name: member.name, accessToken: token))
         }
     }

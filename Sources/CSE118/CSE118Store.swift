@@ -60,8 +60,8 @@ public struct CSE118State {
     private var visibleTo: [String: [String]] = [:]
     /// Token → member id.
     private(set) var tokens: [ExactText: String] = [:]
-    /// Member id → their live tokens, oldest first, at most `TokenLimit.perOwner` (docs/apis/cse118.md#tokens).
-    private var tokensOfMember: [String: [String]] = [:]
+    /// The tokens logins issued, which end oldest first past a limit (docs/apis/cse118.md#tokens).
+    private var issuedTokens = IssuedTokens()
     /// The seed's workspaces, in its order, which `PUT /reset` restores, and where each student's
     /// fixture copies are among them.
     private var seededWorkspaces: [Workspace] = []
@@ -119,13 +119,12 @@ public struct CSE118State {
 
     // MARK: Changes
 
-    /// A new token for the member; past `TokenLimit.perOwner`, their oldest stops working.
-    mutating func setToken(_ token: String, member: String) {
-        if let earlierOwner = tokens.updateValue(member, forKey: ExactText(token)), earlierOwner != member {
-            tokensOfMember[earlierOwner]?.removeAll { $0.hasSameBytes(as: token) }
-        }
+    /// A login's token; past `limit` issued ones, the oldest issued stops working. A token minted
+    /// again (the same member in the same second) keeps its place.
+    mutating func issueToken(_ token: String, member: String, limit: Int) {
+        guard tokens.updateValue(member, forKey: ExactText(token)) == nil else { return }
         changes.touch(.row("tokens", "token", .string(token)))
-        for ended in TokenLimit.append(token, to: &tokensOfMember[member, default: []]) {
+        if let ended = issuedTokens.record(token, limit: limit) {
             tokens[ExactText(ended)] = nil
             changes.touch(.row("tokens", "token", .string(ended)))
         }
@@ -134,7 +133,7 @@ public struct CSE118State {
     /// A reset ends every token, those of a loaded state document included (docs/apis/cse118.md#reset).
     mutating func forgetTokens() {
         tokens = [:]
-        tokensOfMember = [:]
+        issuedTokens = IssuedTokens()
     }
 
     /// A loaded state document, with the fixtures `PUT /reset` restores still the seed's.
@@ -343,7 +342,7 @@ extension CSE118State {
                         try item.members(Keys.token) { key, value throws(SeedError) in
                             if key == 0 { token = try value.text() } else { member = try memberID(&value) }
                         }
-                        setToken(token, member: member)
+                        tokens[ExactText(token)] = member  // never ended by the limit on issued ones
                     }
                 }
             }

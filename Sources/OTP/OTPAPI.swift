@@ -86,7 +86,7 @@ public final class OTPAPI: CourseAPI {
         return try state.withLock { state throws(OTPError) in
             try state.consumeCode(of: phone, attempt: attempt, nowMillis: now)
             let (index, created) = state.directory.findOrCreate(phone: phone)
-            let token = state.directory.issueToken(to: index)
+            let token = state.directory.issueToken(to: index, limit: options.issuedTokenLimit)
             return Self.json(OTPVerified(authToken: token, isNewUser: created ? 1 : 0,
                                          user: OTPUserShape(state.directory[index])))
         }

@@ -41,8 +41,10 @@ struct OTPUser {
     var phone: String
     var name: String
     var keyfilePassword: String
-    /// Every live token of the user, oldest first.
+    /// Every live token of the user, oldest first: first those a seed or state document gave,
+    /// which never end, then those logins issued (docs/apis/otp.md#tokens).
     var authTokens: [String]
+    var documentTokenCount = 0
     /// nil until accounts were first saved: the user object then has no `accounts` key.
     var accounts: [OTPAccount]?
 
@@ -64,6 +66,8 @@ public struct OTPDirectory {
     private var indexByPhone: [ExactText: Int] = [:]
     private var indexByToken: [ExactText: Int] = [:]
     private var userIDs: Set<ExactText> = []
+    /// The tokens logins issued, which end oldest first past a limit.
+    private var issuedTokens = IssuedTokens()
 
     func index(phone: String) -> Int? { indexByPhone[ExactText(phone)] }
 
@@ -82,15 +86,18 @@ public struct OTPDirectory {
         return (users.count - 1, true)
     }
 
-    /// A new token for the user; past `TokenLimit.perOwner`, their oldest stops working.
-    mutating func issueToken(to index: Int) -> String {
+    /// A login's new token for the user; past `limit` issued ones, the oldest issued stops working.
+    mutating func issueToken(to index: Int, limit: Int) -> String {
         var token = OTPSecret.make(length: OTPSecret.length)
         while self.index(token: token) != nil { token = OTPSecret.make(length: OTPSecret.length) }
         indexByToken[ExactText(token)] = index
-        for ended in TokenLimit.append(token, to: &users[index].authTokens) {
-            indexByToken[ExactText(ended)] = nil
-        }
+        users[index].authTokens.append(token)
         touch(index)
+        if let ended = issuedTokens.record(token, limit: limit), let owner = indexByToken.removeValue(forKey: ExactText(ended)) {
+            // The oldest issued token overall is its owner's oldest issued one: right after the document's.
+            users[owner].authTokens.remove(at: users[owner].documentTokenCount)
+            touch(owner)
+        }
         return token
     }
 
@@ -274,8 +281,9 @@ extension OTPDirectory {
                     if index(token: token) != nil || user.authTokens.contains(where: { $0.hasSameBytes(as: token) }) {
                         throw tokenValue.fail("duplicate token \(token)")
                     }
-                    _ = TokenLimit.append(token, to: &user.authTokens)  // a document's oldest past the limit are dropped
+                    user.authTokens.append(token)
                 }
+                user.documentTokenCount = user.authTokens.count
             default: user.accounts = try OTPAccount.list(&value)
             }
         }

@@ -38,12 +38,14 @@ public final class ThreadsAPI: CourseAPI {
     /// The thread lists as last encoded: most requests read them, few change them.
     private let encodedLists = AnswerCache<ThreadListKind>()
     private let clock: @Sendable () -> Date
+    private let issuedTokenLimit: Int
 
     public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
         let document = try Self.seedDocument(in: seed)
         let initial = try ThreadsState(seed: document)
         state = SeededStore(initial)
         clock = options.clock
+        issuedTokenLimit = options.issuedTokenLimit
     }
 
     public func seed(from document: SeedJSON) throws(SeedError) -> ThreadsState {
@@ -217,7 +219,8 @@ public final class ThreadsAPI: CourseAPI {
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
         let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
-        state.issueToken(token, to: ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime))
+        state.issueToken(token, to: ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime),
+                         limit: issuedTokenLimit)
         return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
                           userLname: user.lname, userRole: user.role)
     }

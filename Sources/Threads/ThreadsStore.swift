@@ -49,8 +49,8 @@ public struct ThreadsState {
     /// Each thread's message ids, ascending.
     private var messageIDsByThread: [Int: [Int]] = [:]
     private(set) var tokens: [ExactText: Token] = [:]
-    /// User id → their live tokens, oldest first, at most `TokenLimit.perOwner` (docs/apis/threads.md#tokens).
-    private var tokensOfUser: [Int: [String]] = [:]
+    /// The tokens logins issued, which end oldest first past a limit (docs/apis/threads.md#tokens).
+    private var issuedTokens = IssuedTokens()
     var nextUserID = 1
     var nextThreadID = 1
     var nextMessageID = 1
@@ -102,11 +102,11 @@ public struct ThreadsState {
         changes.touch(.row("threads", "thread_id", .int(id)))
     }
 
-    /// A new token for the user; past `TokenLimit.perOwner`, their oldest stops working.
-    mutating func issueToken(_ token: String, to record: Token) {
+    /// A login's new token; past `limit` issued ones, the oldest issued stops working.
+    mutating func issueToken(_ token: String, to record: Token, limit: Int) {
         tokens[ExactText(token)] = record
         changes.touch(.row("tokens", "token", .string(token)))
-        for ended in TokenLimit.append(token, to: &tokensOfUser[record.userID, default: []]) {
+        if let ended = issuedTokens.record(token, limit: limit) {
             tokens[ExactText(ended)] = nil
             changes.touch(.row("tokens", "token", .string(ended)))
         }
@@ -160,7 +160,6 @@ extension ThreadsState {
         // Checked in document order (so an error names the first bad row), then added by id.
         var seededUsers: [User] = [], seededThreads: [Thread] = [], seededMessages: [Message] = []
         var userIDs: Set<Int> = [], threadIDs: Set<Int> = []
-        var loadedTokens: [(token: String, record: Token)] = []
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { key, value throws(SeedError) in
                 switch key {
@@ -181,7 +180,8 @@ extension ThreadsState {
                             default: record.isLegacy = try value.bool()
                             }
                         }
-                        loadedTokens.append((token, record))
+                        // A document's tokens are never ended by the limit on issued ones.
+                        tokens[ExactText(token)] = record
                     }
                 default:
                     var counters: [Int] = []
@@ -192,10 +192,6 @@ extension ThreadsState {
                     nextMessageID = counters[2]
                 }
             }
-        }
-        // Issued in the order they expire (every token lives as long), so a user's oldest ends first.
-        for loaded in loadedTokens.sorted(by: { $0.record.expires < $1.record.expires }) {
-            issueToken(loaded.token, to: loaded.record)
         }
         let counters = (nextUserID, nextThreadID, nextMessageID)
         users.reserveCapacity(seededUsers.count)

@@ -177,20 +177,33 @@ final class CSE118StateTests: XCTestCase {
         XCTAssertEqual(try client.call("GET", "/workspace", token: "\u{212A}KKK").status, 403)
     }
 
-    func testOnlyTheNewestTokensOfAMemberWork() throws {
-        // A clock that ticks a second per call, so each login mints a different token.
+    /// A server whose clock ticks a second per call, so each login mints a different token.
+    private func tickingClient(issuedTokenLimit: Int) throws -> CSE118Client {
         let ticks = Ticks()
         var options = cse118Options()
         options.clock = { Date(timeIntervalSince1970: cse118Now.timeIntervalSince1970 + Double(ticks.next())) }
+        options.issuedTokenLimit = issuedTokenLimit
         let ticking = try XCTUnwrap(APICatalog.load(["cse118"], seed: TestServer.shippedSeed, options: options).first)
-        let client = CSE118Client(server: try TestServer(responder: MockApp(apis: [ticking])))
+        return CSE118Client(server: try TestServer(responder: MockApp(apis: [ticking])))
+    }
+
+    func testElevenLoginsAsOneMemberLeaveEveryTokenWorking() throws {
+        // A classroom logs in as the banner's account (docs/apis/cse118.md#tokens).
+        let client = try tickingClient(issuedTokenLimit: APIOptions().issuedTokenLimit)
         let tokens = try (0...10).map { _ in try client.login(CSE118Account.sammy) }
         XCTAssertEqual(Set(tokens).count, 11)
-        assertCSE118(try client.call("GET", "/workspace", token: tokens[0]), 403, #"{"message":"Invalid access token","status":403}"#)
-        XCTAssertEqual(try client.call("GET", "/workspace", token: tokens[1]).status, 200)
-        XCTAssertEqual(try client.call("GET", "/workspace", token: tokens[10]).status, 200)
-        let exported = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(ticking.exportState())) as? [String: Any])
-        XCTAssertEqual((exported["tokens"] as? [Any])?.count, 10, "sammy's newest ten")
+        for token in tokens { XCTAssertEqual(try client.call("GET", "/workspace", token: token).status, 200) }
+    }
+
+    func testPastTheLimitTheOldestIssuedTokenEndsButNoDocumentsToken() throws {
+        let client = try tickingClient(issuedTokenLimit: 2)
+        let loaded = try client.login(CSE118Account.riley)
+        // Loaded back from a state document, the token is the document's: the limit never ends it.
+        let document = try client.server.request("GET", "/_mock/state/cse118").text
+        XCTAssertEqual(try client.server.request("PUT", "/_mock/state/cse118", body: document).status, 200)
+        let issued = try (0...2).map { _ in try client.login(CSE118Account.sammy) }
+        assertCSE118(try client.call("GET", "/workspace", token: issued[0]), 403, #"{"message":"Invalid access token","status":403}"#)
+        for token in [loaded, issued[1], issued[2]] { XCTAssertEqual(try client.call("GET", "/workspace", token: token).status, 200) }
     }
 
     func testAdminResetRestoresEverythingAndDropsTokens() throws {

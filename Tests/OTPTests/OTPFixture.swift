@@ -29,8 +29,10 @@ class OTPTestCase: XCTestCase {
     }
 
     /// (Re)starts the server; `code` and `ttl` are `--otp-code` and `--otp-ttl`.
-    func startServer(code: String? = nil, ttl: Int = 600, settings: AppSettings = AppSettings()) throws {
+    func startServer(code: String? = nil, ttl: Int = 600, settings: AppSettings = AppSettings(),
+                     issuedTokenLimit: Int = APIOptions().issuedTokenLimit) throws {
         var options = APIOptions()
+        options.issuedTokenLimit = issuedTokenLimit
         options.otpCode = code
         options.otpTTL = ttl
         options.clock = { [clock] in clock.withLock { $0 } }
