@@ -14,8 +14,9 @@ import MockHTTP
 /// log: it is a write that a crash interrupted, never acknowledged. A snapshot followed by no
 /// record is plain JSON, which is what a server leaves when it stops.
 struct StateFileContents {
-    /// Each API's document after the log, in the snapshot's order (APIs first seen in the log last).
-    var documents: [(api: String, document: StateDocument)] = []
+    /// Each API's document after the log, as text, in the snapshot's order (APIs first seen in the
+    /// log last).
+    var documents: [(api: String, document: SeedJSON)] = []
     var snapshotLength = 0
     /// Where the last whole record ends: appending starts here.
     var validLength = 0
@@ -47,8 +48,8 @@ struct StateFileContents {
                 if let index = documents.firstIndex(where: { $0.api == name }) {
                     replays[name] = DocumentReplay(documents[index].document)
                 } else {
-                    documents.append((name, .value(.object(JSONObject()))))
-                    replays[name] = DocumentReplay(.value(.object(JSONObject())))
+                    documents.append((name, SeedJSON(Array("{}".utf8))))
+                    replays[name] = DocumentReplay(documents[documents.count - 1].document)
                 }
             }
             replays[name]!.apply(record.change)
@@ -61,14 +62,14 @@ struct StateFileContents {
         wholePartEndsLine = validLength > 0 && bytes[validLength - 1] == 10
         for index in documents.indices {
             if let replay = replays[documents[index].api] {
-                documents[index].document = .text(SeedJSON(replay.text, maxDepth: Self.maxDepth))
+                documents[index].document = SeedJSON(replay.text, maxDepth: Self.maxDepth)
             }
         }
     }
 
     /// The snapshot's members, each API's part of the text as it is: checked, but not built into
     /// a tree (the API reads its rows straight from it).
-    private static func members(of snapshot: ArraySlice<UInt8>, file: String) throws(SeedError) -> [(api: String, document: StateDocument)] {
+    private static func members(of snapshot: ArraySlice<UInt8>, file: String) throws(SeedError) -> [(api: String, document: SeedJSON)] {
         let members: [(key: String, range: Range<Int>)]?
         do {
             members = try JSONPieces.members(of: snapshot, maxDepth: maxDepth)
@@ -81,7 +82,7 @@ struct StateFileContents {
         guard let members else {
             throw SeedError(file: file, path: "$", problem: "not a state file: expected an object with one member per API")
         }
-        return members.map { ($0.key, .text(SeedJSON(snapshot[$0.range], maxDepth: maxDepth))) }
+        return members.map { ($0.key, SeedJSON(snapshot[$0.range], maxDepth: maxDepth)) }
     }
 
     /// Records can follow the whole part as it is (a torn tail is cut first): the snapshot holds
@@ -144,23 +145,6 @@ struct StateFileContents {
     }
 }
 
-/// An API's document in the state file: its text as the snapshot holds it, or, once log records
-/// were applied to it, the value they made.
-enum StateDocument {
-    case text(SeedJSON)
-    case value(JSONValue)
-
-    var bytes: [UInt8] {
-        switch self {
-        case let .text(json): return Array(json.bytes)
-        case let .value(value):
-            var writer = JSONWriter(escapeSlash: false)
-            writer.value(value)
-            return writer.bytes
-        }
-    }
-}
-
 /// One API's document with log records applied to it, kept as the snapshot's text wherever no
 /// record touched it: a top-level array a record changes is split into its rows' texts, indexed by
 /// key once, and only the rows the records give (or nest into) are values. Replaying a log costs a
@@ -195,14 +179,9 @@ struct DocumentReplay {
         var slotOfKey: [RowKey: Int]
     }
 
-    init(_ document: StateDocument) {
-        switch document {
-        case let .text(json):
-            let bytes = json.bytes
-            members = ((try? JSONPieces.members(of: bytes, maxDepth: .max)) ?? nil)?.map { ($0.key, .text(bytes[$0.range])) } ?? []
-        case let .value(value):
-            members = (value.objectValue?.members ?? []).map { ($0.key, .value($0.value)) }
-        }
+    init(_ document: SeedJSON) {
+        let bytes = document.bytes
+        members = ((try? JSONPieces.members(of: bytes, maxDepth: .max)) ?? nil)?.map { ($0.key, .text(bytes[$0.range])) } ?? []
     }
 
     /// Applies one record: `{"state":{…}}` or `{"rows":[{"at":[…],"row":…},…]}`.

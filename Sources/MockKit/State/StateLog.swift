@@ -21,7 +21,7 @@ public final class StateLog: @unchecked Sendable {
     /// The served APIs, in `health` order; their stores are locked in this order.
     private var apis: [any MockAPI] = []
     /// Documents of APIs in the file that this run does not serve (`--only`): kept as they are.
-    private var carried: [(api: String, document: StateDocument)] = []
+    private var carried: [(api: String, document: SeedJSON)] = []
 
     private var fd: Int32 = -1
     /// The file's length up to the last stored record.
@@ -156,10 +156,7 @@ public final class StateLog: @unchecked Sendable {
         for api in apis where names?.contains(api.name) ?? true {
             guard let document = contents.documents.first(where: { $0.api == api.name })?.document else { continue }
             do {
-                switch document {
-                case let .text(json): try api.loadState(json)
-                case let .value(value): try api.loadState(value)
-                }
+                try api.loadState(document)
             } catch {
                 throw .invalid(SeedError(file: path, path: "$." + api.name + error.path.dropFirst(), problem: error.problem))
             }
@@ -367,7 +364,7 @@ public final class StateLog: @unchecked Sendable {
     /// Writes a new file holding only a snapshot of every API, in place of the old one; queued
     /// records are in it and count as stored. Called with every store held.
     private func rewrite() throws(DiskFile.Failure) {
-        let documents = apis.map { ($0.name, $0.exportState()) } + carried.map { ($0.api, $0.document.bytes) }
+        let documents = apis.map { ($0.name, $0.exportState()) } + carried.map { ($0.api, Array($0.document.bytes)) }
         let snapshot = StateFileContents.snapshot(documents)
         try withFile { _ throws(DiskFile.Failure) in
             let newFD = try DiskFile.replace(path, with: snapshot)
