@@ -67,16 +67,26 @@ public final class MockApp: HTTPResponder {
     }
 
     /// A body over `--max-body` (413) or `--memory-budget` (503) on a course API's path is refused
-    /// in that API's own format: its answer to a body too large, or to an unavailable server.
+    /// in that API's own format: its answer to a body too large, or to an unavailable server; on
+    /// `/_mock/…` in the admin's JSON errors.
     public func refusal(of request: Request, status: Int, reason: String) -> Response? {
         let routed = routed(request)
-        guard let api = routed.api else { return nil }
-        let answer: Response, flag: String
+        let flag: String
         switch status {
-        case 413: (answer, flag) = (api.bodyTooLarge(reason), "--max-body")
-        case 503: (answer, flag) = (api.injectedFault(status: 503), "--memory-budget")
+        case 413: flag = "--max-body"
+        case 503: flag = "--memory-budget"
         default: return nil
         }
+        guard let api = routed.api else {
+            guard routed.group?.name == AdminAPI.name else { return nil }
+            var response = Response.json(status, ["error": status == 413 ? "body_too_large" : "memory_budget", "detail": reason])
+            response.routeGroup = AdminAPI.name
+            return response
+        }
+        var answer = status == 413 ? api.bodyTooLarge(reason) : api.injectedFault(status: 503)
+        // The body is left unread and the connection closes, so the client must see the status
+        // (OTP's injected faults are HTTP 200: docs/apis/otp.md#errors).
+        answer.status = status
         return CORS().respond(to: routed) { _ in
             var response = answer
             response.routeGroup = api.name
@@ -87,10 +97,7 @@ public final class MockApp: HTTPResponder {
 
     private func routed(_ request: Request) -> RoutedRequest {
         let route = router.match(method: request.method, path: request.path)
-        let group: RouteGroup? = switch route {
-        case let .found(group, _, _), let .methodNotAllowed(group, _), let .preflight(group, _): group
-        case .notFound: nil
-        }
+        let group = route.group
         // A stub answers before any course API, never instead of the control surface.
         let stub = group?.name == AdminAPI.name ? nil : stubs.match(request)
         return RoutedRequest(request: request, route: route, api: stub == nil ? group.flatMap { apisByName[$0.name] } : nil,

@@ -58,12 +58,13 @@ final class SizeLimitTests: XCTestCase {
         XCTAssertEqual(response.text, #"{"status":"error","message":"\#(Self.limit)"}"#)
     }
 
-    func testPathsNoAPIServesGetPlainText() throws {
-        for target in ["/nowhere", "/_mock/state/threads"] {
-            let response = try refused("PUT", target)
-            XCTAssertEqual(response.text, Self.limit + "\n")
-            XCTAssertEqual(response.headers["Content-Type"], "text/plain; charset=utf-8")
-        }
+    func testPathsNoAPIServesGetPlainTextAndTheControlSurfaceItsJSON() throws {
+        let response = try refused("PUT", "/nowhere")
+        XCTAssertEqual(response.text, Self.limit + "\n")
+        XCTAssertEqual(response.headers["Content-Type"], "text/plain; charset=utf-8")
+        let admin = try refused("PUT", "/_mock/state/threads")
+        XCTAssertEqual(admin.text, #"{"error":"body_too_large","detail":"\#(Self.limit)"}"#)
+        XCTAssertEqual(admin.headers["Content-Type"], "application/json; charset=utf-8")
     }
 
     func testTheRefusalIsInTheJournal() throws {
@@ -106,8 +107,12 @@ final class SizeLimitTests: XCTestCase {
         XCTAssertEqual(cse118.status, 503)
         XCTAssertEqual(cse118.text, #"{"message":"Service Unavailable","status":503}"#)
         let otp = try refused("POST", "/api/verify_code")
-        XCTAssertEqual(otp.status, 200)
+        XCTAssertEqual(otp.status, 503)
         XCTAssertEqual(otp.text, #"{"error_code":"server_error","error_message":"Server error","status":"error"}"#)
+        let admin = try refused("PUT", "/_mock/state/threads")
+        XCTAssertEqual(admin.status, 503)
+        XCTAssertEqual(admin.headers["Content-Type"], "application/json; charset=utf-8")
+        XCTAssertEqual(admin.text, #"{"error":"memory_budget","detail":"Too many request bodies are in memory at once; retry shortly."}"#)
         let elsewhere = try refused("PUT", "/nowhere")
         XCTAssertEqual(elsewhere.status, 503)
         XCTAssertEqual(elsewhere.text, "Too many request bodies are in memory at once; retry shortly.\n")

@@ -9,6 +9,18 @@ struct RoutedRequest {
     let api: (any MockAPI)?
     /// The stub that answers instead of the route.
     var stub: StubMatch? = nil
+
+    /// The route table that has the path, the control surface's included.
+    var group: RouteGroup? { route.group }
+}
+
+extension RouteMatch {
+    var group: RouteGroup? {
+        switch self {
+        case let .found(group, _, _), let .methodNotAllowed(group, _), let .preflight(group, _): group
+        case .notFound: nil
+        }
+    }
 }
 
 /// One concern of the app around every answer (CORS, faults and latency, persistence, journal,
