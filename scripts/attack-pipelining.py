@@ -13,7 +13,7 @@ import os, socket, sys, threading, time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from attack import arguments, run
 
-REQUEST = b"GET /_mock/openapi/threads.json HTTP/1.1\r\nHost: x\r\n\r\n"
+REQUEST = b"GET /_mock/openapi/threads.json HTTP/1.1\r\nHost: localhost\r\n\r\n"
 
 
 def pipeline(port, requests, held, sent):

@@ -263,7 +263,7 @@ def idle_connections(servers, name, count):
     port = PORTS[name]
     pids = servers.pids(name)
     baseline = memory_kb(pids, "VmRSS")
-    request = b"GET /_mock/health HTTP/1.1\r\nHost: x\r\n\r\n"
+    request = b"GET /_mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n"
     sockets = []
     failures = 0
     begin = time.perf_counter()

@@ -173,7 +173,7 @@ final class CommandLineTests: XCTestCase {
         for kind in PollerKind.available {
             let (server, port) = try startServer(["--poller", kind.rawValue, "--only", "otp"])
             let client = try BlockingClient(port: port)
-            client.send("GET /_mock/health HTTP/1.1\r\nHost: test\r\n\r\n")
+            client.send("GET /_mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
             XCTAssertEqual(try client.readResponse().status, 200, kind.rawValue)
             server.process.terminate()
             XCTAssertEqual(server.waitForExit(), 0)
@@ -298,7 +298,7 @@ final class CommandLineTests: XCTestCase {
         }
         let (survivor, port) = try startServer(["--state", file.path, "--only", "threads", "--quiet"])
         let client = try BlockingClient(port: port)
-        client.send("GET /_mock/state/threads HTTP/1.1\r\nHost: test\r\n\r\n")
+        client.send("GET /_mock/state/threads HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let state = try client.readResponse().text
         let lost = acknowledged.filter { !state.contains("\"email\":\"\($0)\"") }
         XCTAssertEqual(lost, [], "acknowledged sign-ups lost")

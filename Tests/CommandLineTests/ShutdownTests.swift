@@ -12,7 +12,7 @@ final class ShutdownTests: XCTestCase {
         let client = try BlockingClient(port: port, timeout: 30)
         // One write, so one read on the server: once the health answer (never held back) is here,
         // the request behind it was dispatched too, and its answer is being held back.
-        client.send("GET /_mock/health HTTP/1.1\r\nHost: x\r\n\r\nGET /api/threads HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send("GET /_mock/health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/threads HTTP/1.1\r\nHost: x\r\n\r\n")
         XCTAssertEqual(try client.readResponse().status, 200)
 
         child.process.interrupt()

@@ -219,3 +219,79 @@ final class AdminAccessTests: XCTestCase {
         XCTAssertEqual(guarded.respond("GET", "/_mock/requests", headers: [("Authorization", "Bearer s3cret")], from: "127.0.0.1").status, 200)
     }
 }
+
+/// A browser on the server's machine is a loopback caller for every site it shows
+/// (docs/admin.md#who-may-call-it): `/_mock` refuses what only a page of another site would send.
+final class AdminBrowserGuardTests: XCTestCase {
+    private static let refusedBody = #"{"error":"forbidden","detail":"/_mock serves loopback callers only at localhost, "#
+        + #"an IP address or the --public-url host, and never for web pages of other sites; start the server with "#
+        + #"--admin-token to allow others"}"#
+
+    private func send(_ server: TestServer, _ method: String, _ target: String, _ headLines: [String]) throws -> ClientResponse {
+        let client = try server.connect()
+        let length = method == "POST" ? ["Content-Length: 0"] : []
+        client.send(rawRequest(["\(method) \(target) HTTP/1.1"] + headLines + length + ["Connection: close"]))
+        return try client.readResponse()
+    }
+
+    /// A form a page of another site submits (a "simple" request: no preflight).
+    func testCrossSiteFormCannotReset() throws {
+        let log = ConsoleLines()
+        let server = try TestServer(apis: ["threads"], settings: AppSettings(log: RequestLog(format: .text, output: log.append)))
+        let port = server.port
+        let refused = try send(server, "POST", "/_mock/reset", ["Host: localhost:\(port)", "Origin: http://evil.example",
+                                                               "Content-Type: text/plain"])
+        XCTAssertEqual(refused.status, 403)
+        XCTAssertEqual(refused.text, Self.refusedBody)
+        XCTAssertNil(refused.headers["Access-Control-Allow-Origin"])
+        XCTAssertTrue(try log.waitForLine(containing: "POST /_mock/reset 403")
+            .hasSuffix("admin (Origin http://evil.example is not this server's: a web page of another site sent it)"))
+        XCTAssertEqual(try send(server, "POST", "/_mock/reset", ["Host: localhost:\(port)", "Origin: null"]).status, 403)
+        XCTAssertEqual(try send(server, "POST", "/_mock/reset", ["Host: localhost:\(port)", "Origin: http://localhost:1"]).status, 403,
+                       "another port is another site")
+        // The index page's own fetches, and tools that send no Origin.
+        XCTAssertEqual(try send(server, "POST", "/_mock/reset", ["Host: localhost:\(port)", "Origin: http://localhost:\(port)"]).text,
+                       #"{"reset":["threads"]}"#)
+        XCTAssertEqual(try send(server, "GET", "/_mock/requests", ["Host: 127.0.0.1:\(port)", "Origin: http://127.0.0.1:\(port)"]).status, 200)
+        XCTAssertEqual(try send(server, "POST", "/_mock/reset", ["Host: localhost:\(port)"]).status, 200)
+    }
+
+    /// A page whose name now resolves to 127.0.0.1 reads this port as its own origin.
+    func testNameOfAnotherSiteCannotReadTheJournal() throws {
+        let log = ConsoleLines()
+        let server = try TestServer(apis: ["threads"], settings: AppSettings(log: RequestLog(format: .text, output: log.append)))
+        let port = server.port
+        for host in ["evil.example:\(port)", "evil.example", "localhost.evil.example:\(port)", "127.0.0.1.evil.example"] {
+            let refused = try send(server, "GET", "/_mock/requests", ["Host: \(host)"])
+            XCTAssertEqual(refused.status, 403, host)
+            XCTAssertEqual(refused.text, Self.refusedBody, host)
+        }
+        XCTAssertTrue(try log.waitForLine(containing: "GET /_mock/requests 403").contains("(Host 127.0.0.1.evil.example is not "
+            + "localhost, an IP address or the --public-url host: perhaps a web page's own name made to point at this machine (DNS rebinding))"))
+        // Same-origin requests of such a page carry its own Origin: the Host still refuses them.
+        XCTAssertEqual(try send(server, "POST", "/_mock/reset", ["Host: evil.example:\(port)", "Origin: http://evil.example:\(port)"]).status, 403)
+        XCTAssertFalse(try send(server, "GET", "/", ["Host: evil.example:\(port)"]).text.contains("id=\"journal-rows\""),
+                       "the index page shows such a page no requests either")
+        for host in ["127.0.0.1:\(port)", "[::1]:\(port)", "localhost:\(port)", "LocalHost", "192.168.1.20:\(port)", "[fe80::1]"] {
+            XCTAssertEqual(try send(server, "GET", "/_mock/requests", ["Host: \(host)"]).status, 200, host)
+        }
+        XCTAssertTrue(try send(server, "GET", "/", ["Host: localhost:\(port)"]).text.contains("id=\"journal-rows\""))
+    }
+
+    func testPublicURLHostAndOriginAreTheServersOwn() throws {
+        var settings = AppSettings()
+        settings.addresses = ServerAddresses(publicURL: try PublicURL(parsing: "https://mock.school.example"))
+        let server = try TestServer(apis: ["threads"], settings: settings)
+        XCTAssertEqual(try send(server, "POST", "/_mock/reset", ["Host: mock.school.example", "Origin: https://mock.school.example"]).status, 200)
+        XCTAssertEqual(try send(server, "POST", "/_mock/reset", ["Host: mock.school.example", "Origin: http://evil.example"]).status, 403)
+        XCTAssertEqual(try send(server, "GET", "/_mock/requests", ["Host: other.school.example"]).status, 403)
+    }
+
+    /// The token, not the address, decides: a page cannot send it (a custom header needs a preflight, refused).
+    func testTokenHoldersAreNotAskedWhereTheyCameFrom() throws {
+        let server = try TestServer(apis: ["threads"], settings: AppSettings(adminToken: "s3cret"))
+        let headLines = ["Host: mock.school.example", "Origin: http://tool.example", "X-Mock-Admin-Token: s3cret"]
+        XCTAssertEqual(try send(server, "GET", "/_mock/requests", headLines).status, 200)
+        XCTAssertEqual(try send(server, "GET", "/_mock/requests", ["Host: evil.example"]).status, 401)
+    }
+}

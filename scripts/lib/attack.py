@@ -49,7 +49,7 @@ class Server:
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=timeout,
                                           source_address=("127.0.0.2", 0)) as client:
-                client.sendall(b"GET /_mock/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                client.sendall(b"GET /_mock/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
                 return client.recv(12).startswith(b"HTTP/1.1 200")
         except OSError:
             return False

@@ -274,30 +274,95 @@ final class AdminAPI: Sendable {
     /// Loopback only, unless a token is configured: then the token, from anywhere.
     private func guarded(_ handler: @escaping @Sendable (Request) -> Response) -> Handler {
         { [settings] request in
-            guard Self.mayControl(request, settings) else {
-                if settings.adminToken != nil {
-                    return Response.json(401, ["error": "unauthorized",
-                                           "detail": "send Authorization: Bearer <admin token> or X-Mock-Admin-Token"])
-                }
-                if !settings.trustsLoopback {
-                    return Response.json(403, ["error": "forbidden",
-                                           "detail": "/_mock is closed: --admin-require-token is set and no --admin-token"])
-                }
-                return Response.json(403, ["error": "forbidden",
-                                       "detail": "/_mock is served to loopback clients only; start the server with --admin-token to allow others"])
+            guard let refusal = Self.refusal(of: request, settings) else { return handler(request) }
+            return switch refusal {
+            case .needsToken:
+                Response.json(401, ["error": "unauthorized", "detail": "send Authorization: Bearer <admin token> or X-Mock-Admin-Token"])
+            case .closed:
+                Response.json(403, ["error": "forbidden", "detail": "/_mock is closed: --admin-require-token is set and no --admin-token"])
+            case .notLoopback:
+                Response.json(403, ["error": "forbidden",
+                                    "detail": "/_mock is served to loopback clients only; start the server with --admin-token to allow others"])
+            case .foreignHost(let host):
+                Self.refusedFromBrowser("Host \(host.prefix(100)) is not localhost, an IP address or the --public-url host: "
+                                        + "perhaps a web page's own name made to point at this machine (DNS rebinding)")
+            case .foreignOrigin(let origin):
+                Self.refusedFromBrowser("Origin \(origin.prefix(100)) is not this server's: a web page of another site sent it")
             }
-            return handler(request)
         }
     }
 
-    /// True for a loopback caller without a configured token (unless loopback is not trusted),
+    /// Why a caller may not use `/_mock/…`; nil when it may.
+    enum Refusal: Equatable {
+        /// A token is configured and the caller did not present it.
+        case needsToken
+        /// `--admin-require-token` without a token: nobody may.
+        case closed
+        case notLoopback
+        /// A loopback caller whose `Host` may be a web site's name resolved to this machine.
+        case foreignHost(String)
+        /// A loopback caller whose `Origin` names another site: a web page sent the request.
+        case foreignOrigin(String)
+    }
+
+    private static func refusedFromBrowser(_ explanation: String) -> Response {
+        var response = Response.json(403, ["error": "forbidden",
+                                           "detail": "/_mock serves loopback callers only at localhost, an IP address or the "
+                                               + "--public-url host, and never for web pages of other sites; start the server "
+                                               + "with --admin-token to allow others"])
+        response.explanation = explanation
+        return response
+    }
+
+    /// Nil for a loopback caller without a configured token (unless loopback is not trusted),
     /// or any caller presenting the token. Behind a proxy every caller is loopback
     /// (docs/admin.md#who-may-call-it).
-    static func mayControl(_ request: Request, _ settings: AppSettings) -> Bool {
-        guard let adminToken = settings.adminToken else { return settings.trustsLoopback && request.peer.isLoopback }
-        if request.headers["X-Mock-Admin-Token"] == adminToken { return true }
+    static func refusal(of request: Request, _ settings: AppSettings) -> Refusal? {
+        guard let adminToken = settings.adminToken else {
+            guard settings.trustsLoopback else { return .closed }
+            guard request.peer.isLoopback else { return .notLoopback }
+            return browserRefusal(of: request, publicURL: settings.addresses.publicURL)
+        }
+        if request.headers["X-Mock-Admin-Token"] == adminToken { return nil }
         guard let value = request.headers["Authorization"], value.count > 7,
-              value.prefix(7).lowercased() == "bearer " else { return false }
-        return value.dropFirst(7).trimmingCharacters(in: .whitespaces) == adminToken
+              value.prefix(7).lowercased() == "bearer " else { return .needsToken }
+        return value.dropFirst(7).trimmingCharacters(in: .whitespaces) == adminToken ? nil : .needsToken
+    }
+
+    static func mayControl(_ request: Request, _ settings: AppSettings) -> Bool {
+        refusal(of: request, settings) == nil
+    }
+
+    /// A browser on this machine is a loopback caller for every site it shows. A page of another site
+    /// may send a form here (its `Origin` tells), or, once its name resolves to 127.0.0.1, read this
+    /// port as its own (DNS rebinding: its name is in `Host`). Tools send no `Origin` and either no
+    /// name or one a page cannot own.
+    static func browserRefusal(of request: Request, publicURL: PublicURL?) -> Refusal? {
+        let host = request.headers["Host"]?.lowercased()
+        if let host, !isOwnHostName(hostName(of: Substring(host)), publicURL: publicURL) { return .foreignHost(host) }
+        if let origin = request.headers["Origin"],
+           origin.lowercased() != host.map({ "http://" + $0 }) && origin.lowercased() != publicURL?.origin {
+            return .foreignOrigin(origin)
+        }
+        return nil
+    }
+
+    /// `localhost`, an IP address (`127.0.0.1`, `[::1]`) or the public URL's host: names no web page can own.
+    private static func isOwnHostName(_ name: Substring, publicURL: PublicURL?) -> Bool {
+        if name == "localhost" || name == publicURL.map({ hostName(of: $0.origin.drop { $0 != "/" }.dropFirst(2)) }) {
+            return true
+        }
+        if name.hasPrefix("[") {
+            // Only an IPv6 address goes in brackets.
+            return name.hasSuffix("]") && name.count > 2 && name.dropFirst().dropLast().allSatisfy { $0.isHexDigit || ":.".contains($0) }
+        }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }
+    }
+
+    /// `host:port` or `[v6]:port` without the port.
+    private static func hostName(of text: Substring) -> Substring {
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") { return text[...close] }
+        return text.prefix { $0 != ":" }
     }
 }
