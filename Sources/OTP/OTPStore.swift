@@ -150,8 +150,16 @@ public struct OTPState {
     static let codesPerHour = 20
     static let budgetMillis = 3_600_000
     static let outboxLimit = 1_000
-    /// Past this many numbers, pending codes and budgets that have run out are dropped.
+    /// Below this many numbers nothing is pruned.
     static let pruneAbove = 10_000
+    /// Numbers with a budget or pending code at most: past it, those whose budget began first go,
+    /// their hour over or not (docs/apis/otp.md#guessing-a-code). Tests set a small one.
+    var trackedNumbersLimit = 100_000
+    /// The table size at which the next prune runs: twice what the last one kept, so pruning is
+    /// amortized O(1) per send however many numbers stay in use.
+    private var pruneAt = OTPState.pruneAbove
+    /// How many prunes ran (tests check they stay few).
+    private(set) var pruneCount = 0
 
     var directory: OTPDirectory
     var pendingCodes: [String: PendingCode] = [:]
@@ -170,7 +178,7 @@ public struct OTPState {
         guard budget.codesSent < Self.codesPerHour else { throw .tooManyCodes }
         budget.codesSent += 1
         budgets[phone] = budget
-        if pendingCodes.count > Self.pruneAbove || budgets.count > Self.pruneAbove { prune(nowMillis: nowMillis) }
+        if max(pendingCodes.count, budgets.count) >= min(pruneAt, trackedNumbersLimit) { prune(nowMillis: nowMillis) }
         pendingCodes[phone] = PendingCode(code: code, expiresAtMillis: nowMillis + ttlMillis)
         outbox.append(OutboxMessage(phone: phone, code: code, sentAtMillis: nowMillis, expiresAtMillis: nowMillis + ttlMillis))
         if outbox.count > Self.outboxLimit { outbox.removeFirst(outbox.count - Self.outboxLimit) }
@@ -201,10 +209,20 @@ public struct OTPState {
         return budget
     }
 
-    /// Keeps the tables bounded by the numbers in use: expired codes and past hours go.
+    /// Expired codes and past hours go; if more than half the limit of numbers are still in use,
+    /// those whose budget began first go too, down to half, so the next prune is as far away.
     private mutating func prune(nowMillis: Int) {
+        pruneCount += 1
         pendingCodes = pendingCodes.filter { nowMillis < $0.value.expiresAtMillis }
         budgets = budgets.filter { nowMillis - $0.value.startedAtMillis < Self.budgetMillis }
+        let keep = trackedNumbersLimit / 2
+        if budgets.count > keep {
+            let newest = budgets.sorted { $0.value.startedAtMillis > $1.value.startedAtMillis }.prefix(keep)
+            budgets = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })
+        }
+        // A send always makes a budget, so a code whose number has none left was for one that went.
+        if pendingCodes.count > keep { pendingCodes = pendingCodes.filter { budgets[$0.key] != nil } }
+        pruneAt = min(max(Self.pruneAbove, 2 * max(pendingCodes.count, budgets.count)), trackedNumbersLimit)
     }
 }
 

@@ -16,8 +16,10 @@ final class ConsoleTests: XCTestCase {
         flags = fcntl(ends[1], F_GETFL)
         _ = fcntl(ends[1], F_SETFL, flags & ~O_NONBLOCK)
 
+        // 7 bytes a line with its newline: the writer's one batch and the queue hold 5 lines each
+        // at most, so of 20 lines at least 10 are dropped whenever the writer takes its batch.
         let console = Console(descriptor: ends[1], capacity: 40)
-        for number in 1...10 { console.write("line \(number)") }  // 7 bytes each with the newline
+        for number in 1...20 { console.write("line \(number)") }
         var drained = [UInt8](repeating: 0, count: 1 << 16)
         var text = ""
         // Make room: the writer finishes its batch (the first lines) and the queue empties.
@@ -43,6 +45,6 @@ final class ConsoleTests: XCTestCase {
         XCTAssertTrue(notice.hasPrefix(prefix) && notice.hasSuffix(suffix), notice)
         let dropped = try XCTUnwrap(Int(notice.dropFirst(prefix.count).dropLast(suffix.count)), notice)
         let written = lines.filter { $0.hasPrefix("line ") }
-        XCTAssertEqual(written, (1...(10 - dropped)).map { "line \($0)" }, "the lines that fit, in order")
+        XCTAssertEqual(written, (1...(20 - dropped)).map { "line \($0)" }, "the lines that fit, in order")
     }
 }
