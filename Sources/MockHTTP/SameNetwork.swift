@@ -18,15 +18,23 @@ public struct NetworkInterface: Equatable, Sendable {
 public enum SameNetwork {
     /// Interfaces that reach only this machine's own containers and virtual machines: Docker
     /// (`docker0`, `br-<id>` networks, `veth…` pairs), Podman, libvirt, LXC/LXD, VirtualBox, VMware,
-    /// Kubernetes network plugins, and macOS's `bridge100`-style Internet-sharing and VM bridges.
-    /// A phone on the Wi-Fi cannot reach their addresses.
+    /// Kubernetes network plugins, and macOS's `bridge…` and `vmenet…` of virtual machines (whose
+    /// shared network is 192.168.64.x by default). A phone on the Wi-Fi cannot reach their addresses.
     static let virtualInterfacePrefixes = [
         "docker", "br-", "veth", "podman", "cni", "virbr", "lxcbr", "lxdbr", "vboxnet", "vmnet", "flannel", "cali",
-        "bridge",
+        "bridge", "vmenet",
     ]
 
+    /// macOS Internet Sharing serves the network it shares (the Wi-Fi a phone joins where campus
+    /// Wi-Fi keeps clients apart) on a `bridge…` interface too, `bridge100` or, after a virtual
+    /// machine took that, a later one; only its address tells: 192.168.2.x unless changed.
+    static func isInternetSharing(_ interface: NetworkInterface, octets: [Int]) -> Bool {
+        interface.name.hasPrefix("bridge") && octets[0] == 192 && octets[1] == 168 && octets[2] == 2
+    }
+
     /// The IPv4 addresses of real interfaces, without duplicates, in the system's order. Left out:
-    /// loopback, link-local (169.254/16: no DHCP answered, not routable), container and VM bridges,
+    /// loopback, link-local (169.254/16: no DHCP answered, not routable), container and VM bridges
+    /// (but Internet Sharing's),
     /// and IPv6 altogether (link-local fe80::/10 is unusable in a URL without its zone, and global ones
     /// are often temporary; a phone on the same Wi-Fi reaches the IPv4 address).
     public static func addresses(_ interfaces: [NetworkInterface]) -> [String] {
@@ -43,6 +51,7 @@ public enum SameNetwork {
         let isLinkLocal = octets[0] == 169 && octets[1] == 254
         let isUnspecified = octets == [0, 0, 0, 0]
         let isVirtual = virtualInterfacePrefixes.contains { interface.name.hasPrefix($0) }
+            && !isInternetSharing(interface, octets: octets)
         return !(isLoopback || isLinkLocal || isUnspecified || isVirtual)
     }
 

@@ -266,6 +266,28 @@ final class StateFileTests: XCTestCase {
         killHard(server)
     }
 
+    /// A power loss while the first record was appended can leave zeros after the snapshot.
+    func testZerosAfterTheSnapshotAreATornRecord() throws {
+        var (server, port) = try start()
+        XCTAssertEqual(try signup("kept@x.com", port: port).status, 200)
+        server.process.terminate()
+        XCTAssertEqual(server.waitForExit(), 0, server.standardError)
+        let snapshot = try Data(contentsOf: state)
+        XCTAssertEqual(snapshot.last, 10, "a clean stop leaves one snapshot line")
+        try (snapshot + Data(count: 4096)).write(to: state)
+
+        (server, port) = try start()
+        XCTAssertTrue(server.waitForOutput("state file: dropped 4096 bytes after the last whole change"), server.standardOutput)
+        XCTAssertEqual(try signup("after@x.com", port: port).status, 200)
+        killHard(server)
+        XCTAssertFalse(try Data(contentsOf: state).contains(0), "the zeros were cut before appending")
+
+        (server, port) = try start()
+        XCTAssertEqual(try login("kept@x.com", port: port), 200)
+        XCTAssertEqual(try login("after@x.com", port: port), 200)
+        killHard(server)
+    }
+
     // MARK: Files that cannot be used
 
     /// The one line a start that cannot write its state file prints.

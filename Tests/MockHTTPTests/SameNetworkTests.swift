@@ -25,6 +25,15 @@ final class SameNetworkTests: XCTestCase {
                        ("flannel.1", "10.244.0.0"), ("cali12ab", "10.1.2.3")]
         XCTAssertEqual(offered(virtual + [("eth0", "192.168.1.20")]), ["192.168.1.20"])
         XCTAssertEqual(offered(virtual), [], "nothing to offer rather than a wrong address")
+        XCTAssertEqual(offered([("bridge101", "192.168.65.1"), ("vmenet0", "192.168.64.2")]), [])
+    }
+
+    /// A Mac sharing its connection over Wi-Fi: the phone joined the bridge's network, the only one it can use.
+    func testInternetSharingsBridgeIsOffered() {
+        XCTAssertEqual(offered([("en0", "10.20.30.40"), ("bridge100", "192.168.2.1"), ("bridge101", "192.168.64.1")]),
+                       ["10.20.30.40", "192.168.2.1"])
+        XCTAssertEqual(offered([("bridge100", "192.168.64.1"), ("bridge101", "192.168.2.1")]), ["192.168.2.1"],
+                       "a virtual machine took bridge100 first")
     }
 
     func testOnlyDottedQuadsCountAsIPv4() {

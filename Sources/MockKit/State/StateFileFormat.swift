@@ -100,11 +100,13 @@ struct StateFileContents {
         logLength > max(snapshotLength, 64 << 10)
     }
 
-    /// The first `\n~`, or the end.
+    /// The first `\n~`, or the first `\n` followed by NUL, or the end. NUL is never JSON: it is
+    /// what a power loss can leave where the first record was being appended (the length written,
+    /// the data not), a torn record like any other.
     private static func snapshotEnd(in bytes: [UInt8]) -> Int {
         var index = 0
         while let newline = bytes[index...].firstIndex(of: 10) {
-            if newline + 1 < bytes.count, bytes[newline + 1] == recordMark { return newline + 1 }
+            if newline + 1 < bytes.count, bytes[newline + 1] == recordMark || bytes[newline + 1] == 0 { return newline + 1 }
             index = newline + 1
         }
         return bytes.count
