@@ -202,7 +202,8 @@ struct Options {
       --otp-code 123456     a fixed one-time code [MOCK_OTP_CODE]
       --otp-ttl SECONDS     one-time code lifetime, at least 1 [MOCK_OTP_TTL] (default 600)
       --wsuv-tz ZONE        WSUV Twitter time zone [MOCK_WSUV_TZ] (default America/Los_Angeles)
-      --max-body BYTES      largest request body [MOCK_MAX_BODY] (default 16777216)
+      --max-body BYTES      largest request body [MOCK_MAX_BODY] (default 16777216; at most half
+                            of --memory-budget)
       --max-connections-per-address N
                             connections one client address may hold [MOCK_MAX_CONNECTIONS_PER_ADDRESS]
                             (default 1000, at most half of all connections)

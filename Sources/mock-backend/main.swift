@@ -98,7 +98,13 @@ do {
 var configuration = ServerConfiguration()
 configuration.host = options.host
 configuration.port = options.port
-configuration.limits.maxBody = options.maxBody
+// A body one address may never hold (half the budget) would get 503 "try again" forever: it is
+// over the largest body instead, the API's own 413.
+configuration.limits.maxBody = min(options.maxBody, options.memoryBudget / 2)
+if configuration.limits.maxBody < options.maxBody {
+    Console.standard.write("mock-backend: largest request body lowered to \(configuration.limits.maxBody) bytes, half of "
+                           + "--memory-budget (what one client address may hold at once)")
+}
 configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
 configuration.memoryBudget = options.memoryBudget
 configuration.poller = options.poller

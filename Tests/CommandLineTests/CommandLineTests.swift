@@ -164,6 +164,21 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(server.waitForExit(), 0, server.standardError)
     }
 
+    /// A body larger than one address may ever hold is the API's 413, not a 503 to retry forever.
+    func testABodyOverHalfTheMemoryBudgetIsTooLarge() throws {
+        let (server, port) = try startServer(["--only", "threads", "--memory-budget", "2097152"])
+        XCTAssertTrue(server.standardOutput.contains(
+            "mock-backend: largest request body lowered to 1048576 bytes, half of --memory-budget (what one client address may hold at once)\n"),
+            server.standardOutput)
+        let client = try BlockingClient(host: "127.0.0.1", port: port, timeout: 10)
+        client.send(Array("POST /api/thread/add HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1048577\r\n\r\n".utf8))
+        let response = try client.readResponse()
+        XCTAssertEqual(response.status, 413)
+        XCTAssertEqual(response.text, #"{"status":"error","message":"Request body is larger than 1048576 bytes."}"#)
+        server.process.terminate()
+        XCTAssertEqual(server.waitForExit(), 0, server.standardError)
+    }
+
     func testPollerFlag() throws {
         let (status, child) = try run(["--poller", "kqueue"])
         XCTAssertEqual(status, 2)
