@@ -82,10 +82,8 @@ public final class ChildProcess: @unchecked Sendable {
     /// Closes the reading end of standard output, as `mock-backend | head` does once head has
     /// its lines: the program's later console writes fail with EPIPE.
     public func closeStandardOutput() {
-        guard let pipe = process.standardOutput as? Pipe else { return }
-        pipe.fileHandleForReading.readabilityHandler = nil
-        try? pipe.fileHandleForReading.close()
-        pipeEnded.signal()
+        stopReadingStandardOutput()
+        try? (process.standardOutput as? Pipe)?.fileHandleForReading.close()
     }
 
     /// Stops reading standard output, as a pager does after its first screen: once the pipe is

@@ -76,13 +76,19 @@ extension IndexPage {
         timer = setTimeout(() => poll(mine), ms);
       }
 
+      // Nothing shown, nothing asked yet: the next poll asks for everything.
+      function forgetRows() {
+        rows = [];
+        cursor = 0;
+        rendered = false;
+        run = null;
+      }
+
       // From scratch: a new token or new filters.
       function start() {
         clearTimeout(timer);
         round += 1;
-        rows = [];
-        cursor = 0;
-        rendered = false;
+        forgetRows();
         poll(round);
       }
 
@@ -111,10 +117,7 @@ extension IndexPage {
           const answeredBy = response.headers.get("X-Mock-Journal-Run");
           if (run !== null && answeredBy !== run) {
             // Restarted between two polls: the cursor counts another run's ids. Ask from scratch.
-            run = null;
-            rows = [];
-            cursor = 0;
-            rendered = false;
+            forgetRows();
             poll(mine);
             return;
           }
@@ -131,10 +134,7 @@ extension IndexPage {
         } catch (error) {
           if (mine !== round) return;
           // After a restart the ids start again at 1: ask from scratch once it answers.
-          rows = [];
-          cursor = 0;
-          run = null;
-          rendered = false;
+          forgetRows();
           live.hidden = true;
           say(`The server does not answer; trying again every ${retryMs / 1000} s.`);
           later(retryMs, mine);
