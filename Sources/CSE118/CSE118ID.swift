@@ -3,7 +3,7 @@ import MockHTTP
 
 /// A UUID, the id of every member, workspace, channel and message, kept as its 16 bytes: rows
 /// hold no string for their ids, and the id index hashes and compares 16 bytes, not 36 characters.
-/// Its text is always written in lower case (docs/apis/cse118.md#ids).
+/// Its text is always written in lower case (docs/apis/cse118.md#how-strings-are-compared).
 struct CSE118ID: Hashable, Comparable {
     /// The first 16 hexadecimal digits, then the last 16: numeric order is the text's order.
     private var high: UInt64
