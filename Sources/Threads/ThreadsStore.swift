@@ -48,9 +48,9 @@ public struct ThreadsState {
         var isLegacy = false
     }
 
-    private(set) var users = IDTable<User>()
-    private(set) var threads = IDTable<Thread>()
-    private(set) var messages = IDTable<Message>()
+    private(set) var users = RowTable<User>()
+    private(set) var threads = RowTable<Thread>()
+    private(set) var messages = RowTable<Message>()
     /// Lowercased email to user id: emails are unique whatever their letter case, and otherwise
     /// compared byte for byte.
     private var userIDByEmail: [ExactText: Int] = [:]
@@ -106,14 +106,14 @@ public struct ThreadsState {
     /// Adds a message, to an existing thread, whose id is above every earlier one.
     mutating func add(_ message: Message) {
         var message = message
-        chain(&message)
+        Self.chain(&message, into: &threads)
         messages.append(message)
         changes.touch(.row("messages", "message_id", .int(message.id)))
         changes.touch(.member("next_ids"))
     }
 
     /// Makes a message with an id above all of its thread's the thread's newest.
-    private mutating func chain(_ message: inout Message) {
+    private static func chain(_ message: inout Message, into threads: inout RowTable<Thread>) {
         let newID = message.id
         message.previousInThread = threads.update(message.threadID) { thread in
             defer { thread.lastMessageID = newID }
@@ -215,7 +215,7 @@ extension ThreadsState {
                             case 0: token = try value.text()
                             case 1:
                                 record.userID = try value.int()
-                                if !users.ids.contains(record.userID) { throw value.fail(at: row, "user_id \(record.userID) is not a user") }
+                                if !users.contains(record.userID) { throw value.fail(at: row, "user_id \(record.userID) is not a user") }
                             case 2: record.expires = try value.int()
                             default: record.isLegacy = try value.bool()
                             }
@@ -248,10 +248,7 @@ extension ThreadsState {
     }
 
     private mutating func readUsers(_ value: inout SeedReader) throws(SeedError) {
-        let count = try value.count()
-        users.reserveCapacity(count)
-        userIDByEmail.reserveCapacity(count)
-        var order = SeedIDOrder()
+        var seeded = SeedRows<User>()
         try value.elements { item throws(SeedError) in
             var user = User(id: 0, email: "", password: "", fname: "", lname: "", role: "USER")
             try item.members(Keys.user) { key, value throws(SeedError) in
@@ -264,18 +261,16 @@ extension ThreadsState {
                 default: user.role = try value.string()
                 }
             }
-            if order.mayRepeat(user.id), users.ids.contains(user.id) { throw item.fail("duplicate user_id \(user.id)") }
+            guard seeded.add(user) else { throw item.fail("duplicate user_id \(user.id)") }
             guard userIDByEmail.updateValue(user.id, forKey: Self.emailKey(user.email)) == nil else {
                 throw item.fail("duplicate email \(user.email)")
             }
-            users.append(user)
         }
-        if !order.isAscending { users = IDTable(users.rows) }
+        users = seeded.finish()
     }
 
     private mutating func readThreads(_ value: inout SeedReader, in document: SeedJSON) throws(SeedError) {
-        threads.reserveCapacity(try value.count())
-        var order = SeedIDOrder()
+        var seeded = SeedRows<Thread>()
         try value.elements { item throws(SeedError) in
             var thread = Thread(id: 0, userID: 0, title: "", createdAt: Stamp(unixSeconds: 0))
             try item.members(Keys.thread) { key, value throws(SeedError) in
@@ -286,16 +281,14 @@ extension ThreadsState {
                 default: thread.createdAt = try Self.stamp(&value, in: document)
                 }
             }
-            if order.mayRepeat(thread.id), threads.ids.contains(thread.id) { throw item.fail("duplicate thread_id \(thread.id)") }
-            if !users.ids.contains(thread.userID) { throw item.fail("user_id \(thread.userID) is not a user") }
-            threads.append(thread)
+            guard seeded.add(thread) else { throw item.fail("duplicate thread_id \(thread.id)") }
+            if !users.contains(thread.userID) { throw item.fail("user_id \(thread.userID) is not a user") }
         }
-        if !order.isAscending { threads = IDTable(threads.rows) }
+        threads = seeded.finish()
     }
 
     private mutating func readMessages(_ value: inout SeedReader, in document: SeedJSON) throws(SeedError) {
-        messages.reserveCapacity(try value.count())
-        var order = SeedIDOrder()
+        var seeded = SeedRows<Message>()
         try value.elements { item throws(SeedError) in
             var message = Message(id: 0, threadID: 0, userID: 0, text: "", createdAt: Stamp(unixSeconds: 0))
             try item.members(Keys.message) { key, value throws(SeedError) in
@@ -307,22 +300,12 @@ extension ThreadsState {
                 default: message.createdAt = try Self.stamp(&value, in: document)
                 }
             }
-            if order.mayRepeat(message.id), messages.ids.contains(message.id) { throw item.fail("duplicate message_id \(message.id)") }
-            if !threads.ids.contains(message.threadID) { throw item.fail("thread_id \(message.threadID) is not a thread") }
-            if !users.ids.contains(message.userID) { throw item.fail("user_id \(message.userID) is not a user") }
-            // Chained as they come while ids rise; otherwise all over again below, in id order.
-            if order.isAscending { chain(&message) }
-            messages.append(message)
+            guard seeded.add(message) else { throw item.fail("duplicate message_id \(message.id)") }
+            if !threads.contains(message.threadID) { throw item.fail("thread_id \(message.threadID) is not a thread") }
+            if !users.contains(message.userID) { throw item.fail("user_id \(message.userID) is not a user") }
         }
-        guard !order.isAscending else { return }
-        for id in threads.ids { threads.update(id) { $0.lastMessageID = nil } }
-        let rows = messages.rows.sorted { $0.id < $1.id }
-        messages = IDTable()
-        messages.reserveCapacity(rows.count)
-        for var message in rows {
-            chain(&message)
-            messages.append(message)
-        }
+        messages = seeded.finish()
+        messages.updateAll { Self.chain(&$0, into: &threads) }
     }
 
     /// A `created_at` value. A plain 19-byte string, as almost every one is, is read straight from
@@ -340,20 +323,6 @@ extension ThreadsState {
         let stamp = Array(text.utf8).withUnsafeBufferPointer { Stamp($0) }
         guard let stamp else { throw value.fail("expected YYYY-MM-DD HH:MM:SS, got \(text)") }
         return stamp
-    }
-}
-
-/// Whether the ids of a seed array have risen so far, as a saved state's do: while they rise, no
-/// id can repeat an earlier one, so none needs looking up.
-struct SeedIDOrder {
-    private var lastID: Int?
-    private(set) var isAscending = true
-
-    /// Notes the next row's id; true when it may repeat an earlier one.
-    mutating func mayRepeat(_ id: Int) -> Bool {
-        if isAscending, let lastID, id <= lastID { isAscending = false }
-        lastID = id
-        return !isAscending
     }
 }
 

@@ -156,6 +156,37 @@ final class ThreadsStateDocumentTests: XCTestCase {
                                      + #""messages":[{"message_id":1,"thread_id":2,"user_id":1,"message":"M","created_at":"2016-02-29 12:00:00"}]"#), state)
     }
 
+    func testIDsWithGapsAndAtTheEndsOfTheRangeAreFoundThroughManyDeletes() throws {
+        let highest = Int.max - 1, lowest = Int.min
+        let threadIDs = [lowest] + Array(3...62) + [1_000_000_000_000_000, highest]
+        let document = document(users: [user(-5, "low@x.com"), user(7, "a@x.com"), user(1 << 40, "far@x.com")],
+                                threads: threadIDs.map { thread($0, user: 7) },
+                                messages: threadIDs.enumerated().map { message($0.offset + 1, thread: $0.element, user: 1 << 40) })
+        XCTAssertEqual(try load(document).status, 200)
+        let token = try login("a@x.com")
+        XCTAssertEqual(try texts(highest, token), ["M63"])
+        XCTAssertEqual(try texts(1_000_000_000_000_000, token), ["M62"])
+        XCTAssertEqual(try texts(3, token), ["M2"])
+        for missing in [2, 63, 999_999_999_999_999, highest - 1] {
+            XCTAssertEqual(try texts(missing, token), ["status 404"], "thread \(missing)")
+        }
+        // Past half of the rows gone, what remains is found as before.
+        for id in 3...50 { XCTAssertEqual(try get("/api/thread/delete/\(id)", token).status, 200, "thread \(id)") }
+        XCTAssertEqual(try texts(50, token), ["status 404"])
+        XCTAssertEqual(try texts(51, token), ["M50"])
+        XCTAssertEqual(try texts(highest, token), ["M63"])
+        let far = try login("far@x.com")
+        for id in 50...60 { XCTAssertEqual(try get("/api/message/delete/\(id)", far).status, 200, "message \(id)") }
+        XCTAssertEqual(try get("/api/message/delete/49", far).status, 404)
+        XCTAssertEqual(try texts(61, token), [])
+        XCTAssertEqual(try texts(62, token), ["M61"])
+        XCTAssertEqual(try post("/api/message/add", "thread_id=62&message=new", token).status, 200)
+        XCTAssertEqual(try texts(62, token), ["new", "M61"])
+        let list = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try get("/api/threads", token).body)) as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(list["threads"] as? [[String: Any]]).map { $0["thread_id"] as! Int },
+                       [lowest] + Array(51...62) + [1_000_000_000_000_000, highest])
+    }
+
     // MARK: A thread's messages
 
     func testThreadMessagesStayRightThroughDeletesAndAdds() throws {
