@@ -377,16 +377,8 @@ extension CSE118State {
                 guard let id = CSE118ID(text) else { throw value.fail("expected a lowercase UUID, got \(text)") }
                 return id
             }
-            /// Not `slot(of:_:)`, which would copy the whole state to call.
             func existing(_ id: CSE118ID) -> Place? {
-                index.find(id) { place in
-                    switch place.kind {
-                    case .member: return members[Int(place.slot)].id
-                    case .workspace: return workspaces[place.slot].id
-                    case .channel: return channels[place.slot].id
-                    case .message: return messages[place.slot].id
-                    }
-                }
+                index.find(id) { self.id(at: $0) }
             }
             /// The id of a new row, which no other row has; the row must go at `place` next.
             func newID(_ value: inout SeedReader, _ place: Place) throws(SeedError) -> CSE118ID {
