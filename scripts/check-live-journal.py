@@ -255,6 +255,13 @@ def main():
         page.send("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
         page.evaluate("window.scrollTo(0, document.getElementById('requests').offsetTop - 20)")
         page.screenshot(os.path.join(arguments.out, "live-journal-phone.png"))
+
+        # A clear while the page is open: the cleared rows leave it, the next request comes alone.
+        status, _ = fetch(base, "/_mock/requests", "DELETE", token=TOKEN)
+        check(status == 204, "DELETE /_mock/requests clears the journal", str(status))
+        wait_for(page, f"{ROWS}.length === 0", "after a clear the page drops the cleared rows")
+        fetch(base, "/api/thred")
+        wait_for(page, f"{ROWS}.length === 1 && {ROWS}[0][2] === '/api/thred'", "and shows the next request alone")
     finally:
         if page:
             page.close()

@@ -88,7 +88,7 @@ public final class CSE118API: CourseAPI {
         let members = state.seed.members
         return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: ["/api/v2", "/api/v1"],
                           note: "each student has a private copy of the graded fixtures; PUT /api/v2/reset restores the caller's",
-                          seeded: members.rows, count: members.count, accounts: { .init(login: $0.email, password: $0.password, detail: $0.name) })
+                          seeded: members, count: members.count, accounts: { .init(login: $0.email, password: $0.password, detail: $0.name) })
     }
 
     // MARK: Endpoints
@@ -101,7 +101,7 @@ public final class CSE118API: CourseAPI {
                   member.password.hasSameBytes(as: input[field: "password"]) else { throw .invalidCredentials }
             let token = CSE118Token.mint(for: member, issuedAt: issuedAt)
             state.issueToken(token, member: member.id, limit: issuedTokenLimit)
-            return Self.json(CSE118Shape.Login(id: member.id, name: member.name, accessToken: token))
+            return Self.json(CSE118Shape.Login(id: member.id.text, name: member.name, accessToken: token))
         }
     }
 
@@ -113,7 +113,7 @@ public final class CSE118API: CourseAPI {
 
     private func createWorkspace(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, body: .name) { state, caller, input throws(CSE118Error) in
-            let workspace = state.createWorkspace(id: Self.newID(), name: input[field: "name"], owner: caller)
+            let workspace = state.createWorkspace(id: .random(), name: input[field: "name"], owner: caller)
             return Self.json(workspace.shape, status: 201)
         }
     }
@@ -130,15 +130,16 @@ public final class CSE118API: CourseAPI {
     private func listChannels(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
             let workspace = try state.visibleWorkspace(input.id, to: caller)
-            return Self.json(workspace.channels.rows.map(\.shape))
+            return Self.json(state.channels(of: workspace).map(\.shape))
         }
     }
 
     private func createChannel(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, body: .name) { state, caller, input throws(CSE118Error) in
             guard try state.visibleWorkspace(input.id, to: caller).owner == caller else { throw .ownerOnly }
-            let channel = CSE118State.Channel(id: Self.newID(), name: input[field: "name"])
-            state.addChannel(channel, to: input.id)
+            guard let channel = state.addChannel(id: .random(), name: input[field: "name"], to: input.id) else {
+                throw .workspaceNotFound
+            }
             return Self.json(channel.shape, status: 201)
         }
     }
@@ -155,19 +156,18 @@ public final class CSE118API: CourseAPI {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
             let channel = try state.visibleChannel(input.id, to: caller).channel
             // By `posted`, ties in creation order.
-            let messages = channel.messages.rows.enumerated()
+            let messages = state.messages(of: channel).enumerated()
                 .sorted { ($0.element.posted, $0.offset) < ($1.element.posted, $1.offset) }
             return Self.json(messages.map(\.element.shape))
         }
     }
 
     private func postMessage(_ request: Request) throws(CSE118Error) -> Response {
-        let posted = ISO8601.format(clock())
+        let posted = CSE118Timestamp(clock())
         return try withCaller(request, pathID: true, body: .content) { state, caller, input throws(CSE118Error) in
             _ = try state.visibleChannel(input.id, to: caller)
-            let message = CSE118State.Message(id: Self.newID(), member: caller, posted: posted,
-                                              content: input[field: "content"])
-            state.addMessage(message, to: input.id)
+            guard let message = state.addMessage(id: .random(), member: caller, posted: posted,
+                                                 content: input[field: "content"], to: input.id) else { throw .channelNotFound }
             return Self.json(message.shape, status: 201)
         }
     }
@@ -183,14 +183,14 @@ public final class CSE118API: CourseAPI {
 
     private func listMembers(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request) { state, _, _ throws(CSE118Error) in
-            Self.json(state.sortedByName(state.members.rows.map(\.id)))
+            Self.json(state.sortedByName(state.members))
         }
     }
 
     private func listWorkspaceMembers(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
             let workspace = try state.visibleWorkspace(input.id, to: caller)
-            return Self.json(state.sortedByName(workspace.members))
+            return Self.json(state.sortedByName(workspace.members.compactMap { state.member($0) }))
         }
     }
 
@@ -201,7 +201,7 @@ public final class CSE118API: CourseAPI {
             guard member.id != caller else { throw .memberOwnsWorkspace }
             guard !state.isMember(member.id, of: input.id) else { throw .memberAlreadyInWorkspace }
             state.addMember(member.id, to: input.id)
-            return Self.json(CSE118Shape.Member(id: member.id, name: member.name), status: 201)
+            return Self.json(CSE118Shape.Member(id: member.id.text, name: member.name), status: 201)
         }
     }
 
@@ -211,7 +211,7 @@ public final class CSE118API: CourseAPI {
             guard let member = state.member(input.mid) else { throw .memberNotFound }
             guard state.isMember(member.id, of: input.id) else { throw .memberNotInWorkspace }
             state.removeMember(member.id, from: input.id)
-            return Self.json(CSE118Shape.Member(id: member.id, name: member.name))
+            return Self.json(CSE118Shape.Member(id: member.id.text, name: member.name))
         }
     }
 
@@ -228,7 +228,7 @@ public final class CSE118API: CourseAPI {
     /// path id, query and body (read before taking the lock), then whatever the endpoint checks.
     private func withCaller(_ request: Request, pathID: Bool = false, takesMid: Bool = false,
                             body schema: CSE118Input.BodySchema? = nil,
-                            _ operation: (inout CSE118State, _ caller: String, CSE118Input) throws(CSE118Error) -> Response)
+                            _ operation: (inout CSE118State, _ caller: CSE118ID, CSE118Input) throws(CSE118Error) -> Response)
         throws(CSE118Error) -> Response {
         let input = Result { () throws(CSE118Error) in
             try CSE118Input(request, pathID: pathID, takesMid: takesMid, body: schema)
@@ -240,7 +240,7 @@ public final class CSE118API: CourseAPI {
     }
 
     /// The member behind `Authorization: Bearer <token>` (`Bearer` in any case, one or more spaces).
-    private static func caller(of request: Request, in state: CSE118State) throws(CSE118Error) -> String {
+    private static func caller(of request: Request, in state: CSE118State) throws(CSE118Error) -> CSE118ID {
         guard let value = request.headers["Authorization"], !value.isEmpty else { throw .authorizationRequired }
         let scheme = value.prefix(6), rest = value.dropFirst(6)
         guard scheme.lowercased() == "bearer", rest.first == " " else { throw .invalidToken }
@@ -252,8 +252,6 @@ public final class CSE118API: CourseAPI {
     private static func base(of path: String) -> String {
         basePaths.first { path.hasPrefix($0 + "/") } ?? basePaths[0]
     }
-
-    private static func newID() -> String { UUID().uuidString.lowercased() }
 
     /// `/` not escaped, as Express writes it.
     public static let escapesSlash = false

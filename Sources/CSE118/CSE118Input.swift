@@ -14,18 +14,19 @@ struct CSE118Input {
         static let content = BodySchema(properties: [("content", 1...1000)])
     }
 
-    /// The `{id}` segment, lower-cased.
-    private(set) var id = ""
-    /// The `mid` query value, lower-cased.
-    private(set) var mid = ""
+    /// The `{id}` segment.
+    private(set) var id = CSE118ID()
+    /// The `mid` query value.
+    private(set) var mid = CSE118ID()
     private var fields: [String: String] = [:]
 
     init(_ request: Request, pathID: Bool = false, takesMid: Bool = false, body schema: BodySchema? = nil)
         throws(CSE118Error) {
         if pathID {
-            let segment = request[parameter: "id"] ?? ""
-            guard Self.isUUID(segment) else { throw .validation([.uuidFormat(at: "/params/id")]) }
-            id = segment.lowercased()
+            guard let segment = CSE118ID(request[parameter: "id"] ?? "", anyCase: true) else {
+                throw .validation([.uuidFormat(at: "/params/id")])
+            }
+            id = segment
         }
         try readQuery(request.query ?? "", takesMid: takesMid)
         if let schema { try readBody(request.body, schema: schema) }
@@ -48,8 +49,8 @@ struct CSE118Input {
             // Express turns a repeated parameter into an array, which the string schema refuses.
             if mids.count > 1 {
                 problems.append(ValidationProblem(.type, at: "/query/mid", "must be string"))
-            } else if Self.isUUID(pair.value) {
-                mid = pair.value.lowercased()
+            } else if let value = CSE118ID(pair.value, anyCase: true) {
+                mid = value
             } else {
                 problems.append(.uuidFormat(at: "/query/mid"))
             }
@@ -91,19 +92,5 @@ struct CSE118Input {
         let unknown = object.keys.filter { seen.insert($0).inserted }.map { ValidationProblem.additional($0, in: "body") }
         let problems = missing + wrongType + wrongLength + unknown
         if !problems.isEmpty { throw .validation(problems) }
-    }
-
-    /// 8-4-4-4-12 hexadecimal digits, either case.
-    static func isUUID(_ text: String) -> Bool {
-        guard text.utf8.count == 36 else { return false }
-        for (index, byte) in text.utf8.enumerated() {
-            switch index {
-            case 8, 13, 18, 23:
-                guard byte == UInt8(ascii: "-") else { return false }
-            default:
-                guard (byte >= 48 && byte <= 57) || (byte | 0x20 >= 97 && byte | 0x20 <= 102) else { return false }
-            }
-        }
-        return true
     }
 }

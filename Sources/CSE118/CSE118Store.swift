@@ -2,126 +2,167 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// The cse118 API's data: accounts, workspaces (each holding its channels and their messages)
-/// and the live tokens.
+/// The cse118 API's data: accounts, workspaces, their channels and messages, and the live tokens.
 ///
-/// Members, workspaces, channels and messages are found by id in O(1), and each member's
-/// workspaces without looking at anyone else's, so a request about one row costs the same with 10
-/// students or 100,000. Workspaces change only through the methods below, which keep the lookups
-/// in step.
+/// Workspaces, channels and messages sit in flat tables by slot; one index maps every id, whatever
+/// its kind, to its table and slot, so members, workspaces, channels and messages are found by id in
+/// O(1), and a seed's ids are checked unique with one lookup each. A workspace lists its channels'
+/// slots, a channel its messages', and each member the workspaces they see, so a request about one
+/// row costs the same with 10 students or 100,000. Rows change only through the methods below,
+/// which keep the index and the lists in step.
 public struct CSE118State {
-    struct Member: Identifiable {
-        var id: String
-        var name: String
-        var email: String
-        var password: String
+    struct Member {
+        var id = CSE118ID()
+        var name = ""
+        var email = ""
+        var password = ""
+        /// The slots of the workspaces they own or belong to, in no particular order.
+        var workspaces = SlotList()
     }
 
-    struct Message: Identifiable {
-        var id: String
-        var member: String
-        /// ISO-8601 with milliseconds; fixed width, so text order is time order.
-        var posted: String
-        var content: String
+    struct Message {
+        var id = CSE118ID()
+        var member = CSE118ID()
+        var posted = CSE118Timestamp()
+        var content = ""
+        /// Its channel's slot.
+        var channel: Int32
     }
 
-    struct Channel: Identifiable {
-        var id: String
-        var name: String
-        /// In the order they were posted.
-        var messages = IDTable<Message>()
+    struct Channel {
+        var id = CSE118ID()
+        var name = ""
+        /// Its workspace's slot.
+        var workspace: Int32
+        /// The slots of its messages, in the order they were posted.
+        var messages = SlotList()
     }
 
-    struct Workspace: Identifiable {
-        var id: String
-        var name: String
-        var owner: String
+    struct Workspace {
+        var id = CSE118ID()
+        var name = ""
+        var owner = CSE118ID()
         /// The student whose private fixture copy this is; nil for workspaces created at run time.
-        var fixtureOf: String?
+        var fixtureOf: CSE118ID?
         /// Member ids, the owner not included.
-        var members: [String]
-        /// In the order they were created.
-        var channels = IDTable<Channel>()
+        var members: [CSE118ID] = []
+        /// The slots of its channels, in the order they were created.
+        var channels = SlotList()
         /// Its place in every list: its position in the loaded document, or after all of those in
         /// creation order, so a restored fixture returns to its old place.
         var position: Int
 
-        func isVisible(to caller: String) -> Bool { owner == caller || members.contains(caller) }
+        func isVisible(to caller: CSE118ID) -> Bool { owner == caller || members.contains(caller) }
     }
 
-    private(set) var members = IDTable<Member>()
-    /// Lowercased email to member id: emails are unique whatever their letter case, and otherwise
+    /// The table a row with some id is in, and its slot there.
+    struct Place {
+        enum Kind: UInt32 {
+            case member, workspace, channel, message
+        }
+
+        /// The kind in the top two bits, the slot below.
+        private let bits: UInt32
+
+        init(_ kind: Kind, _ slot: Int32) { bits = kind.rawValue << 30 | UInt32(slot) }
+
+        var kind: Kind { Kind(rawValue: bits >> 30)! }
+        var slot: Int32 { Int32(bits & 0x3FFF_FFFF) }
+    }
+
+    /// The seed's workspaces, channels and messages, from which `PUT /reset` restores each
+    /// student's fixture workspaces. They share the loaded tables' storage until those change.
+    struct Fixtures {
+        var workspaces = Slots<Workspace>()
+        var channels = Slots<Channel>()
+        var messages = Slots<Message>()
+        /// Student id → the slots of their fixture workspaces, in seed order.
+        var ofStudent: [CSE118ID: [Int32]] = [:]
+    }
+
+    /// In the loaded document's order; members are neither added nor removed.
+    private(set) var members: [Member] = []
+    /// Lowercased email to member slot: emails are unique whatever their letter case, and otherwise
     /// compared byte for byte.
-    private var memberIDByEmail: [ExactText: String] = [:]
-    private var workspaces: [String: Workspace] = [:]
-    private var workspaceOfChannel: [String: String] = [:]
-    private var channelOfMessage: [String: String] = [:]
-    /// Member id → the workspaces they own or belong to (a handful each: an array is cheaper than a set).
-    private var visibleTo: [String: [String]] = [:]
+    private var memberSlotByEmail: [ExactText: Int32] = [:]
+    private(set) var workspaces = Slots<Workspace>()
+    private(set) var channels = Slots<Channel>()
+    private(set) var messages = Slots<Message>()
+    /// Every row's id.
+    private var places: [CSE118ID: Place] = [:]
     /// Token → member id.
-    private(set) var tokens: [ExactText: String] = [:]
+    private(set) var tokens: [ExactText: CSE118ID] = [:]
     /// The tokens logins issued, which end oldest first past a limit (docs/apis/cse118.md#tokens).
     private var issuedTokens = IssuedTokens()
-    /// The seed's workspaces, in its order, which `PUT /reset` restores, and where each student's
-    /// fixture copies are among them.
-    private var seededWorkspaces: [Workspace] = []
-    private var seededFixtures: [String: [Int]] = [:]
+    private var seeded = Fixtures()
     private var nextPosition = 0
     public var changes = StateChanges()
 
-    func member(_ id: String) -> Member? { members[id] }
+    /// The slot of the row of this kind with this id.
+    func slot(of id: CSE118ID, _ kind: Place.Kind) -> Int32? {
+        guard let place = places[id], place.kind == kind else { return nil }
+        return place.slot
+    }
+
+    func member(_ id: CSE118ID) -> Member? { slot(of: id, .member).map { members[Int($0)] } }
 
     func member(email: String) -> Member? {
-        memberIDByEmail[ExactText(email.lowercased())].flatMap { members[$0] }
+        memberSlotByEmail[ExactText(email.lowercased())].map { members[Int($0)] }
     }
 
     /// Every workspace in list order.
-    var allWorkspaces: [Workspace] { workspaces.values.sorted { $0.position < $1.position } }
+    var allWorkspaces: [Workspace] { workspaces.rows.sorted { $0.position < $1.position } }
 
     /// The workspaces the caller owns or belongs to, in list order.
-    func workspaces(visibleTo caller: String) -> [Workspace] {
-        (visibleTo[caller] ?? []).compactMap { workspaces[$0] }.sorted { $0.position < $1.position }
+    func workspaces(visibleTo caller: CSE118ID) -> [Workspace] {
+        guard let member = member(caller) else { return [] }
+        return member.workspaces.map { workspaces[$0] }.sorted { $0.position < $1.position }
     }
 
     /// The workspace if the caller owns it or is a member; otherwise it does not exist for them.
-    func visibleWorkspace(_ id: String, to caller: String) throws(CSE118Error) -> Workspace {
-        guard let workspace = workspaces[id], workspace.isVisible(to: caller) else { throw .workspaceNotFound }
-        return workspace
+    func visibleWorkspace(_ id: CSE118ID, to caller: CSE118ID) throws(CSE118Error) -> Workspace {
+        guard let slot = slot(of: id, .workspace), workspaces[slot].isVisible(to: caller) else { throw .workspaceNotFound }
+        return workspaces[slot]
     }
 
-    // An endpoint that changes a workspace must not hold a copy of it (or of a channel) meanwhile:
-    // the change would then copy its channels (or messages) first. Hence owners and ids below.
-
     /// The channel and its workspace's owner, if the caller sees the workspace.
-    func visibleChannel(_ id: String, to caller: String) throws(CSE118Error) -> (owner: String, channel: Channel) {
-        guard let workspaceID = workspaceOfChannel[id], let workspace = workspaces[workspaceID],
-              workspace.isVisible(to: caller), let channel = workspace.channels[id] else { throw .channelNotFound }
+    func visibleChannel(_ id: CSE118ID, to caller: CSE118ID) throws(CSE118Error) -> (owner: CSE118ID, channel: Channel) {
+        guard let slot = slot(of: id, .channel) else { throw .channelNotFound }
+        let channel = channels[slot], workspace = workspaces[channel.workspace]
+        guard workspace.isVisible(to: caller) else { throw .channelNotFound }
         return (workspace.owner, channel)
     }
 
     /// The message and its workspace's owner, if the caller sees the workspace.
-    func visibleMessage(_ id: String, to caller: String) throws(CSE118Error) -> (owner: String, message: Message) {
-        guard let channelID = channelOfMessage[id], let workspaceID = workspaceOfChannel[channelID],
-              let workspace = workspaces[workspaceID], workspace.isVisible(to: caller),
-              let message = workspace.channels[channelID]?.messages[id] else { throw .messageNotFound }
+    func visibleMessage(_ id: CSE118ID, to caller: CSE118ID) throws(CSE118Error) -> (owner: CSE118ID, message: Message) {
+        guard let slot = slot(of: id, .message) else { throw .messageNotFound }
+        let message = messages[slot], workspace = workspaces[channels[message.channel].workspace]
+        guard workspace.isVisible(to: caller) else { throw .messageNotFound }
         return (workspace.owner, message)
     }
 
-    func isMember(_ memberID: String, of workspaceID: String) -> Bool {
-        workspaces[workspaceID]?.members.contains(memberID) == true
+    /// A workspace's channels in the order they were created.
+    func channels(of workspace: Workspace) -> [Channel] { workspace.channels.map { channels[$0] } }
+
+    /// A channel's messages in the order they were posted.
+    func messages(of channel: Channel) -> [Message] { channel.messages.map { messages[$0] } }
+
+    func isMember(_ memberID: CSE118ID, of workspaceID: CSE118ID) -> Bool {
+        slot(of: workspaceID, .workspace).map { workspaces[$0].members.contains(memberID) } == true
     }
 
     /// Ascending by lower-cased name, ties by id (docs/apis/cse118.md#endpoints).
-    func sortedByName(_ ids: some Sequence<String>) -> [CSE118Shape.Member] {
-        ids.compactMap { member($0) }.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
-            .map { CSE118Shape.Member(id: $0.id, name: $0.name) }
+    func sortedByName(_ members: [Member]) -> [CSE118Shape.Member] {
+        members.map { (key: $0.name.lowercased(), member: $0) }
+            .sorted { ($0.key, $0.member.id) < ($1.key, $1.member.id) }
+            .map { CSE118Shape.Member(id: $0.member.id.text, name: $0.member.name) }
     }
 
     // MARK: Changes
 
     /// A login's token; past `limit` issued ones, the oldest issued stops working. A token minted
     /// again (the same member in the same second) keeps its place.
-    mutating func issueToken(_ token: String, member: String, limit: Int) {
+    mutating func issueToken(_ token: String, member: CSE118ID, limit: Int) {
         guard tokens.updateValue(member, forKey: ExactText(token)) == nil else { return }
         changes.touch(.row("tokens", "token", .string(token)))
         if let ended = issuedTokens.record(token, limit: limit) {
@@ -139,14 +180,13 @@ public struct CSE118State {
     /// A loaded state document, with the fixtures `PUT /reset` restores still the seed's.
     func keepingFixtures(of loaded: CSE118State) -> CSE118State {
         var kept = loaded
-        kept.seededWorkspaces = seededWorkspaces
-        kept.seededFixtures = seededFixtures
+        kept.seeded = seeded
         return kept
     }
 
     /// A new workspace, listed after every other.
-    mutating func createWorkspace(id: String, name: String, owner: String) -> Workspace {
-        let workspace = Workspace(id: id, name: name, owner: owner, fixtureOf: nil, members: [], position: nextPosition)
+    mutating func createWorkspace(id: CSE118ID, name: String, owner: CSE118ID) -> Workspace {
+        let workspace = Workspace(id: id, name: name, owner: owner, position: nextPosition)
         insert(workspace)
         changes.touch(Self.path(workspace: id))
         return workspace
@@ -154,103 +194,140 @@ public struct CSE118State {
 
     /// Removes a workspace with its channels and messages.
     @discardableResult
-    mutating func removeWorkspace(_ id: String) -> Workspace? {
-        guard let workspace = workspaces.removeValue(forKey: id) else { return nil }
-        for member in [workspace.owner] + workspace.members { visibleTo[member]?.removeAll { $0 == id } }
-        for channel in workspace.channels.rows { unindex(channel) }
+    mutating func removeWorkspace(_ id: CSE118ID) -> Workspace? {
+        guard let slot = slot(of: id, .workspace), let workspace = workspaces.remove(slot) else { return nil }
+        places[id] = nil
+        for member in [workspace.owner] + workspace.members { changeMember(member) { $0.workspaces.remove(slot) } }
+        for channel in workspace.channels { removeRows(ofChannel: channel) }
         changes.touch(Self.path(workspace: id))
         return workspace
     }
 
-    mutating func addChannel(_ channel: Channel, to workspaceID: String) {
-        workspaces[workspaceID]?.channels.append(channel)
-        workspaceOfChannel[channel.id] = workspaceID
-        changes.touch(Self.path(workspace: workspaceID, channel: channel.id))
-    }
-
-    @discardableResult
-    mutating func removeChannel(_ id: String) -> Channel? {
-        guard let workspaceID = workspaceOfChannel[id], let channel = workspaces[workspaceID]?.channels.remove(id) else { return nil }
-        unindex(channel)
+    mutating func addChannel(id: CSE118ID, name: String, to workspaceID: CSE118ID) -> Channel? {
+        guard let workspace = slot(of: workspaceID, .workspace) else { return nil }
+        let channel = Channel(id: id, name: name, workspace: workspace)
+        insert(channel)
         changes.touch(Self.path(workspace: workspaceID, channel: id))
         return channel
     }
 
-    mutating func addMessage(_ message: Message, to channelID: String) {
-        guard let workspaceID = workspaceOfChannel[channelID] else { return }
-        workspaces[workspaceID]?.channels.update(channelID) { $0.messages.append(message) }
-        channelOfMessage[message.id] = channelID
-        changes.touch(Self.path(workspace: workspaceID, channel: channelID, message: message.id))
+    @discardableResult
+    mutating func removeChannel(_ id: CSE118ID) -> Channel? {
+        guard let slot = slot(of: id, .channel) else { return nil }
+        let channel = channels[slot]
+        workspaces[channel.workspace].channels.remove(slot)
+        removeRows(ofChannel: slot)
+        changes.touch(Self.path(workspace: workspaces[channel.workspace].id, channel: id))
+        return channel
+    }
+
+    mutating func addMessage(id: CSE118ID, member: CSE118ID, posted: CSE118Timestamp, content: String,
+                             to channelID: CSE118ID) -> Message? {
+        guard let channel = slot(of: channelID, .channel) else { return nil }
+        let message = Message(id: id, member: member, posted: posted, content: content, channel: channel)
+        insert(message)
+        changes.touch(Self.path(workspace: workspaces[channels[channel].workspace].id, channel: channelID, message: id))
+        return message
     }
 
     @discardableResult
-    mutating func removeMessage(_ id: String) -> Message? {
-        guard let channelID = channelOfMessage.removeValue(forKey: id), let workspaceID = workspaceOfChannel[channelID] else { return nil }
-        changes.touch(Self.path(workspace: workspaceID, channel: channelID, message: id))
-        return workspaces[workspaceID]?.channels.update(channelID) { $0.messages.remove(id) } ?? nil
+    mutating func removeMessage(_ id: CSE118ID) -> Message? {
+        guard let slot = slot(of: id, .message), let message = messages.remove(slot) else { return nil }
+        places[id] = nil
+        channels[message.channel].messages.remove(slot)
+        let channel = channels[message.channel]
+        changes.touch(Self.path(workspace: workspaces[channel.workspace].id, channel: channel.id, message: id))
+        return message
     }
 
     /// The workspace row is written again with its member list: O(workspace), a rare change.
-    mutating func addMember(_ memberID: String, to workspaceID: String) {
-        workspaces[workspaceID]?.members.append(memberID)
-        visibleTo[memberID, default: []].append(workspaceID)
+    mutating func addMember(_ memberID: CSE118ID, to workspaceID: CSE118ID) {
+        guard let slot = slot(of: workspaceID, .workspace) else { return }
+        workspaces[slot].members.append(memberID)
+        changeMember(memberID) { $0.workspaces.append(slot) }
         changes.touch(Self.path(workspace: workspaceID))
     }
 
     /// Their messages stay in the workspace (docs/apis/cse118.md#endpoints).
-    mutating func removeMember(_ memberID: String, from workspaceID: String) {
-        workspaces[workspaceID]?.members.removeAll { $0 == memberID }
-        visibleTo[memberID]?.removeAll { $0 == workspaceID }
+    mutating func removeMember(_ memberID: CSE118ID, from workspaceID: CSE118ID) {
+        guard let slot = slot(of: workspaceID, .workspace) else { return }
+        workspaces[slot].members.removeAll { $0 == memberID }
+        changeMember(memberID) { $0.workspaces.remove(slot) }
         changes.touch(Self.path(workspace: workspaceID))
     }
 
     /// `PUT /reset` for one caller (docs/apis/cse118.md#reset): the workspaces they created go, their fixture
     /// workspaces come back exactly as seeded, at their seed positions. Nothing else changes.
     /// Written as the whole workspace list, since fixtures return to places in the middle of it.
-    mutating func restoreFixtures(of caller: String) {
-        let fixtures = (seededFixtures[caller] ?? []).map { seededWorkspaces[$0] }
-        let created = (visibleTo[caller] ?? []).filter { workspaces[$0]?.owner == caller && workspaces[$0]?.fixtureOf == nil }
-        for id in created + fixtures.map(\.id) { removeWorkspace(id) }
-        for fixture in fixtures { insert(fixture) }
+    mutating func restoreFixtures(of caller: CSE118ID) {
+        let fixtures = seeded.ofStudent[caller] ?? []
+        let created = workspaces(visibleTo: caller).filter { $0.owner == caller && $0.fixtureOf == nil }
+        for id in created.map(\.id) + fixtures.map({ seeded.workspaces[$0].id }) { removeWorkspace(id) }
+        for fixture in fixtures {
+            var workspace = seeded.workspaces[fixture]
+            workspace.channels = SlotList()
+            let slot = insert(workspace)
+            for seededChannel in seeded.workspaces[fixture].channels {
+                var channel = seeded.channels[seededChannel]
+                channel.workspace = slot
+                channel.messages = SlotList()
+                let channelSlot = insert(channel)
+                for seededMessage in seeded.channels[seededChannel].messages {
+                    var message = seeded.messages[seededMessage]
+                    message.channel = channelSlot
+                    insert(message)
+                }
+            }
+        }
         changes.touchEverything(in: "workspaces")
     }
 
     /// Where a workspace, one of its channels, or a message in it sits in the seed document.
-    private static func path(workspace: String, channel: String? = nil, message: String? = nil) -> RowPath {
-        var path = RowPath.row("workspaces", "id", .string(workspace))
-        if let channel { path = path.row("channels", "id", .string(channel)) }
-        if let message { path = path.row("messages", "id", .string(message)) }
+    private static func path(workspace: CSE118ID, channel: CSE118ID? = nil, message: CSE118ID? = nil) -> RowPath {
+        var path = RowPath.row("workspaces", "id", .string(workspace.text))
+        if let channel { path = path.row("channels", "id", .string(channel.text)) }
+        if let message { path = path.row("messages", "id", .string(message.text)) }
         return path
     }
 
-    private mutating func insert(_ workspace: Workspace) {
-        workspaces[workspace.id] = workspace
+    private mutating func changeMember(_ id: CSE118ID, _ change: (inout Member) -> Void) {
+        if let slot = slot(of: id, .member) { change(&members[Int(slot)]) }
+    }
+
+    /// A workspace whose channel list is empty; its channels are inserted after it.
+    @discardableResult
+    private mutating func insert(_ workspace: Workspace) -> Int32 {
+        let slot = workspaces.insert(workspace)
+        places[workspace.id] = Place(.workspace, slot)
         nextPosition = max(nextPosition, workspace.position + 1)
-        visibleTo[workspace.owner, default: []].append(workspace.id)
-        for member in workspace.members { visibleTo[member, default: []].append(workspace.id) }
-        // By id only: going through the rows would copy every channel and message.
-        for channelID in workspace.channels.ids {
-            workspaceOfChannel[channelID] = workspace.id
-            for messageID in workspace.channels[channelID]!.messages.ids { channelOfMessage[messageID] = channelID }
+        for member in [workspace.owner] + workspace.members { changeMember(member) { $0.workspaces.append(slot) } }
+        return slot
+    }
+
+    /// A channel whose message list is empty, after its workspace's others.
+    @discardableResult
+    private mutating func insert(_ channel: Channel) -> Int32 {
+        let slot = channels.insert(channel)
+        places[channel.id] = Place(.channel, slot)
+        workspaces[channel.workspace].channels.append(slot)
+        return slot
+    }
+
+    /// A message after its channel's others.
+    private mutating func insert(_ message: Message) {
+        let slot = messages.insert(message)
+        places[message.id] = Place(.message, slot)
+        channels[message.channel].messages.append(slot)
+    }
+
+    /// A channel's row and its messages', its workspace's list left as it is.
+    private mutating func removeRows(ofChannel slot: Int32) {
+        guard let channel = channels.remove(slot) else { return }
+        places[channel.id] = nil
+        for message in channel.messages {
+            if let removed = messages.remove(message) { places[removed.id] = nil }
         }
     }
-
-    private mutating func unindex(_ channel: Channel) {
-        workspaceOfChannel[channel.id] = nil
-        for message in channel.messages.rows { channelOfMessage[message.id] = nil }
-    }
-}
-
-extension CSE118State.Workspace {
-    var shape: CSE118Shape.Workspace { .init(id: id, name: name, owner: owner, channels: channels.count) }
-}
-
-extension CSE118State.Channel {
-    var shape: CSE118Shape.Channel { .init(id: id, name: name, messages: messages.count) }
-}
-
-extension CSE118State.Message {
-    var shape: CSE118Shape.Message { .init(id: id, member: member, posted: posted, content: content) }
 }
 
 // MARK: Seed format
@@ -258,21 +335,88 @@ extension CSE118State.Message {
 extension CSE118State {
     /// Reads and checks a seed or state document (`Seed/cse118.json`, docs/apis/cse118.md#accounts).
     init(seed document: SeedJSON) throws(SeedError) {
+        var state = CSE118State()
         // Reading a seed is no change: nothing is recorded meanwhile.
-        changes.isRecording = false
-        defer { changes = StateChanges() }
-        var ids = Set<String>()
+        state.changes.isRecording = false
+        let outcome = document.bytes.withUnsafeBufferPointer { text in
+            Result { () throws(SeedError) in try state.read(document, text: text) }
+        }
+        try outcome.get()
+        state.changes = StateChanges()
+        self = state
+    }
+
+    /// Builds the tables from the document, whose bytes are `text`.
+    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+        var fixtures: [CSE118ID: [Int32]] = [:]
         try document.read { root throws(SeedError) in
-            /// The id of a new row, a lowercase UUID no other row has.
-            func uniqueID(_ value: inout SeedReader) throws(SeedError) -> String {
-                let id = try Self.uuid(&value)
-                guard ids.insert(id).inserted else { throw value.fail("duplicate id \(id)") }
+            /// The `length` bytes inside the quotes of the string at `value`, taken as they are:
+            /// the callers' parsers accept no backslash, so those are the string's own bytes.
+            func plain(_ value: SeedReader, length: Int) -> UnsafeBufferPointer<UInt8>? {
+                let start = value.offset
+                guard start + length + 1 < text.count, text[start] == UInt8(ascii: "\""),
+                      text[start + length + 1] == UInt8(ascii: "\"") else { return nil }
+                return UnsafeBufferPointer(rebasing: text[start + 1..<start + 1 + length])
+            }
+            /// A lowercase UUID, as every id of the API is.
+            func uuid(_ value: inout SeedReader) throws(SeedError) -> CSE118ID {
+                if let bytes = plain(value, length: 36), let id = CSE118ID(bytes) { return id }
+                let text = try value.string()
+                guard let id = CSE118ID(text) else { throw value.fail("expected a lowercase UUID, got \(text)") }
                 return id
             }
-            func memberID(_ value: inout SeedReader) throws(SeedError) -> String {
-                let id = try value.string()
-                guard members[id] != nil else { throw value.fail("\(id) is not the id of a member") }
+            /// The id of a new row, which no other row has, and where the row goes.
+            func uniqueID(_ value: inout SeedReader, _ place: Place) throws(SeedError) -> CSE118ID {
+                let id = try uuid(&value)
+                guard places.updateValue(place, forKey: id) == nil else { throw value.fail("duplicate id \(id.text)") }
                 return id
+            }
+            func knownMember(_ value: inout SeedReader) throws(SeedError) -> (id: CSE118ID, slot: Int32) {
+                if let bytes = plain(value, length: 36), let id = CSE118ID(bytes), let slot = slot(of: id, .member) {
+                    return (id, slot)
+                }
+                let text = try value.string()
+                guard let id = CSE118ID(text), let slot = slot(of: id, .member) else {
+                    throw value.fail("\(text) is not the id of a member")
+                }
+                return (id, slot)
+            }
+            /// `2023-05-01T12:18:48.000Z`, a real calendar time.
+            func timestamp(_ value: inout SeedReader) throws(SeedError) -> CSE118Timestamp {
+                if let bytes = plain(value, length: 24), let time = CSE118Timestamp(bytes) { return time }
+                let text = try value.string()
+                guard let time = CSE118Timestamp(text) else {
+                    throw value.fail("expected YYYY-MM-DDTHH:MM:SS.mmmZ, got \(text)")
+                }
+                return time
+            }
+            func channel(_ item: inout SeedReader, in workspace: Int32) throws(SeedError) -> Int32 {
+                let slot = channels.nextSlot
+                var channel = Channel(workspace: workspace)
+                try item.members(Keys.channel) { key, value throws(SeedError) in
+                    switch key {
+                    case 0: channel.id = try uniqueID(&value, Place(.channel, slot))
+                    case 1: channel.name = try value.text()
+                    default:
+                        try value.elements { item throws(SeedError) in
+                            channel.messages.append(try message(&item, in: slot))
+                        }
+                    }
+                }
+                return channels.insert(channel)
+            }
+            func message(_ item: inout SeedReader, in channel: Int32) throws(SeedError) -> Int32 {
+                let slot = messages.nextSlot
+                var message = Message(channel: channel)
+                try item.members(Keys.message) { key, value throws(SeedError) in
+                    switch key {
+                    case 0: message.id = try uniqueID(&value, Place(.message, slot))
+                    case 1: message.member = try knownMember(&value).id
+                    case 2: message.posted = try timestamp(&value)
+                    default: message.content = try value.text()
+                    }
+                }
+                return messages.insert(message)
             }
             try root.members(Keys.root) { key, value throws(SeedError) in
                 switch key {
@@ -280,100 +424,81 @@ extension CSE118State {
                     // Sized up front, so the tables of a large seed are not rehashed as they fill.
                     let count = try value.count()
                     members.reserveCapacity(count)
-                    memberIDByEmail.reserveCapacity(count)
-                    visibleTo.reserveCapacity(count)
-                    ids.reserveCapacity(count)
+                    memberSlotByEmail.reserveCapacity(count)
+                    places.reserveCapacity(count)
                     try value.elements { item throws(SeedError) in
-                        var account = Member(id: "", name: "", email: "", password: "")
+                        var account = Member()
                         try item.members(Keys.member) { key, value throws(SeedError) in
                             switch key {
-                            case 0: account.id = try uniqueID(&value)
+                            case 0: account.id = try uniqueID(&value, Place(.member, Int32(members.count)))
                             case 1: account.name = try value.text()
                             case 2: account.email = try value.text()
                             default: account.password = try value.text()
                             }
                         }
-                        let email = ExactText(account.email.lowercased())
-                        if memberIDByEmail.updateValue(account.id, forKey: email) != nil {
+                        if memberSlotByEmail.updateValue(Int32(members.count), forKey: Self.emailKey(account.email)) != nil {
                             throw item.fail("duplicate email \(account.email)")
                         }
                         members.append(account)
                     }
                 case 1:
-                    var position = 0
-                    // Most workspaces have a channel with messages: three more ids each at least.
+                    // Most workspaces have a channel with a message: three ids each at least.
                     let count = try value.count()
                     workspaces.reserveCapacity(count)
-                    workspaceOfChannel.reserveCapacity(count)
-                    channelOfMessage.reserveCapacity(count)
-                    ids.reserveCapacity(ids.count + 3 * count)
+                    channels.reserveCapacity(count)
+                    messages.reserveCapacity(count)
+                    places.reserveCapacity(places.count + 3 * count)
                     try value.elements { item throws(SeedError) in
-                        var workspace = Workspace(id: "", name: "", owner: "", fixtureOf: nil, members: [], position: position)
-                        var listed: [(id: String, offset: Int)] = []
+                        let slot = workspaces.nextSlot
+                        var workspace = Workspace(position: Int(slot))
+                        var listed: [(member: (id: CSE118ID, slot: Int32), offset: Int)] = []
+                        var ownerSlot: Int32 = 0
                         try item.members(Keys.workspace) { key, value throws(SeedError) in
                             switch key {
-                            case 0: workspace.id = try uniqueID(&value)
+                            case 0: workspace.id = try uniqueID(&value, Place(.workspace, slot))
                             case 1: workspace.name = try value.text()
-                            case 2: workspace.owner = try memberID(&value)
+                            case 2: (workspace.owner, ownerSlot) = try knownMember(&value)
                             case 3:
                                 try value.elements { memberValue throws(SeedError) in
-                                    listed.append((try memberID(&memberValue), memberValue.offset))
+                                    listed.append((try knownMember(&memberValue), memberValue.offset))
                                 }
                             case 4:
                                 try value.elements { channelValue throws(SeedError) in
-                                    workspace.channels.append(try channel(&channelValue))
+                                    workspace.channels.append(try channel(&channelValue, in: slot))
                                 }
-                            default: workspace.fixtureOf = try memberID(&value)
+                            default: workspace.fixtureOf = try knownMember(&value).id
                             }
                         }
-                        for (id, offset) in listed {
-                            if id == workspace.owner { throw item.fail(at: offset, "the owner is not listed among the members") }
-                            if workspace.members.contains(id) { throw item.fail(at: offset, "duplicate member \(id)") }
-                            workspace.members.append(id)
+                        members[Int(ownerSlot)].workspaces.append(slot)
+                        for (member, offset) in listed {
+                            if member.id == workspace.owner { throw item.fail(at: offset, "the owner is not listed among the members") }
+                            if workspace.members.contains(member.id) { throw item.fail(at: offset, "duplicate member \(member.id.text)") }
+                            workspace.members.append(member.id)
+                            members[Int(member.slot)].workspaces.append(slot)
                         }
-                        if let student = workspace.fixtureOf { seededFixtures[student, default: []].append(seededWorkspaces.count) }
-                        seededWorkspaces.append(workspace)
-                        insert(workspace)
-                        position += 1
+                        if let student = workspace.fixtureOf { fixtures[student, default: []].append(slot) }
+                        workspaces.insert(workspace)
                     }
+                    nextPosition = Int(workspaces.nextSlot)
                 default:
                     try value.elements { item throws(SeedError) in
-                        var token = "", member = ""
+                        var token = "", member = CSE118ID()
                         try item.members(Keys.token) { key, value throws(SeedError) in
-                            if key == 0 { token = try value.text() } else { member = try memberID(&value) }
+                            if key == 0 { token = try value.text() } else { member = try knownMember(&value).id }
                         }
                         tokens[ExactText(token)] = member  // never ended by the limit on issued ones
                     }
                 }
             }
-            func channel(_ item: inout SeedReader) throws(SeedError) -> Channel {
-                var channel = Channel(id: "", name: "")
-                try item.members(Keys.channel) { key, value throws(SeedError) in
-                    switch key {
-                    case 0: channel.id = try uniqueID(&value)
-                    case 1: channel.name = try value.text()
-                    default:
-                        try value.elements { messageValue throws(SeedError) in
-                            var message = Message(id: "", member: "", posted: "", content: "")
-                            try messageValue.members(Keys.message) { key, value throws(SeedError) in
-                                switch key {
-                                case 0: message.id = try uniqueID(&value)
-                                case 1: message.member = try memberID(&value)
-                                case 2:
-                                    message.posted = try value.string()
-                                    guard Self.isTimestamp(message.posted) else {
-                                        throw value.fail("expected YYYY-MM-DDTHH:MM:SS.mmmZ, got \(message.posted)")
-                                    }
-                                default: message.content = try value.text()
-                                }
-                            }
-                            channel.messages.append(message)
-                        }
-                    }
-                }
-                return channel
-            }
         }
+        seeded = Fixtures(workspaces: workspaces, channels: channels, messages: messages, ofStudent: fixtures)
+    }
+
+    /// The lowercased email: the same string when it has nothing to lower, as seeds' emails rarely do.
+    private static func emailKey(_ email: String) -> ExactText {
+        var email = email
+        let lower = email.withUTF8 { bytes in !bytes.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } }
+        return ExactText(lower ? email : email.lowercased())
     }
 
     private enum Keys {
@@ -384,110 +509,91 @@ extension CSE118State {
         static let message = SeedKeys(["id", "member", "posted", "content"])
         static let token = SeedKeys(["token", "member"])
     }
+}
 
-    /// A lowercase UUID, as every id of the API is.
-    private static func uuid(_ node: inout SeedReader) throws(SeedError) -> String {
-        let text = try node.string()
-        guard CSE118Input.isUUID(text), !text.utf8.contains(where: { (65...90).contains($0) }) else {
-            throw node.fail("expected a lowercase UUID, got \(text)")
-        }
-        return text
+extension CSE118State.Workspace {
+    var shape: CSE118Shape.Workspace { .init(id: id.text, name: name, owner: owner.text, channels: channels.count) }
+}
+
+extension CSE118State.Channel {
+    var shape: CSE118Shape.Channel { .init(id: id.text, name: name, messages: messages.count) }
+}
+
+extension CSE118State.Message {
+    var shape: CSE118Shape.Message { .init(id: id.text, member: member.text, posted: posted.text, content: content) }
+}
+
+/// Rows found by slot. A removed row's slot goes to the next row added, so a table never holds
+/// more slots than it once held rows.
+struct Slots<Row> {
+    private var slots: [Row?] = []
+    private var free: [Int32] = []
+
+    /// The slot the next row added gets.
+    var nextSlot: Int32 { free.last ?? Int32(slots.count) }
+
+    /// Every row, in slot order.
+    var rows: some Sequence<Row> { slots.lazy.compactMap { $0 } }
+
+    /// The row in a slot that holds one.
+    subscript(slot: Int32) -> Row {
+        get { slots[Int(slot)]! }
+        _modify { yield &slots[Int(slot)]! }
     }
 
-    /// `2023-05-01T12:18:48.000Z`, a real calendar time.
-    static func isTimestamp(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 24, bytes[10] == UInt8(ascii: "T"), bytes[19] == UInt8(ascii: "."),
-              bytes[23] == UInt8(ascii: "Z"), bytes[20..<23].allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
-        return CivilTime(sqlText: String(decoding: bytes[0..<10] + [32] + bytes[11..<19], as: UTF8.self)) != nil
+    mutating func reserveCapacity(_ rows: Int) { slots.reserveCapacity(rows) }
+
+    @discardableResult
+    mutating func insert(_ row: Row) -> Int32 {
+        guard let slot = free.popLast() else {
+            slots.append(row)
+            return Int32(slots.count - 1)
+        }
+        slots[Int(slot)] = row
+        return slot
+    }
+
+    @discardableResult
+    mutating func remove(_ slot: Int32) -> Row? {
+        guard let row = slots[Int(slot)] else { return nil }
+        slots[Int(slot)] = nil
+        free.append(slot)
+        return row
     }
 }
 
-extension CSE118State: LoggedState {
-    public func seedRow(at path: RowPath) -> [UInt8]? {
-        let steps = path.steps
-        if steps.count == 1, steps[0].keyField == nil {
-            return Self.encode(allWorkspaces.map(CSE118SeedFile.Workspace.init))
-        }
-        guard case let .string(key)? = steps[0].key else { return nil }
-        if steps[0].member == "tokens" {
-            return tokens[ExactText(key)].map { Self.encode(CSE118SeedFile.Token(token: key, member: $0)) }
-        }
-        guard let workspace = workspaces[key] else { return nil }
-        guard steps.count > 1 else { return Self.encode(CSE118SeedFile.Workspace(workspace)) }
-        guard case let .string(channelID)? = steps[1].key, let channel = workspace.channels[channelID] else { return nil }
-        guard steps.count > 2 else { return Self.encode(CSE118SeedFile.Channel(channel)) }
-        guard case let .string(messageID)? = steps[2].key, let message = channel.messages[messageID] else { return nil }
-        return Self.encode(CSE118SeedFile.Message(message))
+/// Slots of rows in another table, in the order they were added. Most lists here hold one slot,
+/// kept inline, so they take no allocation of their own.
+struct SlotList: Sequence {
+    /// -1 when the list is empty; then `rest` is too.
+    private var first: Int32 = -1
+    private var rest: [Int32] = []
+
+    var count: Int { first < 0 ? 0 : 1 + rest.count }
+
+    mutating func append(_ slot: Int32) {
+        if first < 0 { first = slot } else { rest.append(slot) }
     }
 
-    private static func encode(_ row: some Encodable) -> [UInt8] { OrderedJSON.encode(row, escapeSlash: false) }
-}
-
-/// The seed file's shape, written by `GET /_mock/state/cse118`.
-struct CSE118SeedFile: Encodable {
-    struct Member: Encodable {
-        var id: String, name: String, email: String, password: String
-    }
-    struct Message: Encodable {
-        var id: String, member: String, posted: String, content: String
-
-        init(_ message: CSE118State.Message) {
-            (id, member, posted, content) = (message.id, message.member, message.posted, message.content)
+    mutating func remove(_ slot: Int32) {
+        if first == slot {
+            first = rest.isEmpty ? -1 : rest.removeFirst()
+        } else if let index = rest.firstIndex(of: slot) {
+            rest.remove(at: index)
         }
     }
-    struct Channel: Encodable {
-        var id: String, name: String, messages: [Message]
 
-        init(_ channel: CSE118State.Channel) {
-            (id, name, messages) = (channel.id, channel.name, channel.messages.rows.map(Message.init))
+    struct Iterator: IteratorProtocol {
+        fileprivate let list: SlotList
+        /// -1 for `first`, then indices into `rest`.
+        fileprivate var index = -1
+
+        mutating func next() -> Int32? {
+            defer { index += 1 }
+            if index < 0 { return list.first < 0 ? nil : list.first }
+            return index < list.rest.count ? list.rest[index] : nil
         }
     }
-    struct Workspace: Encodable {
-        var id: String, name: String, owner: String
-        /// Written as `null` for workspaces created at run time, so the key is always there.
-        var fixtureOf: JSONValue
-        var members: [String], channels: [Channel]
 
-        init(_ workspace: CSE118State.Workspace) {
-            (id, name, owner, members) = (workspace.id, workspace.name, workspace.owner, workspace.members)
-            fixtureOf = workspace.fixtureOf.map(JSONValue.string) ?? .null
-            channels = workspace.channels.rows.map(Channel.init)
-        }
-    }
-    struct Token: Encodable {
-        var token: String, member: String
-    }
-
-    var members: [Member]
-    var workspaces: [Workspace]
-    var tokens: [Token]
-
-    init(_ state: CSE118State) {
-        members = state.members.rows.map { Member(id: $0.id, name: $0.name, email: $0.email, password: $0.password) }
-        workspaces = state.allWorkspaces.map(Workspace.init)
-        tokens = state.tokens.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }
-            .map { Token(token: $0.key.string, member: $0.value) }
-    }
-}
-
-// MARK: Tokens
-
-/// Mints the opaque JWT-shaped tokens of docs/apis/cse118.md#endpoints: validated only by looking them up.
-enum CSE118Token {
-    /// `{"alg":"HS256","typ":"JWT"}`
-    static let header = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
-
-    static func mint(for member: CSE118State.Member, issuedAt: Int) -> String {
-        var payload = JSONWriter(escapeSlash: false)
-        payload.beginObject()
-        payload.key("id")
-        payload.string(member.id)
-        payload.key("email")
-        payload.string(member.email)
-        payload.key("iat")
-        payload.int(issuedAt)
-        payload.endObject()
-        return TokenParts.jwt(header: header, payload: payload.bytes)
-    }
+    func makeIterator() -> Iterator { Iterator(list: self) }
 }

@@ -20,17 +20,23 @@ public enum SocketError: Error, CustomStringConvertible, Equatable {
     case system(call: String, errno: Int32)
 
     public var description: String {
+        explained { flag, value in value.map { "\(flag) \($0)" } ?? flag }
+    }
+
+    /// The description, with each setting to change spelled by `setting` (`--port`, `--port 8080`;
+    /// a command line may spell it as the environment variable that gave it, `PORT=8080`).
+    public func explained(setting: (_ flag: String, _ value: String?) -> String) -> String {
         switch self {
         case let .addressInUse(host, port):
-            return "port \(port) is already in use on \(host); stop the other server or choose another port with --port"
+            return "port \(port) is already in use on \(host); stop the other server or choose another port with \(setting("--port", nil))"
         case let .cannotResolve(host):
             return "cannot listen on host \(host): the name does not resolve to a local address"
         case let .privilegedPort(port):
             // 80 -> 8080 and 443 -> 8443, the usual unprivileged stand-ins.
             return "port \(port) needs privileges this user does not have (ports below 1024 do); "
-                + "choose another with --port, e.g. --port \(8000 + port)"
+                + "choose another with \(setting("--port", nil)), e.g. \(setting("--port", String(8000 + port)))"
         case let .addressNotAvailable(host, available):
-            return "this machine has no address \(host); use --host 0.0.0.0 (every interface) or one of: "
+            return "this machine has no address \(host); use \(setting("--host", "0.0.0.0")) (every interface) or one of: "
                 + available.joined(separator: ", ")
         case let .system(call, code):
             return "\(call) failed: \(String(cString: strerror(code)))"

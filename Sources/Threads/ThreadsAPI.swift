@@ -233,7 +233,7 @@ public final class ThreadsAPI: CourseAPI {
 
     private func unixNow() -> Int { Int(clock().timeIntervalSince1970) }
 
-    private func stampNow() -> String { CivilTime(unixSeconds: unixNow()).sqlText }
+    private func stampNow() -> Stamp { Stamp(unixSeconds: unixNow()) }
 
     /// `/` written `\/`, as the PHP server wrote it.
     public static let escapesSlash = true

@@ -7,6 +7,10 @@ import MockKit
 /// Rows are found by id in O(1) and one thread's messages without looking at the others, so a
 /// request costs the same with 10 threads or 100,000. Users, threads and messages change only
 /// through the methods below, which keep the lookups in step.
+///
+/// A thread's messages form a chain from its newest message back (`Thread.lastMessageID`,
+/// `Message.previousInThread`): new messages always have the highest id, so adding one is O(1),
+/// and no thread needs a list of its own (100,000 threads would be 100,000 small arrays).
 public struct ThreadsState {
     struct User: Identifiable {
         var id: Int
@@ -21,7 +25,9 @@ public struct ThreadsState {
         var id: Int
         var userID: Int
         var title: String
-        var createdAt: String
+        var createdAt: Stamp
+        /// Its newest message, nil while it has none.
+        var lastMessageID: Int? = nil
     }
 
     struct Message: Identifiable {
@@ -29,7 +35,9 @@ public struct ThreadsState {
         var threadID: Int
         var userID: Int
         var text: String
-        var createdAt: String
+        var createdAt: Stamp
+        /// The message of the same thread before this one (the next lower id), nil for the first.
+        var previousInThread: Int? = nil
     }
 
     struct Token {
@@ -40,14 +48,12 @@ public struct ThreadsState {
         var isLegacy = false
     }
 
-    private(set) var users = IDTable<User>()
-    private(set) var threads = IDTable<Thread>()
-    private(set) var messages = IDTable<Message>()
+    private(set) var users = RowTable<User>()
+    private(set) var threads = RowTable<Thread>()
+    private(set) var messages = RowTable<Message>()
     /// Lowercased email to user id: emails are unique whatever their letter case, and otherwise
     /// compared byte for byte.
     private var userIDByEmail: [ExactText: Int] = [:]
-    /// Each thread's message ids, ascending.
-    private var messageIDsByThread: [Int: [Int]] = [:]
     private(set) var tokens: [ExactText: Token] = [:]
     /// The tokens logins issued, which end oldest first past a limit (docs/apis/threads.md#tokens).
     private var issuedTokens = IssuedTokens()
@@ -58,21 +64,34 @@ public struct ThreadsState {
 
     func user(_ id: Int) -> User? { users[id] }
 
-    func user(email: String) -> User? { userIDByEmail[ExactText(email.lowercased())].flatMap { users[$0] } }
+    func user(email: String) -> User? { userIDByEmail[Self.emailKey(email)].flatMap { users[$0] } }
+
+    /// An email's key in `userIDByEmail`, its `lowercased()` form: an address without upper case
+    /// letters or non-ASCII bytes, as nearly all are, is its own key (one string, shared).
+    private static func emailKey(_ email: String) -> ExactText {
+        let needsLowercasing = email.utf8.contains { $0 >= 0x41 && ($0 <= 0x5A || $0 >= 0x80) }
+        return ExactText(needsLowercasing ? email.lowercased() : email)
+    }
 
     func thread(_ id: Int) -> Thread? { threads[id] }
 
     func message(_ id: Int) -> Message? { messages[id] }
 
-    /// A thread's messages, ascending id.
+    /// A thread's messages, newest (highest id) first.
     func messages(inThread id: Int) -> [Message] {
-        (messageIDsByThread[id] ?? []).compactMap { messages[$0] }
+        var found: [Message] = []
+        var next = threads[id]?.lastMessageID
+        while let messageID = next, let message = messages[messageID] {
+            found.append(message)
+            next = message.previousInThread
+        }
+        return found
     }
 
     /// Adds a user whose id is above every earlier one.
     mutating func add(_ user: User) {
         users.append(user)
-        userIDByEmail[ExactText(user.email.lowercased())] = user.id
+        userIDByEmail[Self.emailKey(user.email)] = user.id
         changes.touch(.row("users", "user_id", .int(user.id)))
         changes.touch(.member("next_ids"))
     }
@@ -86,17 +105,28 @@ public struct ThreadsState {
 
     /// Adds a message, to an existing thread, whose id is above every earlier one.
     mutating func add(_ message: Message) {
+        var message = message
+        Self.chain(&message, into: &threads)
         messages.append(message)
-        messageIDsByThread[message.threadID, default: []].append(message.id)
         changes.touch(.row("messages", "message_id", .int(message.id)))
         changes.touch(.member("next_ids"))
     }
 
+    /// Makes a message with an id above all of its thread's the thread's newest.
+    private static func chain(_ message: inout Message, into threads: inout RowTable<Thread>) {
+        let newID = message.id
+        message.previousInThread = threads.update(message.threadID) { thread in
+            defer { thread.lastMessageID = newID }
+            return thread.lastMessageID
+        } ?? nil
+    }
+
     /// Removes a thread and its messages.
     mutating func removeThread(_ id: Int) {
-        for messageID in messageIDsByThread.removeValue(forKey: id) ?? [] {
-            messages.remove(messageID)
-            changes.touch(.row("messages", "message_id", .int(messageID)))
+        // Oldest first, as the messages were once listed.
+        for message in messages(inThread: id).reversed() {
+            messages.remove(message.id)
+            changes.touch(.row("messages", "message_id", .int(message.id)))
         }
         threads.remove(id)
         changes.touch(.row("threads", "thread_id", .int(id)))
@@ -121,7 +151,19 @@ public struct ThreadsState {
 
     mutating func removeMessage(_ id: Int) {
         guard let message = messages.remove(id) else { return }
-        messageIDsByThread[message.threadID]?.removeAll { $0 == id }
+        // The thread's newest message, or the one after it in the chain, now points past it.
+        if threads[message.threadID]?.lastMessageID == id {
+            threads.update(message.threadID) { $0.lastMessageID = message.previousInThread }
+        } else {
+            var later = threads[message.threadID]?.lastMessageID
+            while let laterID = later, let row = messages[laterID] {
+                guard row.previousInThread != id else {
+                    messages.update(laterID) { $0.previousInThread = message.previousInThread }
+                    break
+                }
+                later = row.previousInThread
+            }
+        }
         changes.touch(.row("messages", "message_id", .int(id)))
     }
 
@@ -131,21 +173,21 @@ public struct ThreadsState {
     }
 
     func shape(_ thread: Thread) -> ThreadShape {
-        ThreadShape(createdBy: creator(thread.userID), threadID: thread.id, title: thread.title, createdAt: thread.createdAt)
+        ThreadShape(createdBy: creator(thread.userID), threadID: thread.id, title: thread.title, createdAt: thread.createdAt.text)
     }
 
     func shape(_ message: Message) -> MessageShape {
         MessageShape(createdBy: creator(message.userID), messageID: message.id, message: message.text,
-                     createdAt: message.createdAt)
+                     createdAt: message.createdAt.text)
     }
 
     func legacyShape(_ thread: Thread) -> LegacyShape {
-        LegacyShape(id: thread.id, creator: creator(thread.userID), text: .title(thread.title), createdAt: thread.createdAt)
+        LegacyShape(id: thread.id, creator: creator(thread.userID), text: .title(thread.title), createdAt: thread.createdAt.text)
     }
 
     func legacyShape(_ message: Message) -> LegacyShape {
         LegacyShape(id: message.id, creator: creator(message.userID), text: .message(message.text),
-                    createdAt: message.createdAt)
+                    createdAt: message.createdAt.text)
     }
 }
 
@@ -157,15 +199,13 @@ extension ThreadsState {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
-        // Checked in document order (so an error names the first bad row), then added by id.
-        var seededUsers: [User] = [], seededThreads: [Thread] = [], seededMessages: [Message] = []
-        var userIDs: Set<Int> = [], threadIDs: Set<Int> = []
+        // Rows are checked in document order (so an error names the first bad row) and kept by id.
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { key, value throws(SeedError) in
                 switch key {
-                case 0: seededUsers = try Self.users(value: &value, ids: &userIDs)
-                case 1: seededThreads = try Self.threads(value: &value, ids: &threadIDs, userIDs: userIDs)
-                case 2: seededMessages = try Self.messages(value: &value, threadIDs: threadIDs, userIDs: userIDs)
+                case 0: try readUsers(&value)
+                case 1: try readThreads(&value, in: document)
+                case 2: try readMessages(&value, in: document)
                 case 3:
                     try value.elements { item throws(SeedError) in
                         var token = "", record = Token(userID: 0, expires: 0)
@@ -175,7 +215,7 @@ extension ThreadsState {
                             case 0: token = try value.text()
                             case 1:
                                 record.userID = try value.int()
-                                if !userIDs.contains(record.userID) { throw value.fail(at: row, "user_id \(record.userID) is not a user") }
+                                if !users.contains(record.userID) { throw value.fail(at: row, "user_id \(record.userID) is not a user") }
                             case 2: record.expires = try value.int()
                             default: record.isLegacy = try value.bool()
                             }
@@ -193,18 +233,9 @@ extension ThreadsState {
                 }
             }
         }
-        let counters = (nextUserID, nextThreadID, nextMessageID)
-        users.reserveCapacity(seededUsers.count)
-        userIDByEmail.reserveCapacity(seededUsers.count)
-        threads.reserveCapacity(seededThreads.count)
-        messages.reserveCapacity(seededMessages.count)
-        // The sort is stable and linear on rows already in id order, as a saved state's are.
-        for user in seededUsers.sorted(by: { $0.id < $1.id }) { add(user) }
-        for thread in seededThreads.sorted(by: { $0.id < $1.id }) { add(thread) }
-        for message in seededMessages.sorted(by: { $0.id < $1.id }) { add(message) }
-        nextUserID = max((users.last?.id ?? 0) + 1, counters.0)
-        nextThreadID = max((threads.last?.id ?? 0) + 1, counters.1)
-        nextMessageID = max((messages.last?.id ?? 0) + 1, counters.2)
+        nextUserID = max((users.last?.id ?? 0) + 1, nextUserID)
+        nextThreadID = max((threads.last?.id ?? 0) + 1, nextThreadID)
+        nextMessageID = max((messages.last?.id ?? 0) + 1, nextMessageID)
     }
 
     private enum Keys {
@@ -216,12 +247,8 @@ extension ThreadsState {
         static let nextIDs = SeedKeys(["user", "thread", "message"])
     }
 
-    private static func users(value: inout SeedReader, ids: inout Set<Int>) throws(SeedError) -> [User] {
-        var users: [User] = [], emails: Set<ExactText> = []
-        let count = try value.count()
-        users.reserveCapacity(count)
-        emails.reserveCapacity(count)
-        ids.reserveCapacity(count)
+    private mutating func readUsers(_ value: inout SeedReader) throws(SeedError) {
+        var seeded = SeedRows<User>()
         try value.elements { item throws(SeedError) in
             var user = User(id: 0, email: "", password: "", fname: "", lname: "", role: "USER")
             try item.members(Keys.user) { key, value throws(SeedError) in
@@ -234,63 +261,68 @@ extension ThreadsState {
                 default: user.role = try value.string()
                 }
             }
-            if !ids.insert(user.id).inserted { throw item.fail("duplicate user_id \(user.id)") }
-            if !emails.insert(ExactText(user.email.lowercased())).inserted { throw item.fail("duplicate email \(user.email)") }
-            users.append(user)
+            guard seeded.add(user) else { throw item.fail("duplicate user_id \(user.id)") }
+            guard userIDByEmail.updateValue(user.id, forKey: Self.emailKey(user.email)) == nil else {
+                throw item.fail("duplicate email \(user.email)")
+            }
         }
-        return users
+        users = seeded.finish()
     }
 
-    private static func threads(value: inout SeedReader, ids: inout Set<Int>, userIDs: Set<Int>) throws(SeedError) -> [Thread] {
-        var threads: [Thread] = []
-        let count = try value.count()
-        threads.reserveCapacity(count)
-        ids.reserveCapacity(count)
+    private mutating func readThreads(_ value: inout SeedReader, in document: SeedJSON) throws(SeedError) {
+        var seeded = SeedRows<Thread>()
         try value.elements { item throws(SeedError) in
-            var thread = Thread(id: 0, userID: 0, title: "", createdAt: "")
+            var thread = Thread(id: 0, userID: 0, title: "", createdAt: Stamp(unixSeconds: 0))
             try item.members(Keys.thread) { key, value throws(SeedError) in
                 switch key {
                 case 0: thread.id = try value.int()
                 case 1: thread.userID = try value.int()
                 case 2: thread.title = try value.text()
-                default: thread.createdAt = try stamp(&value)
+                default: thread.createdAt = try Self.stamp(&value, in: document)
                 }
             }
-            if !ids.insert(thread.id).inserted { throw item.fail("duplicate thread_id \(thread.id)") }
-            if !userIDs.contains(thread.userID) { throw item.fail("user_id \(thread.userID) is not a user") }
-            threads.append(thread)
+            guard seeded.add(thread) else { throw item.fail("duplicate thread_id \(thread.id)") }
+            if !users.contains(thread.userID) { throw item.fail("user_id \(thread.userID) is not a user") }
         }
-        return threads
+        threads = seeded.finish()
     }
 
-    private static func messages(value: inout SeedReader, threadIDs: Set<Int>, userIDs: Set<Int>) throws(SeedError) -> [Message] {
-        var messages: [Message] = [], ids: Set<Int> = []
-        let count = try value.count()
-        messages.reserveCapacity(count)
-        ids.reserveCapacity(count)
+    private mutating func readMessages(_ value: inout SeedReader, in document: SeedJSON) throws(SeedError) {
+        var seeded = SeedRows<Message>()
         try value.elements { item throws(SeedError) in
-            var message = Message(id: 0, threadID: 0, userID: 0, text: "", createdAt: "")
+            var message = Message(id: 0, threadID: 0, userID: 0, text: "", createdAt: Stamp(unixSeconds: 0))
             try item.members(Keys.message) { key, value throws(SeedError) in
                 switch key {
                 case 0: message.id = try value.int()
                 case 1: message.threadID = try value.int()
                 case 2: message.userID = try value.int()
                 case 3: message.text = try value.text()
-                default: message.createdAt = try stamp(&value)
+                default: message.createdAt = try Self.stamp(&value, in: document)
                 }
             }
-            if !ids.insert(message.id).inserted { throw item.fail("duplicate message_id \(message.id)") }
-            if !threadIDs.contains(message.threadID) { throw item.fail("thread_id \(message.threadID) is not a thread") }
-            if !userIDs.contains(message.userID) { throw item.fail("user_id \(message.userID) is not a user") }
-            messages.append(message)
+            guard seeded.add(message) else { throw item.fail("duplicate message_id \(message.id)") }
+            if !threads.contains(message.threadID) { throw item.fail("thread_id \(message.threadID) is not a thread") }
+            if !users.contains(message.userID) { throw item.fail("user_id \(message.userID) is not a user") }
         }
-        return messages
+        messages = seeded.finish()
+        messages.updateAll { Self.chain(&$0, into: &threads) }
     }
 
-    private static func stamp(_ value: inout SeedReader) throws(SeedError) -> String {
+    /// A `created_at` value. A plain 19-byte string, as almost every one is, is read straight from
+    /// the document's bytes, without making a string; anything else (escapes, another type, a
+    /// bad stamp) goes through the reader, for its error.
+    private static func stamp(_ value: inout SeedReader, in document: SeedJSON) throws(SeedError) -> Stamp {
+        let quoted = document.bytes.withUnsafeBufferPointer { bytes -> Stamp? in
+            let start = value.offset
+            guard start + 20 < bytes.count, bytes[start] == UInt8(ascii: "\""), bytes[start + 20] == UInt8(ascii: "\"") else { return nil }
+            return Stamp(UnsafeBufferPointer(rebasing: bytes[start + 1..<start + 20]))
+        }
+        // Left unread, the value is checked and skipped by the reader.
+        if let quoted { return quoted }
         let text = try value.string()
-        guard CivilTime(sqlText: text) != nil else { throw value.fail("expected YYYY-MM-DD HH:MM:SS, got \(text)") }
-        return text
+        let stamp = Array(text.utf8).withUnsafeBufferPointer { Stamp($0) }
+        guard let stamp else { throw value.fail("expected YYYY-MM-DD HH:MM:SS, got \(text)") }
+        return stamp
     }
 }
 
@@ -331,7 +363,7 @@ struct ThreadsSeedFile: Encodable {
         }
 
         init(_ thread: ThreadsState.Thread) {
-            (threadID, userID, title, createdAt) = (thread.id, thread.userID, thread.title, thread.createdAt)
+            (threadID, userID, title, createdAt) = (thread.id, thread.userID, thread.title, thread.createdAt.text)
         }
     }
     struct Message: Encodable {
@@ -343,7 +375,7 @@ struct ThreadsSeedFile: Encodable {
 
         init(_ message: ThreadsState.Message) {
             (messageID, threadID, userID, self.message, createdAt) =
-                (message.id, message.threadID, message.userID, message.text, message.createdAt)
+                (message.id, message.threadID, message.userID, message.text, message.createdAt.text)
         }
     }
     struct Token: Encodable {

@@ -30,6 +30,8 @@ struct Options {
     var healthcheck: String??
     /// The valued flags given on the command line (not through their variables).
     var givenFlags: Set<String> = []
+    /// Flags whose value came from the environment, with the variable that gave it.
+    private var variables: [String: String] = [:]
     var showVersion = false
     var showHelp = false
 
@@ -102,6 +104,14 @@ struct Options {
             }
         }
         try apply(values, variables: variables)
+        self.variables = variables
+    }
+
+    /// A setting as the person who started the server gave it: `--port 8080`, or `PORT=8080`
+    /// when the environment set it (a Docker `-e`, a `.env` file), so advice names what to change.
+    func spelling(_ flag: String, _ value: String?) -> String {
+        guard let variable = variables[flag] else { return value.map { "\(flag) \($0)" } ?? flag }
+        return value.map { "\(variable)=\($0)" } ?? variable
     }
 
     private mutating func apply(_ values: [String: String], variables: [String: String]) throws(UsageError) {

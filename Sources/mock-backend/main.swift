@@ -117,6 +117,8 @@ Shutdown(server: server, app: app, stateLog: settings.stateLog, healthFile: heal
 do {
     try server.start()
     try settings.stateLog?.beginWriting()
+} catch let error as SocketError {
+    fail(error.explained(setting: options.spelling))
 } catch {
     fail("\(error)")
 }

@@ -83,6 +83,11 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(status, 1)
         XCTAssertEqual(second.standardError,
                        "mock-backend: port \(port) is already in use on 127.0.0.1; stop the other server or choose another port with --port\n")
+        // Set by the environment (a Docker -e, a .env file), the advice names the variable.
+        let fromEnvironment = try ChildProcess([], environment: ["MOCK_HOST": "127.0.0.1", "PORT": String(port)])
+        XCTAssertEqual(fromEnvironment.waitForExit(), 1)
+        XCTAssertEqual(fromEnvironment.standardError,
+                       "mock-backend: port \(port) is already in use on 127.0.0.1; stop the other server or choose another port with PORT\n")
         first.process.terminate()
         XCTAssertEqual(first.waitForExit(), 0)
     }

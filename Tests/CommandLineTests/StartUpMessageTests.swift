@@ -36,6 +36,11 @@ final class StartUpMessageTests: XCTestCase {
         XCTAssertEqual(child.waitForExit(), 1)
         XCTAssertEqual(child.standardError, "mock-backend: port 80 needs privileges this user does not have "
                        + "(ports below 1024 do); choose another with --port, e.g. --port 8080\n")
+        let fromEnvironment = try ChildProcess(["--host", "127.0.0.1", "--only", "otp", "--seed", TestServer.shippedSeed.url.path],
+                                               environment: ["PORT": "443"], wrapper: wrapper)
+        XCTAssertEqual(fromEnvironment.waitForExit(), 1)
+        XCTAssertEqual(fromEnvironment.standardError, "mock-backend: port 443 needs privileges this user does not have "
+                       + "(ports below 1024 do); choose another with PORT, e.g. PORT=8443\n")
     }
 
     /// An address from a documentation range (RFC 5737), which no machine should have.
@@ -47,6 +52,10 @@ final class StartUpMessageTests: XCTestCase {
         let offered = (["127.0.0.1"] + HTTPServer.lanAddresses).joined(separator: ", ")
         XCTAssertEqual(child.standardError, "mock-backend: this machine has no address \(foreign); "
                        + "use --host 0.0.0.0 (every interface) or one of: \(offered)\n")
+        let fromEnvironment = try ChildProcess(["--port", "18801", "--only", "otp"], environment: ["MOCK_HOST": foreign])
+        XCTAssertEqual(fromEnvironment.waitForExit(), 1)
+        XCTAssertEqual(fromEnvironment.standardError, "mock-backend: this machine has no address \(foreign); "
+                       + "use MOCK_HOST=0.0.0.0 (every interface) or one of: \(offered)\n")
     }
 
     /// Every API's seed file, broken on its second line: the place is file:line:column.

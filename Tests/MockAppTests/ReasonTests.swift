@@ -213,8 +213,12 @@ final class JournalFilterTests: XCTestCase {
         XCTAssertEqual(try server.request("GET", "/_mock/requests").headers["X-Mock-Journal-Run"], run)
         XCTAssertNotEqual(try TestServer().request("GET", "/_mock/requests?after=3").headers["X-Mock-Journal-Run"], run)
 
-        // A clear keeps counting, so a reader's cursor still means "newer than what I have".
+        // A clear keeps counting, so a reader's cursor still means "newer than what I have", and
+        // renames the run, so a page still showing the cleared entries starts over.
         XCTAssertEqual(try server.request("DELETE", "/_mock/requests").status, 204)
+        let afterClear = try XCTUnwrap(try server.request("GET", "/_mock/requests").headers["X-Mock-Journal-Run"])
+        XCTAssertNotEqual(afterClear, run)
+        XCTAssertEqual(afterClear.split(separator: "-").first, run.split(separator: "-").first)
         _ = try server.request("GET", "/api/threads")
         XCTAssertEqual(try ids(server, "?after=3"), [4])
         XCTAssertTrue(try server.request("GET", "/_mock/requests?after=3").text.hasPrefix(#"[{"id":4,"at":""#))

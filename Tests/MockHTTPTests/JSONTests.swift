@@ -290,6 +290,25 @@ final class JSONParserTests: XCTestCase {
         }
     }
 
+    /// Strings are scanned eight bytes at a time: whatever is not plain ASCII must be found at
+    /// every place in such a word, and after plain bytes of every length.
+    func testSpecialBytesAtEveryPlaceInAString() throws {
+        for plain in 0..<20 {
+            let before = String(repeating: "a", count: plain), after = String(repeating: "b", count: 11)
+            XCTAssertEqual(try parse("\"\(before)\""), .string(before))
+            XCTAssertEqual(try parse("\"\(before)\\n\(after)\""), .string(before + "\n" + after))
+            XCTAssertEqual(try parse("\"\(before)\\\"\(after)\""), .string(before + "\"" + after))
+            XCTAssertEqual(try parse("\"\(before)é\(after)\""), .string(before + "é" + after))
+            XCTAssertThrowsError(try parse("\"\(before)\t\(after)\"")) { error in
+                XCTAssertEqual((error as? JSONParseError)?.offset, plain + 1)
+                XCTAssertEqual((error as? JSONParseError)?.message, "control character in string")
+            }
+            XCTAssertThrowsError(try JSONParser.parse(Array("\"\(before)".utf8) + [0xFF] + Array("\(after)\"".utf8))) { error in
+                XCTAssertEqual((error as? JSONParseError)?.offset, plain + 1)
+            }
+        }
+    }
+
     func testDepthLimit() throws {
         XCTAssertThrowsError(try JSONParser.parse([UInt8](repeating: UInt8(ascii: "["), count: 100_000)))
         XCTAssertThrowsError(try parse(String(repeating: #"{"a":"#, count: 100_000)))

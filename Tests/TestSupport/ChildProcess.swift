@@ -9,6 +9,12 @@ public final class ChildProcess: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// Signalled once per pipe at its end of stream, after its last bytes were appended.
     private let pipeEnded = DispatchSemaphore(value: 0)
+    /// What the standard output reader is to do next time it wakes (guarded by `lock`).
+    private var outputReading = OutputReading.reading
+    /// Signalled once the standard output reader has stopped as `outputReading` asked.
+    private let outputStopped = DispatchSemaphore(value: 0)
+
+    private enum OutputReading { case reading, stopped, closed }
 
     /// The `mock-backend` program `swift build` put in the build products folder, which also holds
     /// the test bundle. On Linux the bundle is the running executable; on macOS the running
@@ -64,34 +70,65 @@ public final class ChildProcess: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        for (pipe, toError) in [(out, false), (err, true)] {
-            pipe.fileHandleForReading.readabilityHandler = { [weak self, pipeEnded] handle in
-                let data = handle.availableData
-                guard !data.isEmpty else {
-                    handle.readabilityHandler = nil
-                    pipeEnded.signal()
-                    return
-                }
-                self?.append(data, toError: toError)
-            }
-        }
         process.terminationHandler = { [finished] _ in finished.signal() }
         try process.run()
+        // One thread per pipe reads until the end of the stream. (FileHandle's readabilityHandler
+        // sometimes never reports the end on Linux, which left waitForExit waiting its whole timeout.)
+        for (pipe, toError) in [(out, false), (err, true)] {
+            Thread { [weak self] in
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while self?.read(pipe.fileHandleForReading, toError: toError, into: &buffer) == true {}
+            }.start()
+        }
     }
 
     /// Closes the reading end of standard output, as `mock-backend | head` does once head has
     /// its lines: the program's later console writes fail with EPIPE.
     public func closeStandardOutput() {
-        stopReadingStandardOutput()
-        try? (process.standardOutput as? Pipe)?.fileHandleForReading.close()
+        stopReadingStandardOutput(then: .closed)
     }
 
     /// Stops reading standard output, as a pager does after its first screen: once the pipe is
     /// full, the program's console writes would block.
     public func stopReadingStandardOutput() {
-        guard let pipe = process.standardOutput as? Pipe else { return }
-        pipe.fileHandleForReading.readabilityHandler = nil
+        stopReadingStandardOutput(then: .stopped)
+    }
+
+    /// Returns once the reader has stopped, so every console write after it meets the new state.
+    private func stopReadingStandardOutput(then next: OutputReading) {
+        lock.lock()
+        outputReading = next
+        lock.unlock()
+        outputStopped.wait()
+        outputStopped.signal()
+    }
+
+    /// Reads what the pipe has (waiting at most 20 ms, so that a stop is seen); false once it
+    /// ended, or, for standard output, once told to stop.
+    private func read(_ handle: FileHandle, toError: Bool, into buffer: inout [UInt8]) -> Bool {
+        if !toError {
+            lock.lock()
+            let next = outputReading
+            lock.unlock()
+            if next != .reading {
+                if next == .closed { try? handle.close() }
+                return ended(toError: toError)
+            }
+        }
+        var watched = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&watched, 1, 20)
+        if ready == 0 || (ready < 0 && errno == EINTR) { return true }
+        let count = buffer.withUnsafeMutableBytes { Foundation.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { return true }
+        guard count > 0 else { return ended(toError: toError) }
+        append(Data(buffer[..<count]), toError: toError)
+        return true
+    }
+
+    private func ended(toError: Bool) -> Bool {
+        if !toError { outputStopped.signal() }
         pipeEnded.signal()
+        return false
     }
 
     private func append(_ data: Data, toError: Bool) {

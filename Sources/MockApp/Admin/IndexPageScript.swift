@@ -1,8 +1,8 @@
 extension IndexPage {
     /// Keeps "Last requests" live. It asks `/_mock/requests?after=ID` for what came since the newest
     /// entry shown (never journaled, and no console line when it succeeds), and starts over when
-    /// `X-Mock-Journal-Run` says another run of the server answered. One request at a time, so
-    /// an open page costs one small request a second. The admin token, where one is needed, is typed
+    /// `X-Mock-Journal-Run` says another run of the server answered or the journal was cleared.
+    /// One request at a time, so an open page costs one small request a second. The admin token, where one is needed, is typed
     /// into the page and kept in sessionStorage: a reload or the next visit in the same tab needs no
     /// retyping, and it is gone when the tab closes (a classroom computer keeps nothing). Entries
     /// are written with textContent only: paths and reasons come from anyone who can reach the server.
@@ -116,7 +116,7 @@ extension IndexPage {
           if (mine !== round) return;
           const answeredBy = response.headers.get("X-Mock-Journal-Run");
           if (run !== null && answeredBy !== run) {
-            // Restarted between two polls: the cursor counts another run's ids. Ask from scratch.
+            // Restarted or cleared between two polls: what is shown may be gone. Ask from scratch.
             forgetRows();
             poll(mine);
             return;

@@ -43,9 +43,17 @@ final class Journal: @unchecked Sendable {
     static let headersLimit = 4096
 
     let capacity: Int
-    /// Names this run of the server, so a reader whose cursor came from an earlier run (ids
-    /// restart at 1) can tell, however quickly the restart happened.
-    let run = String(UInt64.random(in: 1...UInt64.max), radix: 16)
+    /// Names this run of the server and, after a dash, how many clears it has seen: a reader whose
+    /// cursor came from an earlier run (ids restart at 1) can tell, however quickly the restart
+    /// happened, and so can a reader still showing entries a clear removed.
+    var run: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return "\(runName)-\(clears)"
+    }
+
+    private let runName = String(UInt64.random(in: 1...UInt64.max), radix: 16)
+    private var clears = 0
     private let lock = NSLock()
     private var ring: [Entry] = []
     private var next = 0
@@ -157,6 +165,7 @@ final class Journal: @unchecked Sendable {
         lock.lock()
         ring.removeAll(keepingCapacity: true)
         next = 0
+        clears += 1
         lock.unlock()
     }
 

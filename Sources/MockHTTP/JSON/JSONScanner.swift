@@ -59,11 +59,17 @@ public struct JSONScanner {
         let count = bytes.count
         guard let base = bytes.baseAddress else { throw error("unterminated string") }
         while true {
-            // Eight plain ASCII bytes at a time: none of `"`, `\`, a control character or a byte
-            // of a longer UTF-8 sequence among them.
+            // Eight bytes at a time, straight to the first that is not plain ASCII: `"`, `\`, a
+            // control character or a byte of a longer UTF-8 sequence.
             while position + 8 <= count {
-                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-                if Self.isPlainASCII(word) { position += 8 } else { break }
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                let special = Self.specialBytes(word)
+                if special == 0 {
+                    position += 8
+                } else {
+                    position += special.trailingZeroBitCount >> 3
+                    break
+                }
             }
             guard position < count else { throw error("unterminated string") }
             let byte = base[position]
@@ -84,8 +90,11 @@ public struct JSONScanner {
         }
     }
 
+    /// The high bit of each byte of `word` (first byte lowest) that is not plain ASCII in a
+    /// string. Exact up to the first such byte; bytes after it may be marked too, as a borrow from
+    /// it can carry into them, so only the lowest mark counts.
     @inline(__always)
-    static func isPlainASCII(_ word: UInt64) -> Bool {
+    static func specialBytes(_ word: UInt64) -> UInt64 {
         // Byte patterns spelled out, not `ones &* byte`: Swift 6 declares FixedWidthInteger's `&*`
         // for macOS 15, which scripts/check-availability.py refuses.
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
@@ -93,7 +102,7 @@ public struct JSONScanner {
         // A byte is zero where `x - 1` borrows into its high bit and `x` had none.
         let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
             | ((word &- 0x2020_2020_2020_2020) & ~word)
-        return (special | word) & highs == 0
+        return (special | word) & highs
     }
 
     /// The text of a string scanned by `scanString`, its escapes decoded.

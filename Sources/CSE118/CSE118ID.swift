@@ -1,0 +1,126 @@
+import Foundation
+import MockHTTP
+
+/// A UUID, the id of every member, workspace, channel and message, kept as its 16 bytes: rows
+/// hold no string for their ids, and the id index hashes and compares 16 bytes, not 36 characters.
+/// Its text is always written in lower case (docs/apis/cse118.md#how-strings-are-compared).
+struct CSE118ID: Hashable, Comparable {
+    /// The first 16 hexadecimal digits, then the last 16: numeric order is the text's order.
+    private var high: UInt64
+    private var low: UInt64
+
+    /// The nil UUID, all zeros: a placeholder until a row's id is read.
+    init() {
+        (high, low) = (0, 0)
+    }
+
+    /// A random (version 4) UUID.
+    static func random() -> CSE118ID {
+        withUnsafeBytes(of: UUID().uuid) { bytes in
+            CSE118ID(high: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)),
+                     low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+    }
+
+    private init(high: UInt64, low: UInt64) {
+        (self.high, self.low) = (high, low)
+    }
+
+    /// 8-4-4-4-12 hexadecimal digits, lower case only unless `anyCase`; nil for anything else.
+    init?(_ text: UnsafeBufferPointer<UInt8>, anyCase: Bool = false) {
+        guard text.count == 36 else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0, digits = 0
+        for (index, byte) in text.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let value: UInt8
+            if byte &- UInt8(ascii: "0") < 10 {
+                value = byte &- UInt8(ascii: "0")
+            } else if (anyCase ? byte | 0x20 : byte) &- UInt8(ascii: "a") < 6 {
+                value = (anyCase ? byte | 0x20 : byte) &- UInt8(ascii: "a") &+ 10
+            } else {
+                return nil
+            }
+            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            digits += 1
+        }
+        self.init(high: high, low: low)
+    }
+
+    init?(_ text: String, anyCase: Bool = false) {
+        var text = text
+        guard let id = text.withUTF8({ CSE118ID($0, anyCase: anyCase) }) else { return nil }
+        self = id
+    }
+
+    /// The 36 lower-case characters.
+    var text: String {
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            var digit = 0
+            for index in 0..<36 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    buffer[index] = UInt8(ascii: "-")
+                    continue
+                }
+                let half = digit < 16 ? high : low
+                let nibble = UInt8(truncatingIfNeeded: half >> (60 - 4 * UInt64(digit % 16))) & 0xF
+                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                digit += 1
+            }
+            return 36
+        }
+    }
+
+    static func < (lhs: CSE118ID, rhs: CSE118ID) -> Bool {
+        (lhs.high, lhs.low) < (rhs.high, rhs.low)
+    }
+}
+
+/// A message's `posted` time, `2023-05-01T12:18:48.000Z`, kept as milliseconds since 1970: every
+/// text the seed check accepts is one real calendar time, which prints back as the same text.
+struct CSE118Timestamp: Comparable {
+    private var milliseconds: Int
+
+    /// 1970-01-01T00:00:00.000Z, a placeholder until a message's time is read.
+    init() {
+        milliseconds = 0
+    }
+
+    init(_ date: Date) {
+        milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// Exactly `YYYY-MM-DDTHH:MM:SS.mmmZ`, a real calendar time; nil for anything else.
+    init?(_ text: UnsafeBufferPointer<UInt8>) {
+        guard text.count == 24, text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"), text[10] == UInt8(ascii: "T"),
+              text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"), text[19] == UInt8(ascii: "."),
+              text[23] == UInt8(ascii: "Z") else { return nil }
+        func number(_ start: Int, _ count: Int) -> Int? {
+            var value = 0
+            for byte in text[start..<start + count] {
+                guard byte &- UInt8(ascii: "0") < 10 else { return nil }
+                value = value * 10 + Int(byte &- UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+              let minute = number(14, 2), let second = number(17, 2), let millisecond = number(20, 3),
+              (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
+        let time = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        // A day past the month's end comes back as another date.
+        guard CivilTime(unixSeconds: time.unixSeconds) == time else { return nil }
+        milliseconds = time.unixSeconds * 1000 + millisecond
+    }
+
+    init?(_ text: String) {
+        var text = text
+        guard let time = text.withUTF8({ CSE118Timestamp($0) }) else { return nil }
+        self = time
+    }
+
+    var text: String { ISO8601.format(milliseconds: milliseconds) }
+
+    static func < (lhs: CSE118Timestamp, rhs: CSE118Timestamp) -> Bool { lhs.milliseconds < rhs.milliseconds }
+}

@@ -1,0 +1,123 @@
+/// Rows kept in ascending id order, found by id without hashing. Ids rise by at least one from
+/// slot to slot, so an id can only sit in the slots no further from the first (or last) id than it
+/// is: with ids that run without gaps, as a seed's and the store's own new ones do, that is one
+/// slot, and otherwise a binary search over the slots the gaps leave.
+///
+/// Removing a row leaves its slot empty (its id stays, so the ids keep rising without holes);
+/// the slots are packed again once more than half are empty.
+struct RowTable<Row: Identifiable> where Row.ID == Int {
+    private var slots: [Row?] = []
+    /// The id of each slot's row, or of the row it held.
+    private var ids: [Int] = []
+    private(set) var count = 0
+
+    /// All rows, ascending id.
+    var rows: some Sequence<Row> { slots.lazy.compactMap { $0 } }
+
+    /// The row with the highest id.
+    var last: Row? { slots.last { $0 != nil } ?? nil }
+
+    /// The highest id the table holds or held since it was last packed.
+    var lastID: Int? { ids.last }
+
+    subscript(id: Int) -> Row? {
+        slot(of: id).flatMap { slots[$0] }
+    }
+
+    func contains(_ id: Int) -> Bool {
+        slot(of: id).map { slots[$0] != nil } ?? false
+    }
+
+    /// Adds a row whose id is above every other.
+    mutating func append(_ row: Row) {
+        precondition(lastID.map { $0 < row.id } ?? true, "RowTable.append below the highest id")
+        slots.append(row)
+        ids.append(row.id)
+        count += 1
+    }
+
+    /// Changes the row with this id in place; nil when there is none.
+    mutating func update<Result>(_ id: Int, _ change: (inout Row) -> Result) -> Result? {
+        guard let slot = slot(of: id), slots[slot] != nil else { return nil }
+        return change(&slots[slot]!)
+    }
+
+    /// Changes every row in place, ascending id.
+    mutating func updateAll(_ change: (inout Row) -> Void) {
+        for slot in slots.indices where slots[slot] != nil {
+            change(&slots[slot]!)
+        }
+    }
+
+    @discardableResult
+    mutating func remove(_ id: Int) -> Row? {
+        guard let slot = slot(of: id), let row = slots[slot] else { return nil }
+        slots[slot] = nil
+        count -= 1
+        if slots.count > 32, count * 2 < slots.count { pack() }
+        return row
+    }
+
+    private mutating func pack() {
+        var kept = 0
+        for slot in slots.indices where slots[slot] != nil {
+            slots.swapAt(kept, slot)
+            ids[kept] = ids[slot]
+            kept += 1
+        }
+        slots.removeLast(slots.count - kept)
+        ids.removeLast(ids.count - kept)
+    }
+
+    /// The slot that holds or held `id`.
+    private func slot(of id: Int) -> Int? {
+        guard let first = ids.first, let last = ids.last, id >= first, id <= last else { return nil }
+        var low = max(0, ids.count - 1 - Self.distance(id, last))
+        var high = min(ids.count - 1, Self.distance(first, id))
+        while low <= high {
+            let middle = low + (high - low) / 2
+            if ids[middle] == id { return middle }
+            if ids[middle] < id { low = middle + 1 } else { high = middle - 1 }
+        }
+        return nil
+    }
+
+    /// `upper - lower` for `lower <= upper`, or `Int.max` when that does not fit.
+    private static func distance(_ lower: Int, _ upper: Int) -> Int {
+        let (difference, overflow) = upper.subtractingReportingOverflow(lower)
+        return overflow ? .max : difference
+    }
+}
+
+/// A seed array's rows, read in document order into a table in id order. While the ids rise, as
+/// a saved state's do, each row goes straight into the table and no id is looked up; from the
+/// first row out of order on, the rows are gathered, their ids in a set, and sorted at the end.
+struct SeedRows<Row: Identifiable> where Row.ID == Int {
+    private var table = RowTable<Row>()
+    private var unordered: [Row] = []
+    private var unorderedIDs: Set<Int>?
+
+    /// Adds the next row; false (and nothing added) when a row with its id came before.
+    mutating func add(_ row: Row) -> Bool {
+        if unorderedIDs == nil {
+            if table.lastID.map({ $0 < row.id }) ?? true {
+                table.append(row)
+                return true
+            }
+            unordered = Array(table.rows)
+            unorderedIDs = Set(unordered.lazy.map(\.id))
+            table = RowTable()
+        }
+        guard unorderedIDs?.insert(row.id).inserted == true else { return false }
+        unordered.append(row)
+        return true
+    }
+
+    /// The rows, ascending id.
+    mutating func finish() -> RowTable<Row> {
+        guard unorderedIDs != nil else { return table }
+        var sorted = RowTable<Row>()
+        for row in unordered.sorted(by: { $0.id < $1.id }) { sorted.append(row) }
+        return sorted
+    }
+}

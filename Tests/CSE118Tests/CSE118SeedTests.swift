@@ -1,0 +1,158 @@
+import Foundation
+import MockApp
+import MockHTTP
+import MockKit
+import TestSupport
+import XCTest
+
+/// How the cse118 API reads ids and `posted` times from seed and state documents, and that its
+/// lists keep their order however rows come and go.
+final class CSE118SeedTests: XCTestCase {
+    private var server: TestServer!
+    private var client: CSE118Client!
+
+    private static let member = "aaaaaaaa-0000-4000-8000-000000000001"
+    private static let other = "aaaaaaaa-0000-4000-8000-000000000002"
+    private static let workspace = "bbbbbbbb-0000-4000-8000-000000000001"
+    private static let channel = "cccccccc-0000-4000-8000-000000000001"
+
+    override func setUpWithError() throws {
+        let api = try XCTUnwrap(APICatalog.load(["cse118"], seed: TestServer.shippedSeed, options: cse118Options()).first)
+        server = try TestServer(responder: MockApp(apis: [api]))
+        client = CSE118Client(server: server)
+    }
+
+    override func tearDown() {
+        server = nil
+        client = nil
+    }
+
+    /// A document of two members and one workspace of one channel holding `messages`; `change`
+    /// rewrites its text.
+    private static func document(messages: [String], change: (String) -> String = { $0 }) -> String {
+        change(#"{"members":[{"id":"\#(member)","name":"Ann","email":"ann@x.com","password":"pw"},"#
+            + #"{"id":"\#(other)","name":"Bob","email":"bob@x.com","password":"pw"}],"#
+            + #""workspaces":[{"id":"\#(workspace)","name":"W","owner":"\#(member)","members":["\#(other)"],"#
+            + #""channels":[{"id":"\#(channel)","name":"C","messages":[\#(messages.joined(separator: ","))]}]}]}"#)
+    }
+
+    private static func message(_ id: String, member: String = member, posted: String) -> String {
+        #"{"id":"\#(id)","member":"\#(member)","posted":"\#(posted)","content":"m"}"#
+    }
+
+    private func refusal(_ path: String, _ detail: String) -> String {
+        #"{"error":"invalid_state","path":"\#(path)","detail":"\#(detail)"}"#
+    }
+
+    func testBadIdsAndTimesAreRefusedWithTheirPlace() throws {
+        let message = "dddddddd-0000-4000-8000-000000000001"
+        let posted = "$.workspaces[0].channels[0].messages[0].posted"
+        let cases: [(document: String, path: String, detail: String)] = [
+            (Self.document(messages: []) { $0.replacingOccurrences(of: "aaaaaaaa-0000-4000-8000-000000000001\",\"name\":\"Ann", with: "AAAAAAAA-0000-4000-8000-000000000001\",\"name\":\"Ann") },
+             "$.members[0].id", "expected a lowercase UUID, got AAAAAAAA-0000-4000-8000-000000000001"),
+            (Self.document(messages: []) { $0.replacingOccurrences(of: "\"aaaaaaaa-0000-4000-8000-000000000002\",\"name\"", with: "\"\\u0041aaaaaaa-0000-4000-8000-000000000002\",\"name\"") },
+             "$.members[1].id", "expected a lowercase UUID, got Aaaaaaaa-0000-4000-8000-000000000002"),
+            (Self.document(messages: []) { $0.replacingOccurrences(of: Self.workspace, with: "bbbbbbbb-0000-4000-8000-00000000001") },
+             "$.workspaces[0].id", "expected a lowercase UUID, got bbbbbbbb-0000-4000-8000-00000000001"),
+            (Self.document(messages: []) { $0.replacingOccurrences(of: Self.workspace, with: "bbbbbbbb-0000-4000-8000-00000000000g") },
+             "$.workspaces[0].id", "expected a lowercase UUID, got bbbbbbbb-0000-4000-8000-00000000000g"),
+            (Self.document(messages: []) { $0.replacingOccurrences(of: Self.workspace, with: "bbbbbbbb0-000-4000-8000-000000000001") },
+             "$.workspaces[0].id", "expected a lowercase UUID, got bbbbbbbb0-000-4000-8000-000000000001"),
+            (Self.document(messages: []) { $0.replacingOccurrences(of: "\"\(Self.workspace)\"", with: "7") },
+             "$.workspaces[0].id", "expected a string"),
+            (Self.document(messages: []) { $0.replacingOccurrences(of: Self.channel, with: Self.other) },
+             "$.workspaces[0].channels[0].id", "duplicate id \(Self.other)"),
+            (Self.document(messages: [Self.message(Self.workspace, posted: "2024-02-03T18:04:05.125Z")]),
+             "$.workspaces[0].channels[0].messages[0].id", "duplicate id \(Self.workspace)"),
+            (Self.document(messages: [Self.message(message, member: Self.member.uppercased(), posted: "2024-02-03T18:04:05.125Z")]),
+             "$.workspaces[0].channels[0].messages[0].member", "\(Self.member.uppercased()) is not the id of a member"),
+            (Self.document(messages: [Self.message(message, member: Self.channel, posted: "2024-02-03T18:04:05.125Z")]),
+             "$.workspaces[0].channels[0].messages[0].member", "\(Self.channel) is not the id of a member"),
+            (Self.document(messages: []) { $0.replacingOccurrences(of: "\"owner\":\"\(Self.member)\"", with: "\"owner\":\"nobody\"") },
+             "$.workspaces[0].owner", "nobody is not the id of a member"),
+        ] + [
+            "2023-02-29T12:00:00.000Z", "2024-02-30T12:00:00.000Z", "2024-04-31T12:00:00.000Z", "2024-00-10T12:00:00.000Z",
+            "2024-13-10T12:00:00.000Z", "2024-01-00T12:00:00.000Z", "2024-01-10T24:00:00.000Z", "2024-01-10T12:60:00.000Z",
+            "2024-01-10T12:00:60.000Z", "2024-01-10 12:00:00.000Z", "2024-01-10T12:00:00Z", "2024-01-10T12:00:00.00aZ",
+            "2024-01-10T12:00:00.000z", "2024-01-10T12:00:00.0000Z", "+024-01-10T12:00:00.000Z", "2024-01-10T12:00:00.000Z ",
+        ].map { text in
+            (Self.document(messages: [Self.message(message, posted: text)]), posted, "expected YYYY-MM-DDTHH:MM:SS.mmmZ, got \(text)")
+        } + [
+            (Self.document(messages: [Self.message(message, posted: "2024-01-10T12:00:00.000Z")]) { $0.replacingOccurrences(of: "\"2024-01-10T12:00:00.000Z\"", with: "20240110") },
+             posted, "expected a string"),
+        ]
+        for (document, path, detail) in cases {
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
+            XCTAssertEqual(answer.status, 400, document)
+            XCTAssertEqual(answer.text, refusal(path, detail), document)
+        }
+    }
+
+    func testIdsAndTimesComeBackAsTheDocumentSpelledThem() throws {
+        // Escaped characters are read as what they stand for; times sort as times, ties in document order.
+        let times = ["2024-02-29T23:59:59.999Z", "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
+                     "1969-12-31T23:59:59.999Z", "2000-02-29T00:00:00.000Z", "1970-01-01T00:00:00.000Z", "2024-02-29T23:59:59.999Z"]
+        let ids = (1...times.count).map { "dddddddd-0000-4000-8000-00000000000\($0)" }
+        let document = Self.document(messages: zip(ids, times).map { Self.message($0, posted: $1) }) {
+            $0.replacingOccurrences(of: "\"id\":\"dddddddd-0000-4000-8000-000000000001\"", with: #""id":"\u0064ddddddd-0000-4000-8000-000000000001""#)
+                .replacingOccurrences(of: "\"1970-01-01T00:00:00.000Z\"", with: #""1970-01-01T00:00:00.00\u0030Z""#)
+        }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: document).status, 200)
+        let token = try client.login(("ann@x.com", "pw"))
+        let sorted = [1, 3, 5, 4, 0, 6, 2].map { #"{"id":"\#(ids[$0])","member":"\#(Self.member)","posted":"\#(times[$0])","content":"m"}"# }
+        assertCSE118(try client.call("GET", "/channel/\(Self.channel)/message", token: token), 200, "[\(sorted.joined(separator: ","))]")
+        let exported = try server.request("GET", "/_mock/state/cse118").text
+        let plain = Self.document(messages: zip(ids, times).map { Self.message($0, posted: $1) })
+        let expected = plain.replacingOccurrences(of: #""owner":"\#(Self.member)","#, with: #""owner":"\#(Self.member)","fixtureOf":null,"#)
+            .dropLast() + #","tokens":[{"token":"\#(token)","member":"\#(Self.member)"}]}"#
+        XCTAssertEqual(exported, String(expected))
+        // A message posted now prints the server clock's time the same way.
+        let posted = try client.json(client.call("POST", "/channel/\(Self.channel.uppercased())/message", token: token, body: #"{"content":"now"}"#))
+        XCTAssertEqual(posted["posted"] as? String, "2024-02-03T18:04:05.125Z")
+        XCTAssertEqual(posted["member"] as? String, Self.member)
+    }
+
+    func testListsKeepTheirOrderWhenRowsComeAndGo() throws {
+        let now = "2024-02-03T18:04:05.125Z"
+        let messages = (1...3).map { Self.message("dddddddd-0000-4000-8000-00000000000\($0)", posted: now) }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: messages)).status, 200)
+        let ann = try client.login(("ann@x.com", "pw"))
+        func names(_ path: String, _ field: String) throws -> [String] {
+            try client.jsonArray(client.call("GET", path, token: ann)).compactMap { $0[field] as? String }
+        }
+        func create(_ path: String, _ body: String) throws -> String {
+            let answer = try client.call("POST", path, token: ann, body: body)
+            XCTAssertEqual(answer.status, 201, answer.text)
+            return try XCTUnwrap(client.json(answer)["id"] as? String)
+        }
+
+        // Channels: the first one goes, those made next come after the others.
+        let second = try create("/workspace/\(Self.workspace)/channel", #"{"name":"C2"}"#)
+        XCTAssertEqual(try client.call("DELETE", "/channel/\(Self.channel)", token: ann).status, 200)
+        _ = try create("/workspace/\(Self.workspace)/channel", #"{"name":"C3"}"#)
+        _ = try create("/workspace/\(Self.workspace)/channel", #"{"name":"C4"}"#)
+        XCTAssertEqual(try names("/workspace/\(Self.workspace)/channel", "name"), ["C2", "C3", "C4"])
+        XCTAssertEqual(try client.call("GET", "/channel/\(Self.channel)/message", token: ann).status, 404)
+        XCTAssertEqual(try client.call("DELETE", "/message/dddddddd-0000-4000-8000-000000000002", token: ann).status, 404)
+
+        // Messages posted at the same time: in the order they were posted, however slots were freed.
+        for content in ["a", "b", "c"] { _ = try create("/channel/\(second)/message", #"{"content":"\#(content)"}"#) }
+        let first = try client.jsonArray(client.call("GET", "/channel/\(second)/message", token: ann))[0]["id"] as? String
+        XCTAssertEqual(try client.call("DELETE", "/message/\(try XCTUnwrap(first))", token: ann).status, 200)
+        _ = try create("/channel/\(second)/message", #"{"content":"d"}"#)
+        XCTAssertEqual(try names("/channel/\(second)/message", "content"), ["b", "c", "d"])
+
+        // Workspaces: a new one is listed last; the member list follows additions and removals.
+        let gone = try create("/workspace", #"{"name":"Gone"}"#)
+        _ = try create("/workspace", #"{"name":"Kept"}"#)
+        XCTAssertEqual(try client.call("DELETE", "/workspace/\(gone)", token: ann).status, 200)
+        let last = try create("/workspace", #"{"name":"Last"}"#)
+        XCTAssertEqual(try names("/workspace", "name"), ["W", "Kept", "Last"])
+        XCTAssertEqual(try client.call("POST", "/workspace/\(last)/member?mid=\(Self.other)", token: ann).status, 201)
+        XCTAssertEqual(try client.call("DELETE", "/workspace/\(Self.workspace)/member?mid=\(Self.other)", token: ann).status, 200)
+        let bob = try client.login(("bob@x.com", "pw"))
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace", token: bob)).compactMap { $0["name"] as? String }, ["Last"])
+        assertCSE118(try client.call("GET", "/workspace/\(last)/member", token: bob), 200,
+                     #"[{"id":"\#(Self.other)","name":"Bob"}]"#)
+    }
+}

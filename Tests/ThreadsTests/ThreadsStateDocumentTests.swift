@@ -1,0 +1,216 @@
+import Foundation
+import MockApp
+import MockHTTP
+import MockKit
+import TestSupport
+import XCTest
+
+/// Threads state documents loaded over `PUT /_mock/state/threads`, the path seeds, `--state` files and
+/// `--watch` share: rows in any order, every rule a row can break, and thread message lists kept
+/// right through adds and deletes.
+final class ThreadsStateDocumentTests: XCTestCase {
+    private var server: TestServer!
+
+    override func setUpWithError() throws {
+        var options = APIOptions()
+        options.clock = { Date(timeIntervalSince1970: 1_700_000_000) }  // 2023-11-14 22:13:20 UTC
+        server = try TestServer(apis: ["threads"], options: options)
+    }
+
+    override func tearDown() {
+        server = nil
+    }
+
+    // MARK: Helpers
+
+    private func user(_ id: Int, _ email: String) -> String {
+        #"{"user_id":\#(id),"email":"\#(email)","password":"pw","fname":"F\#(id)","lname":"L\#(id)"}"#
+    }
+
+    private func thread(_ id: Int, user: Int, at stamp: String = "2019-11-20 14:05:12") -> String {
+        #"{"thread_id":\#(id),"user_id":\#(user),"title":"T\#(id)","created_at":"\#(stamp)"}"#
+    }
+
+    private func message(_ id: Int, thread: Int, user: Int = 1, at stamp: String = "2019-11-20 14:05:12") -> String {
+        #"{"message_id":\#(id),"thread_id":\#(thread),"user_id":\#(user),"message":"M\#(id)","created_at":"\#(stamp)"}"#
+    }
+
+    private func document(users: [String], threads: [String] = [], messages: [String] = []) -> String {
+        #"{"users":[\#(users.joined(separator: ","))],"threads":[\#(threads.joined(separator: ","))],"#
+            + #""messages":[\#(messages.joined(separator: ","))]}"#
+    }
+
+    private func load(_ document: String) throws -> ClientResponse {
+        try server.request("PUT", "/_mock/state/threads", body: Array(document.utf8))
+    }
+
+    private func assertRefused(_ document: String, _ path: String, _ detail: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let answer = try load(document)
+        XCTAssertEqual(answer.status, 400, file: file, line: line)
+        XCTAssertEqual(answer.text, #"{"error":"invalid_state","path":"\#(path)","detail":"\#(detail)"}"#, file: file, line: line)
+    }
+
+    private func login(_ email: String, _ password: String = "pw") throws -> String {
+        let answer = try server.request("POST", "/api/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                        body: Array("email=\(email)&password=\(password)".utf8))
+        XCTAssertEqual(answer.status, 200, answer.text)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+        return try XCTUnwrap(object["token"] as? String)
+    }
+
+    private func get(_ path: String, _ token: String) throws -> ClientResponse {
+        try server.request("GET", path, headers: [("Authorization", "Bearer \(token)")])
+    }
+
+    private func post(_ path: String, _ body: String, _ token: String) throws -> ClientResponse {
+        try server.request("POST", path, headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Authorization", "Bearer \(token)")],
+                           body: Array(body.utf8))
+    }
+
+    /// The `message` texts of a thread's list, in the order the answer gives them.
+    private func texts(_ thread: Int, _ token: String) throws -> [String] {
+        let answer = try get("/api/messages/\(thread)", token)
+        guard answer.status == 200 else { return ["status \(answer.status)"] }
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+        return try XCTUnwrap(object["messages"] as? [[String: Any]]).map { $0["message"] as! String }
+    }
+
+    // MARK: Loading
+
+    func testRowsOutOfIDOrderAreServedAndSavedInIDOrder() throws {
+        // Messages 1 and 3 share a second: the higher id comes first. Thread 2's stamp has an escaped space.
+        let document = document(
+            users: [user(3, "Dana@X.com"), user(1, "b@b.com"), user(2, "kate@x.com")],
+            threads: [thread(2, user: 1, at: #"2019-11-20\u002014:05:12"#), thread(1, user: 3, at: "2019-11-21 09:00:00")],
+            messages: [message(3, thread: 1, at: "2019-11-21 09:30:00"), message(2, thread: 2), message(1, thread: 1, at: "2019-11-21 09:30:00"),
+                       message(4, thread: 1, user: 3, at: "2019-11-21 09:10:00")])
+        XCTAssertEqual(try load(document).text, #"{"loaded":"threads"}"#)
+        let token = try login("dana@x.COM")
+        XCTAssertEqual(try get("/api/threads", token).text,
+                       #"{"status":"ok","threads":[{"created_by":{"fname":"F3","lname":"L3","user_id":3},"thread_id":1,"title":"T1","created_at":"2019-11-21 09:00:00"},"#
+                        + #"{"created_by":{"fname":"F1","lname":"L1","user_id":1},"thread_id":2,"title":"T2","created_at":"2019-11-20 14:05:12"}]}"#)
+        XCTAssertEqual(try texts(1, token), ["M3", "M1", "M4"])
+        XCTAssertEqual(try texts(2, token), ["M2"])
+        XCTAssertEqual(try server.request("GET", "/_mock/state/threads").text,
+                       #"{"users":[{"user_id":1,"email":"b@b.com","password":"pw","fname":"F1","lname":"L1","role":"USER"},"#
+                        + #"{"user_id":2,"email":"kate@x.com","password":"pw","fname":"F2","lname":"L2","role":"USER"},"#
+                        + #"{"user_id":3,"email":"Dana@X.com","password":"pw","fname":"F3","lname":"L3","role":"USER"}],"#
+                        + #""threads":[{"thread_id":1,"user_id":3,"title":"T1","created_at":"2019-11-21 09:00:00"},"#
+                        + #"{"thread_id":2,"user_id":1,"title":"T2","created_at":"2019-11-20 14:05:12"}],"#
+                        + #""messages":[{"message_id":1,"thread_id":1,"user_id":1,"message":"M1","created_at":"2019-11-21 09:30:00"},"#
+                        + #"{"message_id":2,"thread_id":2,"user_id":1,"message":"M2","created_at":"2019-11-20 14:05:12"},"#
+                        + #"{"message_id":3,"thread_id":1,"user_id":1,"message":"M3","created_at":"2019-11-21 09:30:00"},"#
+                        + #"{"message_id":4,"thread_id":1,"user_id":3,"message":"M4","created_at":"2019-11-21 09:10:00"}],"#
+                        + #""tokens":[{"token":"\#(token)","user_id":3,"exp":1731536000}],"next_ids":{"user":4,"thread":3,"message":5}}"#)
+    }
+
+    func testEmailsMatchInAnyLetterCaseUnicodeIncluded() throws {
+        // U+212A KELVIN SIGN lowercases to the ASCII k, É to é; the answer keeps each address as stored.
+        XCTAssertEqual(try load(document(users: [user(1, "\u{212A}ate@x.com"), user(2, "ÉLodie@X.com"), user(3, "plain@x.com")])).status, 200)
+        let kate = try server.request("POST", "/api/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                      body: Array("email=KATE%40X.COM&password=pw".utf8))
+        XCTAssertTrue(kate.text.contains(#""user_id":1,"user_email":"\#u{212A}ate@x.com""#), kate.text)
+        XCTAssertFalse(try login("%C3%A9lodie%40x.com").isEmpty)
+        XCTAssertFalse(try login("PLAIN%40x.com").isEmpty)
+        let taken = try server.request("POST", "/api/signup", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                       body: Array("email=%C3%A9LODIE%40x.com&password=p&fname=F&lname=L".utf8))
+        XCTAssertEqual(taken.status, 409, taken.text)
+    }
+
+    func testEveryBrokenRowIsNamedWithTheOldMessage() throws {
+        try assertRefused(document(users: [user(2, "a@x.com"), user(1, "b@x.com"), user(2, "c@x.com")]), "$.users[2]", "duplicate user_id 2")
+        try assertRefused(document(users: [user(1, "a@x.com"), user(1, "b@x.com")]), "$.users[1]", "duplicate user_id 1")
+        try assertRefused(document(users: [user(1, "a@x.com"), user(2, "A@X.com")]), "$.users[1]", "duplicate email A@X.com")
+        try assertRefused(document(users: [user(1, "kate@x.com"), user(2, "\u{212A}ate@x.com")]), "$.users[1]", "duplicate email \u{212A}ate@x.com")
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(3, user: 1), thread(1, user: 1), thread(3, user: 1)]),
+                          "$.threads[2]", "duplicate thread_id 3")
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1), thread(2, user: 9)]), "$.threads[1]", "user_id 9 is not a user")
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1)], messages: [message(2, thread: 1), message(1, thread: 1), message(2, thread: 1)]),
+                          "$.messages[2]", "duplicate message_id 2")
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1)], messages: [message(1, thread: 2)]),
+                          "$.messages[0]", "thread_id 2 is not a thread")
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1)], messages: [message(1, thread: 1, user: 5)]),
+                          "$.messages[0]", "user_id 5 is not a user")
+        for stamp in ["2019-02-29 00:00:00", "2019-11-20T14:05:12", "2019-11-20 14:05:1", "2019-11-20 24:00:00", "2019-13-01 00:00:00",
+                      "2019-11-20 14:05:123", "2019-11-00 14:05:12", "+019-11-20 14:05:12", "2019-11-20 14:60:00"] {
+            try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1, at: stamp)]),
+                              "$.threads[0].created_at", "expected YYYY-MM-DD HH:MM:SS, got \(stamp)")
+        }
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1)], messages: [message(1, thread: 1, at: #"2019-13-01\u002000:00:00"#)]),
+                          "$.messages[0].created_at", "expected YYYY-MM-DD HH:MM:SS, got 2019-13-01 00:00:00")
+        let number = document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1)]).replacingOccurrences(of: #""2019-11-20 14:05:12""#, with: "20191120")
+        try assertRefused(number, "$.threads[0].created_at", "expected a string")
+        // Nothing was loaded: the shipped seed still answers.
+        XCTAssertFalse(try login("a%40a.com", "test123").isEmpty)
+    }
+
+    func testStampsKeepTheirBytesWhateverTheSpacingAround() throws {
+        let spaced = #"{ "users" : [ { "user_id" : 1 , "email" : "a@x.com" , "password" : "pw" , "fname" : "F" , "lname" : "L" } ] ,"#
+            + #" "threads" : [ { "created_at" : "0000-01-01 00:00:00" , "thread_id" : 1 , "user_id" : 1 , "title" : "T" } ,"#
+            + #"{"thread_id":2,"user_id":1,"title":"U","created_at":"9999-12-31 23:59:59"}],"#
+            + #" "messages" : [ { "message_id" : 1 , "thread_id" : 2 , "user_id" : 1 , "message" : "M" , "created_at" : "2016-02-29 12:00:00" } ] }"#
+        XCTAssertEqual(try load(spaced).status, 200)
+        let state = try server.request("GET", "/_mock/state/threads").text
+        XCTAssertTrue(state.contains(#""threads":[{"thread_id":1,"user_id":1,"title":"T","created_at":"0000-01-01 00:00:00"},"#
+                                     + #"{"thread_id":2,"user_id":1,"title":"U","created_at":"9999-12-31 23:59:59"}],"#
+                                     + #""messages":[{"message_id":1,"thread_id":2,"user_id":1,"message":"M","created_at":"2016-02-29 12:00:00"}]"#), state)
+    }
+
+    func testIDsWithGapsAndAtTheEndsOfTheRangeAreFoundThroughManyDeletes() throws {
+        let highest = Int.max - 1, lowest = Int.min
+        let threadIDs = [lowest] + Array(3...62) + [1_000_000_000_000_000, highest]
+        let document = document(users: [user(-5, "low@x.com"), user(7, "a@x.com"), user(1 << 40, "far@x.com")],
+                                threads: threadIDs.map { thread($0, user: 7) },
+                                messages: threadIDs.enumerated().map { message($0.offset + 1, thread: $0.element, user: 1 << 40) })
+        XCTAssertEqual(try load(document).status, 200)
+        let token = try login("a@x.com")
+        XCTAssertEqual(try texts(highest, token), ["M63"])
+        XCTAssertEqual(try texts(1_000_000_000_000_000, token), ["M62"])
+        XCTAssertEqual(try texts(3, token), ["M2"])
+        for missing in [2, 63, 999_999_999_999_999, highest - 1] {
+            XCTAssertEqual(try texts(missing, token), ["status 404"], "thread \(missing)")
+        }
+        // Past half of the rows gone, what remains is found as before.
+        for id in 3...50 { XCTAssertEqual(try get("/api/thread/delete/\(id)", token).status, 200, "thread \(id)") }
+        XCTAssertEqual(try texts(50, token), ["status 404"])
+        XCTAssertEqual(try texts(51, token), ["M50"])
+        XCTAssertEqual(try texts(highest, token), ["M63"])
+        let far = try login("far@x.com")
+        for id in 50...60 { XCTAssertEqual(try get("/api/message/delete/\(id)", far).status, 200, "message \(id)") }
+        XCTAssertEqual(try get("/api/message/delete/49", far).status, 404)
+        XCTAssertEqual(try texts(61, token), [])
+        XCTAssertEqual(try texts(62, token), ["M61"])
+        XCTAssertEqual(try post("/api/message/add", "thread_id=62&message=new", token).status, 200)
+        XCTAssertEqual(try texts(62, token), ["new", "M61"])
+        let list = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try get("/api/threads", token).body)) as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(list["threads"] as? [[String: Any]]).map { $0["thread_id"] as! Int },
+                       [lowest] + Array(51...62) + [1_000_000_000_000_000, highest])
+    }
+
+    // MARK: A thread's messages
+
+    func testThreadMessagesStayRightThroughDeletesAndAdds() throws {
+        let document = document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1), thread(2, user: 1)],
+                                messages: (1...5).map { message($0, thread: $0 == 3 ? 2 : 1, at: "2019-11-20 14:05:1\($0)") })
+        XCTAssertEqual(try load(document).status, 200)
+        let token = try login("a@x.com")
+        XCTAssertEqual(try texts(1, token), ["M5", "M4", "M2", "M1"])
+        XCTAssertEqual(try get("/api/message/delete/2", token).status, 200)  // in the middle
+        XCTAssertEqual(try texts(1, token), ["M5", "M4", "M1"])
+        XCTAssertEqual(try get("/api/message/delete/5", token).status, 200)  // the newest
+        XCTAssertEqual(try texts(1, token), ["M4", "M1"])
+        XCTAssertEqual(try post("/api/message/add", "thread_id=1&message=new", token).status, 200)
+        XCTAssertEqual(try texts(1, token), ["new", "M4", "M1"])
+        XCTAssertEqual(try get("/api/message/delete/1", token).status, 200)  // the oldest
+        XCTAssertEqual(try texts(1, token), ["new", "M4"])
+        XCTAssertEqual(try get("/api/message/delete/4", token).status, 200)
+        XCTAssertEqual(try get("/api/message/delete/6", token).status, 200)
+        XCTAssertEqual(try texts(1, token), [])
+        XCTAssertEqual(try post("/api/message/add", "thread_id=1&message=again", token).status, 200)
+        XCTAssertEqual(try texts(1, token), ["again"])
+        XCTAssertEqual(try texts(2, token), ["M3"])
+        XCTAssertEqual(try get("/api/thread/delete/2", token).status, 200)
+        XCTAssertEqual(try get("/api/message/delete/3", token).text, #"{"status":"error","message":"Message not found."}"#)
+        XCTAssertEqual(try texts(1, token), ["again"])
+    }
+}
