@@ -737,6 +737,60 @@ final class WSUVTwitterTests: XCTestCase {
         XCTAssertEqual(api.exportState(), before)
     }
 
+    /// Tweet ids in a document may come in any order and with gaps: answers list them ascending,
+    /// each is found for a delete, and a repeat is named wherever it comes.
+    func testLoadedTweetIDsOutOfOrderAndWithGaps() throws {
+        let token = String(repeating: "a1", count: 20)
+        func tweet(_ id: Int, _ user: String = "a") -> String {
+            #"{"tweet_id":\#(id),"username":"\#(user)","time_stamp":"2016-01-01 00:00:\#(id % 60 + 10)","tweet":"t\#(id)","isdeleted":0}"#
+        }
+        let users = #"[{"username":"a","password":"p","session_token":"\#(token)"},{"username":"b","password":"p","session_token":"0"}]"#
+        try api.loadState(JSONParser.parse(Array(#"{"users":\#(users),"tweets":[\#(tweet(30)),\#(tweet(10, "b")),\#(tweet(20)),\#(tweet(45))]}"#.utf8)))
+        assertJSON(try get("/get-tweets.cgi?date=2016-01-01%2000:00:39"),
+                   #"{"tweets":[{"tweet_id":30,"username":"a","time_stamp":"2016-01-01 00:00:40","tweet":"t30","isdeleted":0},"#
+                       + #"{"tweet_id":45,"username":"a","time_stamp":"2016-01-01 00:00:55","tweet":"t45","isdeleted":0}]}"#)
+        XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi")), [10, 20, 30, 45])
+        for missing in ["9", "11", "25", "44", "46"] {
+            assertNotFound(try post("/del-tweet.cgi", ["username": "a", "session_token": token, "tweet_id": missing]))
+        }
+        assertError(try post("/del-tweet.cgi", ["username": "a", "session_token": token, "tweet_id": "10"]), 403, "Forbidden")
+        for id in ["20", "45", "30"] {
+            assertJSON(try post("/del-tweet.cgi", ["username": "a", "session_token": token, "tweet_id": id]),
+                       #"{"tweet_id":"\#(id)","isdeleted":1,"tweet":"[deleted]"}"#)
+        }
+        XCTAssertEqual(try post("/add-tweet.cgi", ["username": "a", "session_token": token, "tweet": "next"]).status, 200)
+        assertJSON(try get("/get-tweets.cgi?date=2016-04-22%2009:59:59"),
+                   #"{"tweets":[{"tweet_id":20,"username":"a","time_stamp":"2016-04-22 10:00:00","tweet":"[deleted]","isdeleted":1},"#
+                       + #"{"tweet_id":30,"username":"a","time_stamp":"2016-04-22 10:00:00","tweet":"[deleted]","isdeleted":1},"#
+                       + #"{"tweet_id":45,"username":"a","time_stamp":"2016-04-22 10:00:00","tweet":"[deleted]","isdeleted":1},"#
+                       + #"{"tweet_id":46,"username":"a","time_stamp":"2016-04-22 10:00:00","tweet":"next","isdeleted":0}]}"#)
+
+        // A repeat is found among ids read before and after a lower one; a row's unknown author is
+        // named before its repeated id.
+        for (tweets, path, problem) in [
+            ([tweet(1), tweet(3), tweet(2), tweet(3)], "$.tweets[3]", "duplicate tweet_id 3"),
+            ([tweet(2), tweet(1), tweet(2, "c")], "$.tweets[2].username", "c is not a user"),
+        ] {
+            let document = #"{"users":\#(users),"tweets":[\#(tweets.joined(separator: ","))]}"#
+            XCTAssertThrowsError(try api.loadState(JSONParser.parse(Array(document.utf8))), document) { error in
+                XCTAssertEqual(error as? SeedError, SeedError(path: path, problem: problem), document)
+            }
+        }
+    }
+
+    func testAClockOutsideSQLitesYearsStampsTheNearestEnd() throws {
+        try start(timeZone: XCTUnwrap(TimeZone(identifier: "UTC")))
+        let token = try login("bob", "builder42")
+        // 10000-01-01 01:00:00 and -0001-12-31 00:00:00 UTC.
+        for unix in [253_402_304_400.0, -62_167_305_600.0] {
+            now.withLock { $0 = Date(timeIntervalSince1970: unix) }
+            XCTAssertEqual(try post("/add-tweet.cgi", ["username": "bob", "session_token": token, "tweet": "t"]).status, 200)
+        }
+        XCTAssertTrue(try get("/get-tweets.cgi").text.hasSuffix(
+            #"{"tweet_id":23,"username":"bob","time_stamp":"9999-12-31 23:59:59","tweet":"t","isdeleted":0},"#
+                + #"{"tweet_id":24,"username":"bob","time_stamp":"0000-01-01 00:00:00","tweet":"t","isdeleted":0}]}"#))
+    }
+
     func testInjectedFaultsAreBareStatusesWithTheScriptsPhrases() {
         for (status, phrase) in [(503, "Database Unavailable"), (500, "Internal Server Error"), (502, "Bad Gateway"),
                                  (429, "Too Many Requests")] {
