@@ -20,6 +20,13 @@ struct RowTable<Row: Identifiable> where Row.ID == Int {
     /// The highest id the table holds or held since it was last packed.
     var lastID: Int? { ids.last }
 
+    /// How many slots there are. A row keeps its slot until the table is packed, which only
+    /// removing rows does.
+    var slotCount: Int { slots.count }
+
+    /// The row in a slot, nil when it was removed.
+    subscript(slot slot: Int) -> Row? { slots[slot] }
+
     subscript(id: Int) -> Row? {
         slot(of: id).flatMap { slots[$0] }
     }
@@ -97,6 +104,17 @@ struct SeedRows<Row: Identifiable> where Row.ID == Int {
     private var unordered: [Row] = []
     private var unorderedIDs: Set<Int>?
 
+    /// Whether the rows came out of id order (and `finish` sorts them).
+    var isReordered: Bool { unorderedIDs != nil }
+
+    /// How many rows were added.
+    var count: Int { unorderedIDs == nil ? table.slotCount : unordered.count }
+
+    /// The row added `position`th (from 0), as it was added.
+    subscript(position: Int) -> Row {
+        unorderedIDs == nil ? table[slot: position]! : unordered[position]
+    }
+
     /// Adds the next row; false (and nothing added) when a row with its id came before.
     mutating func add(_ row: Row) -> Bool {
         if unorderedIDs == nil {
@@ -115,7 +133,12 @@ struct SeedRows<Row: Identifiable> where Row.ID == Int {
 
     /// The rows, ascending id.
     mutating func finish() -> RowTable<Row> {
-        guard unorderedIDs != nil else { return table }
+        guard unorderedIDs != nil else {
+            // Handed over, not shared: the caller's first change then copies nothing.
+            let rows = table
+            table = RowTable()
+            return rows
+        }
         var sorted = RowTable<Row>()
         for row in unordered.sorted(by: { $0.id < $1.id }) { sorted.append(row) }
         return sorted

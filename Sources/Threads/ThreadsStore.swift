@@ -51,9 +51,9 @@ public struct ThreadsState {
     private(set) var users = RowTable<User>()
     private(set) var threads = RowTable<Thread>()
     private(set) var messages = RowTable<Message>()
-    /// Lowercased email to user id: emails are unique whatever their letter case, and otherwise
-    /// compared byte for byte.
-    private var userIDByEmail: [ExactText: Int] = [:]
+    /// Users' slots in `users` by email: emails are unique whatever their letter case, and otherwise
+    /// compared byte for byte. Users are never removed, so their slots never move.
+    private var userSlotByEmail = EmailIndex()
     private(set) var tokens: [ExactText: Token] = [:]
     /// The tokens logins issued, which end oldest first past a limit (docs/apis/threads.md#tokens).
     private var issuedTokens = IssuedTokens()
@@ -64,13 +64,26 @@ public struct ThreadsState {
 
     func user(_ id: Int) -> User? { users[id] }
 
-    func user(email: String) -> User? { userIDByEmail[Self.emailKey(email)].flatMap { users[$0] } }
+    func user(email: String) -> User? {
+        let key = EmailIndex.key(email)
+        let slot = userSlotByEmail.position(of: key) { Self.has(users[slot: $0], key) }
+        return slot.flatMap { users[slot: $0] }
+    }
 
-    /// An email's key in `userIDByEmail`, its `lowercased()` form: an address without upper case
-    /// letters or non-ASCII bytes, as nearly all are, is its own key (one string, shared).
-    private static func emailKey(_ email: String) -> ExactText {
-        let needsLowercasing = email.utf8.contains { $0 >= 0x41 && ($0 <= 0x5A || $0 >= 0x80) }
-        return ExactText(needsLowercasing ? email.lowercased() : email)
+    /// Whether the user's email has this key.
+    private static func has(_ user: User?, _ key: String) -> Bool {
+        user.map { EmailIndex.key($0.email).hasSameBytes(as: key) } ?? false
+    }
+
+    /// The email index of a whole users table.
+    private static func emailIndex(of users: RowTable<User>) -> EmailIndex {
+        var index = EmailIndex(capacity: users.count)
+        for slot in 0..<users.slotCount {
+            guard let user = users[slot: slot] else { continue }
+            let key = EmailIndex.key(user.email)
+            _ = index.insert(key, at: slot) { has(users[slot: $0], key) }
+        }
+        return index
     }
 
     func thread(_ id: Int) -> Thread? { threads[id] }
@@ -91,7 +104,8 @@ public struct ThreadsState {
     /// Adds a user whose id is above every earlier one.
     mutating func add(_ user: User) {
         users.append(user)
-        userIDByEmail[Self.emailKey(user.email)] = user.id
+        let key = EmailIndex.key(user.email)
+        _ = userSlotByEmail.insert(key, at: users.slotCount - 1) { [users] in Self.has(users[slot: $0], key) }
         changes.touch(.row("users", "user_id", .int(user.id)))
         changes.touch(.member("next_ids"))
     }
@@ -249,6 +263,7 @@ extension ThreadsState {
 
     private mutating func readUsers(_ value: inout SeedReader) throws(SeedError) {
         var seeded = SeedRows<User>()
+        var emails = EmailIndex()
         try value.elements { item throws(SeedError) in
             var user = User(id: 0, email: "", password: "", fname: "", lname: "", role: "USER")
             try item.members(Keys.user) { key, value throws(SeedError) in
@@ -262,11 +277,15 @@ extension ThreadsState {
                 }
             }
             guard seeded.add(user) else { throw item.fail("duplicate user_id \(user.id)") }
-            guard userIDByEmail.updateValue(user.id, forKey: Self.emailKey(user.email)) == nil else {
+            // Filed by the row's place in the document; moved to its slot below if the rows get sorted.
+            let key = EmailIndex.key(user.email)
+            guard emails.insert(key, at: seeded.count - 1, matches: { Self.has(seeded[$0], key) }) == nil else {
                 throw item.fail("duplicate email \(user.email)")
             }
         }
+        let reordered = seeded.isReordered
         users = seeded.finish()
+        userSlotByEmail = reordered ? Self.emailIndex(of: users) : emails
     }
 
     private mutating func readThreads(_ value: inout SeedReader, in document: SeedJSON) throws(SeedError) {

@@ -155,4 +155,20 @@ final class CSE118SeedTests: XCTestCase {
         assertCSE118(try client.call("GET", "/workspace/\(last)/member", token: bob), 200,
                      #"[{"id":"\#(Self.other)","name":"Bob"}]"#)
     }
+
+    func testEveryRowIsFoundByIdAsOthersAreDeleted() throws {
+        // Enough ids that the index grows several times and deletions leave holes among neighbours.
+        let ids = (0..<600).map { String(format: "dddddddd-0000-4000-8000-%012x", $0 * 7919) }
+        let messages = ids.map { Self.message($0, posted: "2024-02-03T18:04:05.125Z") }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: messages)).status, 200)
+        let ann = try client.login(("ann@x.com", "pw"))
+        for (number, id) in ids.enumerated() where number % 2 == 0 {
+            XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 200, id)
+        }
+        let left = try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: ann)).compactMap { $0["id"] as? String }
+        XCTAssertEqual(left, ids.enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
+        for id in left { XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 200, id) }
+        assertCSE118(try client.call("DELETE", "/message/\(ids[0])", token: ann), 404, #"{"message":"Message not found","status":404}"#)
+        assertCSE118(try client.call("GET", "/channel/\(Self.channel)/message", token: ann), 200, "[]")
+    }
 }

@@ -144,6 +144,29 @@ final class ThreadsStateDocumentTests: XCTestCase {
         XCTAssertFalse(try login("a%40a.com", "test123").isEmpty)
     }
 
+    func testEmailsAreFoundAmongManyUsersInAnyIDOrder() throws {
+        // Enough users that the email index grows while the seed is read; in descending id order
+        // the index is filed by document order first, by id order once the rows are sorted.
+        func login(_ email: String) throws -> ClientResponse {
+            try server.request("POST", "/api/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                               body: Array("email=\(email)&password=pw".utf8))
+        }
+        for ids in [Array(1...40), Array((1...40).reversed())] {
+            try assertRefused(document(users: ids.map { user($0, "User\($0)@X.com") } + [user(41, "user\(ids[0])@x.COM")]),
+                              "$.users[40]", "duplicate email user\(ids[0])@x.COM")
+            XCTAssertEqual(try load(document(users: ids.map { user($0, "User\($0)@X.com") })).status, 200)
+            for id in ids {
+                XCTAssertTrue(try login("user\(id)%40x.com").text.contains(#""user_id":\#(id),"user_email":"User\#(id)@X.com""#), "user \(id)")
+            }
+            XCTAssertEqual(try login("user41%40x.com").status, 401)
+        }
+        let signup = "/api/signup", form = [("Content-Type", "application/x-www-form-urlencoded")]
+        XCTAssertEqual(try server.request("POST", signup, headers: form, body: Array("email=USER7%40x.com&password=p&fname=F&lname=L".utf8)).status, 409)
+        XCTAssertEqual(try server.request("POST", signup, headers: form, body: Array("email=New%40x.com&password=pw&fname=F&lname=L".utf8)).status, 200)
+        XCTAssertTrue(try login("NEW%40X.com").text.contains(#""user_id":41,"user_email":"New@x.com""#))
+        XCTAssertTrue(try login("user40%40x.com").text.contains(#""user_id":40,"#))
+    }
+
     func testStampsKeepTheirBytesWhateverTheSpacingAround() throws {
         let spaced = #"{ "users" : [ { "user_id" : 1 , "email" : "a@x.com" , "password" : "pw" , "fname" : "F" , "lname" : "L" } ] ,"#
             + #" "threads" : [ { "created_at" : "0000-01-01 00:00:00" , "thread_id" : 1 , "user_id" : 1 , "title" : "T" } ,"#
