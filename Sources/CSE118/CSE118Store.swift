@@ -346,11 +346,23 @@ public struct CSE118State {
 extension CSE118State {
     /// Reads and checks a seed or state document (`Seed/cse118.json`, docs/apis/cse118.md#accounts).
     init(seed document: SeedJSON) throws(SeedError) {
+        do {
+            self = try CSE118State(document, checkingIDsAsRead: false)
+        } catch {
+            // Unchecked as read, a duplicate id is found at the end of its list, maybe after another
+            // problem further on: read again checking each id, to report the first in the document.
+            self = try CSE118State(document, checkingIDsAsRead: true)
+        }
+    }
+
+    /// Without `checkingIDsAsRead`, the ids of a list of rows are filed and checked unique
+    /// together when the list ends, which is much faster for a large one.
+    private init(_ document: SeedJSON, checkingIDsAsRead: Bool) throws(SeedError) {
         var state = CSE118State()
         // Reading a seed is no change: nothing is recorded meanwhile.
         state.changes.isRecording = false
         let outcome = document.bytes.withUnsafeBufferPointer { text in
-            Result { () throws(SeedError) in try state.read(document, text: text) }
+            Result { () throws(SeedError) in try state.read(document, text: text, checkingIDsAsRead: checkingIDsAsRead) }
         }
         try outcome.get()
         state.changes = StateChanges()
@@ -359,7 +371,7 @@ extension CSE118State {
 
     /// Builds the tables from the document, whose bytes are `text`. A row goes in its table as soon
     /// as its id is read (the first of its fields whatever their order), so the index can read it.
-    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>, checkingIDsAsRead: Bool) throws(SeedError) {
         var fixtures: [CSE118ID: [Int32]] = [:]
         try document.read { root throws(SeedError) in
             /// The `length` bytes inside the quotes of the string at `value`, taken as they are:
@@ -383,9 +395,19 @@ extension CSE118State {
             /// The id of a new row, which no other row has; the row must go at `place` next.
             func newID(_ value: inout SeedReader, _ place: Place) throws(SeedError) -> CSE118ID {
                 let id = try uuid(&value)
+                guard checkingIDsAsRead else {
+                    index.fileLater(place, for: id)
+                    return id
+                }
                 guard existing(id) == nil else { throw value.fail("duplicate id \(id.text)") }
                 index.insert(place, for: id)
                 return id
+            }
+            /// Files the ids of the list at `value` that were not checked as read.
+            func fileIDs(of value: SeedReader) throws(SeedError) {
+                for (filed, kept) in index.filePending() where id(at: filed) == id(at: kept) {
+                    throw value.fail("duplicate id \(id(at: kept).text)")
+                }
             }
             func knownMember(_ value: inout SeedReader) throws(SeedError) -> (id: CSE118ID, slot: Int32) {
                 if let bytes = plain(value, length: 36), let id = CSE118ID(bytes), let place = existing(id), place.kind == .member {
@@ -455,6 +477,7 @@ extension CSE118State {
                             throw item.fail("duplicate email \(email)")
                         }
                     }
+                    try fileIDs(of: value)
                 case 1:
                     try value.elements { item throws(SeedError) in
                         let slot = workspaces.nextSlot
@@ -490,6 +513,7 @@ extension CSE118State {
                         }
                         if let student = workspaces[slot].fixtureOf { fixtures[student, default: []].append(slot) }
                     }
+                    try fileIDs(of: value)
                     nextPosition = Int(workspaces.nextSlot)
                 default:
                     try value.elements { item throws(SeedError) in
