@@ -55,12 +55,13 @@ public final class OTPAPI: CourseAPI {
     }
 
     public var summary: APISummary {
-        let users = state.seed.users
+        let seed = state.seed
         let codes = options.otpCode.map { "every code is \($0) (--otp-code)" }
             ?? "codes are printed on this console and listed at GET /_mock/otp/outbox"
         return APISummary(title: "UC Davis ECS 189E one-time codes", basePaths: ["/api/"], note: codes,
-                          seeded: users, count: users.count, accounts: { .init(login: $0.phone, password: nil,
-                                                      detail: "\($0.name), x-authtoken \($0.authTokens.first ?? "(none)")") })
+                          seeded: seed.users.indices, count: seed.users.count, accounts: { index in
+                              .init(login: seed[index].phone.text, password: nil,
+                                    detail: "\(seed[index].name), x-authtoken \(seed.firstToken(of: index) ?? "(none)")") })
     }
 
     // MARK: Endpoints

@@ -35,15 +35,6 @@ struct OTPInput {
 enum PhoneNumber {
     private static let separators: Set<Unicode.Scalar> = [" ", "-", ".", "(", ")"]
 
-    /// Already in the form `normalize` gives: `+1` and ten digits, neither the area code nor the
-    /// exchange starting with 0 or 1 (the seed's rule, checked without building a new string).
-    static func isNormalized(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        return bytes.count == 12 && bytes[0] == UInt8(ascii: "+") && bytes[1] == UInt8(ascii: "1")
-            && bytes[2...].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-            && bytes[2] >= UInt8(ascii: "2") && bytes[5] >= UInt8(ascii: "2")
-    }
-
     /// `+15305550123` for `(530) 555-0123` and the other accepted forms; nil for anything else.
     static func normalize(_ text: String) -> String? {
         var digits = Array(text.unicodeScalars.filter { !separators.contains($0) })
@@ -57,4 +48,35 @@ enum PhoneNumber {
               digits[0] >= "2", digits[3] >= "2" else { return nil }
         return "+1" + String(String.UnicodeScalarView(digits))
     }
+}
+
+/// A number in the form `PhoneNumber.normalize` gives, `+1` and ten digits, kept as the ten
+/// digits' value: a user's number then takes no string and compares and hashes as one integer.
+struct NormalizedPhone: Equatable {
+    /// 5305550123 for `+15305550123`; always ten digits, as the area code starts with 2-9.
+    private(set) var digits: UInt64 = 0
+
+    /// A placeholder until the field is read.
+    init() {}
+
+    /// nil unless `text` is `+1` and ten digits, neither the area code nor the exchange starting
+    /// with 0 or 1 (the seed's rule).
+    init?(_ text: String) {
+        var text = text
+        guard let phone = text.withUTF8(Self.init(utf8:)) else { return nil }
+        self = phone
+    }
+
+    init?(utf8: UnsafeBufferPointer<UInt8>) {
+        guard utf8.count == 12, utf8[0] == UInt8(ascii: "+"), utf8[1] == UInt8(ascii: "1") else { return nil }
+        for index in 2..<12 {
+            let lowest = index == 2 || index == 5 ? UInt8(ascii: "2") : UInt8(ascii: "0")
+            guard utf8[index] >= lowest, utf8[index] <= UInt8(ascii: "9") else { return nil }
+            digits = digits * 10 + UInt64(utf8[index] - UInt8(ascii: "0"))
+        }
+    }
+
+    var text: String { "+1" + String(digits) }
+
+    var hashValue64: UInt64 { OTPHash.of(digits) }
 }

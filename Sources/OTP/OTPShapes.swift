@@ -24,10 +24,10 @@ struct OTPUserShape: Encodable {
 
     init(_ user: OTPUser) {
         accounts = user.accounts
-        e164PhoneNumber = user.phone
-        keyfilePassword = user.keyfilePassword
+        e164PhoneNumber = user.phone.text
+        keyfilePassword = user.keyfilePasswordText
         name = user.name
-        userID = user.userID
+        userID = user.userIDText
     }
 }
 

@@ -37,68 +37,112 @@ struct OTPAccount: Encodable, Equatable {
 }
 
 struct OTPUser {
-    var userID: String
-    var phone: String
+    /// `OTPSecret.userIDLength` characters.
+    var userID: OTPSecret
+    var phone: NormalizedPhone
     var name: String
-    var keyfilePassword: String
-    /// Every live token of the user, oldest first: first those a seed or state document gave,
-    /// which never end, then those logins issued (docs/apis/otp.md#tokens).
-    var authTokens: [String]
-    var documentTokenCount = 0
+    /// `OTPSecret.length` characters.
+    var keyfilePassword: OTPSecret
     /// nil until accounts were first saved: the user object then has no `accounts` key.
     var accounts: [OTPAccount]?
+    /// The user's tokens are a list through `OTPDirectory.tokens`, oldest first (-1: none): first
+    /// those a seed or state document gave, which never end, then those logins issued
+    /// (docs/apis/otp.md#tokens). 32-bit, as each of the million rows of a large seed keeps them.
+    fileprivate var firstToken: Int32 = -1
+    fileprivate var lastToken: Int32 = -1
+
+    init(userID: OTPSecret, phone: NormalizedPhone, name: String, keyfilePassword: OTPSecret) {
+        (self.userID, self.phone, self.name, self.keyfilePassword) = (userID, phone, name, keyfilePassword)
+    }
 
     static let maxNameLength = 64
 
     /// A posted or seeded name: any string of at most 64 Unicode scalars, `""` included.
     static func name(_ value: inout SeedReader) throws(SeedError) -> String {
         let name = try value.string()
-        guard name.unicodeScalars.count <= maxNameLength else { throw value.fail("longer than \(maxNameLength) characters") }
+        // No more scalars than UTF-8 bytes: only a long name needs counting.
+        guard name.utf8.count <= maxNameLength || name.unicodeScalars.count <= maxNameLength else {
+            throw value.fail("longer than \(maxNameLength) characters")
+        }
         return name
     }
+
+    var userIDText: String { userID.text(length: OTPSecret.userIDLength) }
+    var keyfilePasswordText: String { keyfilePassword.text(length: OTPSecret.length) }
 }
 
 /// Users and their live tokens: what the seed and the state document hold.
 public struct OTPDirectory {
     private(set) var users: [OTPUser] = []
     var changes = StateChanges()
+    /// Every live token and its owner; entries of ended tokens are reused (`freeToken`).
+    private var tokens: [Token] = []
+    private var freeToken: Int32 = -1
     /// Numbers, tokens and user ids compare byte for byte, as the real server's strings did.
-    private var indexByPhone: [ExactText: Int] = [:]
-    private var indexByToken: [ExactText: Int] = [:]
-    private var userIDs: Set<ExactText> = []
+    private var indexByPhone = RowIndex()
+    private var indexByUserID = RowIndex()
+    /// Rows of `tokens`.
+    private var indexByToken = RowIndex()
     /// The tokens logins issued, which end oldest first past a limit.
     private var issuedTokens = IssuedTokens()
 
-    func index(phone: String) -> Int? { indexByPhone[ExactText(phone)] }
+    private struct Token {
+        var secret: OTPSecret
+        var owner: Int32
+        /// The owner's next token, or on the free list the next free entry; -1 at the end.
+        var next: Int32
+    }
 
-    func index(token: String) -> Int? { indexByToken[ExactText(token)] }
+    init() {}
+
+    func index(phone: String) -> Int? { NormalizedPhone(phone).flatMap(index(phone:)) }
+
+    func index(token: String) -> Int? {
+        OTPSecret(token, length: OTPSecret.length).flatMap(tokenEntry).map { Int(tokens[$0].owner) }
+    }
 
     subscript(index: Int) -> OTPUser { users[index] }
 
+    /// The user's tokens, oldest first.
+    func tokens(of index: Int) -> [String] {
+        var texts: [String] = []
+        var entry = users[index].firstToken
+        while entry >= 0 {
+            texts.append(tokens[Int(entry)].secret.text(length: OTPSecret.length))
+            entry = tokens[Int(entry)].next
+        }
+        return texts
+    }
+
+    func firstToken(of index: Int) -> String? {
+        let entry = users[index].firstToken
+        return entry < 0 ? nil : tokens[Int(entry)].secret.text(length: OTPSecret.length)
+    }
+
     /// The user with that number, created (no name, no accounts) when there is none yet.
-    mutating func findOrCreate(phone: String) -> (index: Int, created: Bool) {
+    mutating func findOrCreate(phone text: String) -> (index: Int, created: Bool) {
+        guard let phone = NormalizedPhone(text) else { preconditionFailure("\(text) is not normalized") }
         if let index = index(phone: phone) { return (index, false) }
-        var userID = OTPSecret.make(length: OTPSecret.userIDLength)
-        while userIDs.contains(ExactText(userID)) { userID = OTPSecret.make(length: OTPSecret.userIDLength) }
-        add(OTPUser(userID: userID, phone: phone, name: "", keyfilePassword: OTPSecret.make(length: OTPSecret.length),
-                    authTokens: [], accounts: nil))
+        var userID = OTPSecret.random(length: OTPSecret.userIDLength)
+        while index(userID: userID) != nil { userID = OTPSecret.random(length: OTPSecret.userIDLength) }
+        add(OTPUser(userID: userID, phone: phone, name: "", keyfilePassword: OTPSecret.random(length: OTPSecret.length)))
         touch(users.count - 1)
         return (users.count - 1, true)
     }
 
     /// A login's new token for the user; past `limit` issued ones, the oldest issued stops working.
     mutating func issueToken(to index: Int, limit: Int) -> String {
-        var token = OTPSecret.make(length: OTPSecret.length)
-        while self.index(token: token) != nil { token = OTPSecret.make(length: OTPSecret.length) }
-        indexByToken[ExactText(token)] = index
-        users[index].authTokens.append(token)
+        var token = OTPSecret.random(length: OTPSecret.length)
+        while tokenEntry(token) != nil { token = OTPSecret.random(length: OTPSecret.length) }
+        Self.link(newToken(token, owner: index), to: &users[index], in: &tokens)
         touch(index)
-        if let ended = issuedTokens.record(token, limit: limit), let owner = indexByToken.removeValue(forKey: ExactText(ended)) {
-            // The oldest issued token overall is its owner's oldest issued one: right after the document's.
-            users[owner].authTokens.remove(at: users[owner].documentTokenCount)
-            touch(owner)
+        let text = token.text(length: OTPSecret.length)
+        if let ended = issuedTokens.record(text, limit: limit), let secret = OTPSecret(ended, length: OTPSecret.length),
+           let entry = tokenEntry(secret) {
+            touch(Int(tokens[entry].owner))
+            remove(entry)
         }
-        return token
+        return text
     }
 
     mutating func update(_ index: Int, name: String?, accounts: [OTPAccount]?) {
@@ -109,14 +153,65 @@ public struct OTPDirectory {
 
     /// A user's row is written whole: its tokens and accounts are part of it.
     private mutating func touch(_ index: Int) {
-        changes.touch(.row("users", "e164_phone_number", .string(users[index].phone)))
+        changes.touch(.row("users", "e164_phone_number", .string(users[index].phone.text)))
     }
 
+    private func index(phone: NormalizedPhone) -> Int? {
+        indexByPhone.row(hash: phone.hashValue64) { users[$0].phone == phone }
+    }
+
+    private func index(userID: OTPSecret) -> Int? {
+        indexByUserID.row(hash: userID.hashValue64) { users[$0].userID == userID }
+    }
+
+    private func tokenEntry(_ secret: OTPSecret) -> Int? {
+        indexByToken.row(hash: secret.hashValue64) { tokens[$0].secret == secret }
+    }
+
+    /// Adds `user` as row `users.count`; its tokens are in `tokens` already.
     private mutating func add(_ user: OTPUser) {
-        indexByPhone[ExactText(user.phone)] = users.count
-        for token in user.authTokens { indexByToken[ExactText(token)] = users.count }
-        userIDs.insert(ExactText(user.userID))
+        indexByPhone.insert(hash: user.phone.hashValue64, row: users.count)
+        indexByUserID.insert(hash: user.userID.hashValue64, row: users.count)
         users.append(user)
+    }
+
+    /// A new entry for `secret`, owned by row `owner` of `users` (the next row while a seed is read);
+    /// `link` then puts it in the owner's list.
+    private mutating func newToken(_ secret: OTPSecret, owner: Int) -> Int32 {
+        let token = Token(secret: secret, owner: Int32(owner), next: -1)
+        let entry: Int32
+        if freeToken >= 0 {
+            entry = freeToken
+            freeToken = tokens[Int(entry)].next
+            tokens[Int(entry)] = token
+        } else {
+            entry = Int32(tokens.count)
+            tokens.append(token)
+        }
+        indexByToken.insert(hash: secret.hashValue64, row: Int(entry))
+        return entry
+    }
+
+    /// Makes the token at `entry` the user's newest.
+    private static func link(_ entry: Int32, to user: inout OTPUser, in tokens: inout [Token]) {
+        if user.lastToken >= 0 { tokens[Int(user.lastToken)].next = entry } else { user.firstToken = entry }
+        user.lastToken = entry
+    }
+
+    /// Ends the token at `entry`: out of its owner's list, its entry free for the next one.
+    private mutating func remove(_ entry: Int) {
+        let owner = Int(tokens[entry].owner), next = tokens[entry].next
+        // The token that ends is its owner's oldest issued one, right after the document's: a short walk.
+        var previous: Int32 = -1, current = users[owner].firstToken
+        while current != Int32(entry) {
+            previous = current
+            current = tokens[Int(current)].next
+        }
+        if previous >= 0 { tokens[Int(previous)].next = next } else { users[owner].firstToken = next }
+        if users[owner].lastToken == Int32(entry) { users[owner].lastToken = previous }
+        indexByToken.remove(hash: tokens[entry].secret.hashValue64, row: entry)
+        tokens[entry].next = freeToken
+        freeToken = Int32(entry)
     }
 }
 
@@ -226,32 +321,6 @@ public struct OTPState {
     }
 }
 
-/// Random tokens, keyfile passwords and user ids: URL-safe base64 characters, each drawn from the
-/// system's cryptographic generator (as many bits as base64 of 24 or 18 random bytes).
-enum OTPSecret {
-    static let length = 32
-    static let userIDLength = 24
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".unicodeScalars)
-
-    static func make(length: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return String(String.UnicodeScalarView((0..<length).map { _ in alphabet.randomElement(using: &generator)! }))
-    }
-
-    static func isWellFormed(_ text: String, length: Int) -> Bool {
-        text.utf8.count == length && text.utf8.allSatisfy { byte in
-            (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 45 || byte == 95
-        }
-    }
-
-    /// Six digits, leading zeros kept.
-    static func code() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let number = String(Int.random(in: 0...999_999, using: &generator))
-        return String(repeating: "0", count: 6 - number.count) + number
-    }
-}
-
 // MARK: Seed format
 
 extension OTPDirectory {
@@ -260,15 +329,25 @@ extension OTPDirectory {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
+        // Secrets and numbers are read straight from the text where they can be (`plainString`).
+        let outcome = document.bytes.withUnsafeBufferPointer { text in
+            Result { () throws(SeedError) in try read(document, text: text) }
+        }
+        try outcome.get()
+    }
+
+    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { _, value throws(SeedError) in
                 // Sized up front, so the tables of a large seed are not rehashed as they fill.
                 let count = try value.count()
                 users.reserveCapacity(count)
                 indexByPhone.reserveCapacity(count)
+                indexByUserID.reserveCapacity(count)
+                // Most users have one token.
+                tokens.reserveCapacity(count)
                 indexByToken.reserveCapacity(count)
-                userIDs.reserveCapacity(count)
-                try value.elements { item throws(SeedError) in try addUser(&item) }
+                try value.elements { item throws(SeedError) in try addUser(&item, text: text) }
             }
         }
     }
@@ -278,42 +357,66 @@ extension OTPDirectory {
         static let user = SeedKeys(["e164_phone_number", "user_id", "name", "keyfile_password"], optional: ["auth_tokens", "accounts"])
     }
 
-    private mutating func addUser(_ item: inout SeedReader) throws(SeedError) {
-        var user = OTPUser(userID: "", phone: "", name: "", keyfilePassword: "", authTokens: [], accounts: nil)
+    private mutating func addUser(_ item: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+        var user = OTPUser(userID: OTPSecret(), phone: NormalizedPhone(), name: "", keyfilePassword: OTPSecret())
+        // Each field is read by a mutating method: a closure that used `self` (captured, so perhaps
+        // aliased) would copy the whole directory, one retain per table, for every lookup.
         try item.members(Keys.user) { key, value throws(SeedError) in
-            switch key {
-            case 0:
-                user.phone = try value.string()
-                guard PhoneNumber.isNormalized(user.phone) else {
-                    throw value.fail("expected a valid US number written as +1 and ten digits")
-                }
-                if index(phone: user.phone) != nil { throw value.fail("duplicate number \(user.phone)") }
-            case 1:
-                user.userID = try Self.secret(&value, length: OTPSecret.userIDLength)
-                if userIDs.contains(ExactText(user.userID)) { throw value.fail("duplicate user_id \(user.userID)") }
-            case 2: user.name = try OTPUser.name(&value)
-            case 3: user.keyfilePassword = try Self.secret(&value, length: OTPSecret.length)
-            case 4:
-                try value.elements { tokenValue throws(SeedError) in
-                    let token = try Self.secret(&tokenValue, length: OTPSecret.length)
-                    if index(token: token) != nil || user.authTokens.contains(where: { $0.hasSameBytes(as: token) }) {
-                        throw tokenValue.fail("duplicate token \(token)")
-                    }
-                    user.authTokens.append(token)
-                }
-                user.documentTokenCount = user.authTokens.count
-            default: user.accounts = try OTPAccount.list(&value)
-            }
+            try read(key, &value, into: &user, text: text)
         }
         add(user)
     }
 
-    private static func secret(_ value: inout SeedReader, length: Int) throws(SeedError) -> String {
-        let text = try value.string()
-        guard OTPSecret.isWellFormed(text, length: length) else {
+    private mutating func read(_ key: Int, _ value: inout SeedReader, into user: inout OTPUser,
+                               text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+        switch key {
+        case 0:
+            let phone = try Self.phone(&value, text: text)
+            if index(phone: phone) != nil { throw value.fail("duplicate number \(phone.text)") }
+            user.phone = phone
+        case 1:
+            user.userID = try Self.secret(&value, length: OTPSecret.userIDLength, text: text)
+            if index(userID: user.userID) != nil { throw value.fail("duplicate user_id \(user.userIDText)") }
+        case 2: user.name = try OTPUser.name(&value)
+        case 3: user.keyfilePassword = try Self.secret(&value, length: OTPSecret.length, text: text)
+        case 4: try value.elements { token throws(SeedError) in try readToken(&token, into: &user, text: text) }
+        default: user.accounts = try OTPAccount.list(&value)
+        }
+    }
+
+    private mutating func readToken(_ value: inout SeedReader, into user: inout OTPUser,
+                                    text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+        let token = try Self.secret(&value, length: OTPSecret.length, text: text)
+        if tokenEntry(token) != nil { throw value.fail("duplicate token \(token.text(length: OTPSecret.length))") }
+        Self.link(newToken(token, owner: users.count), to: &user, in: &tokens)
+    }
+
+    private static func phone(_ value: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) -> NormalizedPhone {
+        if let bytes = plainString(value, length: 12, in: text), let phone = NormalizedPhone(utf8: bytes) { return phone }
+        guard let phone = NormalizedPhone(try value.string()) else {
+            throw value.fail("expected a valid US number written as +1 and ten digits")
+        }
+        return phone
+    }
+
+    private static func secret(_ value: inout SeedReader, length: Int, text: UnsafeBufferPointer<UInt8>) throws(SeedError) -> OTPSecret {
+        if let bytes = plainString(value, length: length, in: text), let secret = OTPSecret(utf8: bytes, length: length) {
+            return secret
+        }
+        guard let secret = OTPSecret(try value.string(), length: length) else {
             throw value.fail("expected \(length) characters of A-Z, a-z, 0-9, - and _")
         }
-        return text
+        return secret
+    }
+
+    /// What is between the quotes when `value` is a string of `length` bytes, straight from the
+    /// document's `text` without making a String (the reader checks and skips the value after).
+    /// It may hold escapes or quotes: the caller accepts only characters that need none, and
+    /// otherwise reads the value as a String, which also gives the usual errors.
+    private static func plainString(_ value: SeedReader, length: Int, in text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        let start = value.offset + 1, end = start + length
+        guard end < text.count, text[value.offset] == UInt8(ascii: "\""), text[end] == UInt8(ascii: "\"") else { return nil }
+        return UnsafeBufferPointer(rebasing: text[start..<end])
     }
 }
 
@@ -327,7 +430,7 @@ extension OTPState: LoggedState {
     public func seedRow(at path: RowPath) -> [UInt8]? {
         guard path.steps[0].member == "users", case let .string(phone)? = path.steps[0].key,
               let index = directory.index(phone: phone) else { return nil }
-        return OrderedJSON.encode(OTPSeedFile.User(directory[index]), escapeSlash: false)
+        return OrderedJSON.encode(OTPSeedFile.User(directory, index), escapeSlash: false)
     }
 }
 
@@ -346,15 +449,16 @@ struct OTPSeedFile: Encodable {
             case authTokens = "auth_tokens", accounts
         }
 
-        init(_ user: OTPUser) {
+        init(_ directory: OTPDirectory, _ index: Int) {
+            let user = directory[index]
             (userID, phone, name, keyfilePassword, authTokens, accounts) =
-                (user.userID, user.phone, user.name, user.keyfilePassword, user.authTokens, user.accounts)
+                (user.userIDText, user.phone.text, user.name, user.keyfilePasswordText, directory.tokens(of: index), user.accounts)
         }
     }
 
     var users: [User]
 
     init(_ directory: OTPDirectory) {
-        users = directory.users.map(User.init)
+        users = directory.users.indices.map { User(directory, $0) }
     }
 }

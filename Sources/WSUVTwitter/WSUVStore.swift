@@ -3,9 +3,10 @@ import MockHTTP
 import MockKit
 
 /// WSUV Twitter's data (docs/apis/wsuv-twitter.md#endpoints): users with their stored token, and every tweet ever posted.
-/// Users are found by name (byte for byte) and tweets by id in O(1), and the tweets newer than a
-/// stamp in O(log n + k), so a request costs the same with 10 tweets or 100,000; users and tweets
-/// change only through the methods below, which keep the lookups in step.
+/// Users are found by name (byte for byte) in O(1), tweets by id in O(1) while the ids have no gaps
+/// (O(log n) after one), and the tweets newer than a stamp in O(log n + k), so a request costs the
+/// same with 10 tweets or 100,000; users and tweets change only through the methods below, which
+/// keep the lookups in step.
 public struct WSUVState {
     struct User {
         var username: String
@@ -14,31 +15,26 @@ public struct WSUVState {
         var sessionToken: String
     }
 
-    struct Tweet: Identifiable {
+    /// Users are never removed or renamed, so a tweet names its author by place in `users`; its
+    /// text is in `texts`. 32 bytes.
+    struct Tweet {
         var id: Int
-        var username: String
-        var timeStamp: String
-        var text: String
+        var timeStamp: TweetStamp
+        var text: TweetTexts.Place
+        var author: Int32
         var isDeleted: Bool
     }
 
     /// A tweet's place in the stamp order: by time stamp, then by id.
     struct StampedTweet: Comparable {
-        /// The stamp's digits as one number (`2016-04-21 17:05:43` → 20160421170543). Every stamp
-        /// has the one shape `YYYY-MM-DD HH:MM:SS`, so the numbers sort as the stamps' bytes do.
-        var key: Int
+        var stamp: TweetStamp
         var id: Int
-        var stamp: String
 
         init(_ tweet: Tweet) {
-            key = tweet.timeStamp.utf8.reduce(0) { $1 >= 48 && $1 <= 57 ? $0 * 10 + Int($1 - 48) : $0 }
-            id = tweet.id
-            stamp = tweet.timeStamp
+            (stamp, id) = (tweet.timeStamp, tweet.id)
         }
 
-        static func < (lhs: Self, rhs: Self) -> Bool { (lhs.key, lhs.id) < (rhs.key, rhs.id) }
-
-        static func == (lhs: Self, rhs: Self) -> Bool { lhs.key == rhs.key && lhs.id == rhs.id }
+        static func < (lhs: Self, rhs: Self) -> Bool { (lhs.stamp, lhs.id) < (rhs.stamp, rhs.id) }
     }
 
     /// The stored token of a logged-out user.
@@ -47,23 +43,27 @@ public struct WSUVState {
     static let deletedText = "[deleted]"
 
     private(set) var users: [User] = []
-    /// Names compare byte for byte (`ExactText`), as the scripts' SQL did.
-    private var userIndexByName: [ExactText: Int] = [:]
+    /// Names compare byte for byte, as the scripts' SQL did.
+    private var userIndexByName = NameIndex()
     private var liveTokens: Set<ExactText> = []
-    /// Tweets are never removed, so the next id is the last one's + 1.
-    private(set) var tweets = IDTable<Tweet>()
+    /// In ascending id: tweets are never removed, and the next id is the last one's + 1.
+    private(set) var tweets: [Tweet] = []
+    private var texts = TweetTexts()
     /// Every tweet's (stamp, id), so `get-tweets.cgi?date=` finds the newer ones without a scan.
     private var tweetsByStamp = SortedIndex<StampedTweet>()
     public var changes = StateChanges()
 
-    func userIndex(_ username: String) -> Int? { userIndexByName[ExactText(username)] }
+    func userIndex(_ username: String) -> Int? {
+        userIndexByName.row(named: username, in: users, nameOf: { $0.username })
+    }
 
-    /// Adds a user whose name is not taken.
-    mutating func add(_ user: User) {
-        userIndexByName[ExactText(user.username)] = users.count
+    /// Adds a user, unless the name is taken: then the place of the user who has it.
+    mutating func add(_ user: User) -> Int? {
+        if let taken = userIndexByName.insert(users.count, named: user.username, in: users, nameOf: { $0.username }) { return taken }
         if user.sessionToken != Self.loggedOut { liveTokens.insert(ExactText(user.sessionToken)) }
         users.append(user)
         changes.touch(.row("users", "username", .string(user.username)))
+        return nil
     }
 
     mutating func setSessionToken(_ token: String, ofUser index: Int) {
@@ -73,19 +73,37 @@ public struct WSUVState {
         changes.touch(.row("users", "username", .string(users[index].username)))
     }
 
-    var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
+    private var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
 
-    /// Adds a tweet whose id is above every earlier one.
-    mutating func add(_ tweet: Tweet) {
+    /// The place in `tweets` of the tweet with this id. Seeds number their tweets 1, 2, 3…, and
+    /// later ones follow on, so the id usually says where it is; otherwise a bisection finds it.
+    private func tweetIndex(_ id: Int) -> Int? {
+        guard let first = tweets.first else { return nil }
+        let guess = id &- first.id
+        if guess >= 0, guess < tweets.count, tweets[guess].id == id { return guess }
+        var low = 0, high = tweets.count
+        while low < high {
+            let middle = (low + high) / 2
+            if tweets[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low < tweets.count && tweets[low].id == id ? low : nil
+    }
+
+    func tweet(_ id: Int) -> Tweet? { tweetIndex(id).map { tweets[$0] } }
+
+    /// Adds a tweet with the next id.
+    mutating func addTweet(_ text: String, author: Int, stamp: TweetStamp) {
+        let tweet = Tweet(id: nextTweetID, timeStamp: stamp, text: texts.append(text), author: Int32(author), isDeleted: false)
         tweets.append(tweet)
         tweetsByStamp.insert(StampedTweet(tweet))
         changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
     }
 
-    /// Puts a changed tweet in place of the one with its id.
+    /// Puts a changed tweet in place of the one with its id, which must be there.
     mutating func replace(_ tweet: Tweet) {
-        if let old = tweets[tweet.id] { tweetsByStamp.remove(StampedTweet(old)) }
-        tweets.replace(tweet)
+        guard let index = tweetIndex(tweet.id) else { preconditionFailure("WSUVState.replace of a missing tweet") }
+        tweetsByStamp.remove(StampedTweet(tweets[index]))
+        tweets[index] = tweet
         tweetsByStamp.insert(StampedTweet(tweet))
         changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
     }
@@ -93,9 +111,9 @@ public struct WSUVState {
     /// `SELECT … WHERE time_stamp > ?date`, ascending id: the tweets stamped after `date` as text,
     /// or all of them for a `date` that SQLite reads as a number (see `SQLiteNumber`).
     func tweets(after date: [UInt8]) -> [Tweet] {
-        if SQLiteNumber.isNumeric(date) { return Array(tweets.rows) }
-        let newer = tweetsByStamp.elements { date.lexicographicallyPrecedes($0.stamp.utf8) }
-        return newer.map(\.id).sorted().compactMap { tweets[$0] }
+        if SQLiteNumber.isNumeric(date) { return tweets }
+        let newer = tweetsByStamp.elements { $0.stamp.isAfter(date) }
+        return newer.map(\.id).sorted().compactMap(tweet)
     }
 
     /// 160 random bits as 40 lowercase hex digits, never another user's live token.
@@ -113,8 +131,8 @@ public struct WSUVState {
     }
 
     func shape(_ tweet: Tweet) -> TweetShape {
-        TweetShape(tweetID: tweet.id, username: tweet.username, timeStamp: tweet.timeStamp, tweet: tweet.text,
-                   isDeleted: tweet.isDeleted ? 1 : 0)
+        TweetShape(tweetID: tweet.id, username: users[Int(tweet.author)].username, timeStamp: tweet.timeStamp.text,
+                   tweet: texts[tweet.text], isDeleted: tweet.isDeleted ? 1 : 0)
     }
 
     /// `^[0-9a-f]{40}$`
@@ -122,24 +140,10 @@ public struct WSUVState {
         text.utf8.count == 40 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
-    /// `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`: the shape only; stored stamps are text, never dates.
-    static func isStampShaped(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 19 else { return false }
-        return bytes.enumerated().allSatisfy { index, byte in
-            switch index {
-            case 4, 7: return byte == UInt8(ascii: "-")
-            case 10: return byte == UInt8(ascii: " ")
-            case 13, 16: return byte == UInt8(ascii: ":")
-            default: return (48...57).contains(byte)
-            }
-        }
-    }
-
     /// `YYYY-MM-DD HH:MM:SS` of a moment in the given zone, truncated to the second (SQLite's localtime).
-    static func stamp(_ date: Date, in zone: TimeZone) -> String {
+    static func stamp(_ date: Date, in zone: TimeZone) -> TweetStamp {
         let unix = Int(date.timeIntervalSince1970.rounded(.down))
-        return CivilTime(unixSeconds: unix + zone.secondsFromGMT(for: date)).sqlText
+        return TweetStamp(CivilTime(unixSeconds: unix + zone.secondsFromGMT(for: date)))
     }
 }
 
@@ -151,35 +155,54 @@ extension WSUVState {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
-        var seededTweets: [Tweet] = [], tweetIDs = Set<Int>()
-        try document.read { root throws(SeedError) in
-            try root.members(Keys.root) { key, value throws(SeedError) in
-                // Sized up front, so the tables of a large seed are not rehashed as they fill.
-                let count = try value.count()
-                if key == 0 {
-                    users.reserveCapacity(count)
-                    userIndexByName.reserveCapacity(count)
-                    try value.elements { item throws(SeedError) in try addUser(&item) }
-                } else {
-                    seededTweets.reserveCapacity(count)
-                    tweetIDs.reserveCapacity(count)
-                    try value.elements { item throws(SeedError) in
-                        let tweet = try Self.tweet(&item, isUser: { userIndex($0) != nil })
-                        if !tweetIDs.insert(tweet.id).inserted { throw item.fail("duplicate tweet_id \(tweet.id)") }
-                        seededTweets.append(tweet)
-                    }
-                }
-            }
+        // Rows are appended uncounted, into room for as many as the document could hold: room
+        // costs address space, not memory, until rows fill it, and nothing is copied as they come.
+        // No text is longer than the JSON string it is read from.
+        let size = document.bytes.count
+        users.reserveCapacity(size / Self.smallestUserJSON.utf8.count)
+        tweets.reserveCapacity(size / Self.smallestTweetJSON.utf8.count)
+        texts = TweetTexts(capacity: size)
+        let outcome = document.bytes.withUnsafeBufferPointer { text in
+            Result { () throws(SeedError) in try read(document, text: text) }
         }
-        // Both sorts are linear on rows already in order, as a saved state's and most seeds' are.
-        tweets = IDTable(seededTweets)
-        tweetsByStamp = SortedIndex(sorted: seededTweets.map(StampedTweet.init).sorted())
+        try outcome.get()
+        var stamped = tweets.map(StampedTweet.init)
+        // Linear on tweets already in stamp order, as a saved state's and most seeds' are.
+        stamped.sort()
+        tweetsByStamp = SortedIndex(sorted: stamped)
     }
+
+    private static let smallestUserJSON = #"{"username":"u","password":"p","session_token":"0"}"#
+    private static let smallestTweetJSON = #"{"tweet_id":1,"username":"u","time_stamp":"2016-01-01 00:00:00","isdeleted":0,"tweet":""}"#
 
     private enum Keys {
         static let root = SeedKeys(["users", "tweets"])
         static let user = SeedKeys(["username", "password", "session_token"])
         static let tweet = SeedKeys(["tweet_id", "username", "time_stamp", "isdeleted", "tweet"])
+    }
+
+    /// Reads `document`, whose bytes are `text`, into the empty state.
+    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+        // Ids in ascending order, as saved states and most seeds have them, cannot repeat: a set of
+        // the ids read is kept only from the first one that is not above the one before.
+        var earlierIDs: Set<Int>?
+        try document.read { root throws(SeedError) in
+            try root.members(Keys.root) { key, value throws(SeedError) in
+                if key == 0 {
+                    try value.elements { item throws(SeedError) in try addUser(&item) }
+                } else {
+                    // The users are all read by now: members come in the order of `Keys.root`.
+                    let (users, names) = (users, userIndexByName)
+                    try value.elements { item throws(SeedError) in
+                        let tweet = try Self.tweet(&item, in: text, authors: users, names: names, texts: &texts)
+                        if earlierIDs == nil, let last = tweets.last, tweet.id <= last.id { earlierIDs = Set(tweets.map(\.id)) }
+                        if earlierIDs?.insert(tweet.id).inserted == false { throw item.fail("duplicate tweet_id \(tweet.id)") }
+                        tweets.append(tweet)
+                    }
+                }
+            }
+        }
+        if earlierIDs != nil { tweets.sort { $0.id < $1.id } }
     }
 
     private mutating func addUser(_ item: inout SeedReader) throws(SeedError) {
@@ -196,32 +219,34 @@ extension WSUVState {
                 if liveTokens.contains(ExactText(user.sessionToken)) { throw value.fail("another user holds this token") }
             }
         }
-        if userIndex(user.username) != nil { throw item.fail(at: row, "duplicate username \(user.username)") }
-        add(user)
+        if add(user) != nil { throw item.fail(at: row, "duplicate username \(user.username)") }
     }
 
-    private static func tweet(_ item: inout SeedReader, isUser: (String) -> Bool) throws(SeedError) -> Tweet {
-        var tweet = Tweet(id: 0, username: "", timeStamp: "", text: "", isDeleted: false)
+    /// A tweet of a document whose bytes are `document`; its text goes into `texts`.
+    private static func tweet(_ item: inout SeedReader, in document: UnsafeBufferPointer<UInt8>, authors: [User],
+                              names: NameIndex, texts: inout TweetTexts) throws(SeedError) -> Tweet {
+        var id = 0, author = 0, stamp: TweetStamp?, text = TweetTexts.deleted, isDeleted = false
         try item.members(Keys.tweet) { key, value throws(SeedError) in
             switch key {
             case 0:
-                tweet.id = try value.int()
-                guard tweet.id >= 1 else { throw value.fail("must be 1 or more") }
+                id = try value.int()
+                guard id >= 1 else { throw value.fail("must be 1 or more") }
             case 1:
-                tweet.username = try value.string()
-                guard isUser(tweet.username) else { throw value.fail("\(tweet.username) is not a user") }
+                author = try SeedString.parse(&value, in: document, { names.row(named: $0, in: authors) { $0.username } },
+                                              else: { "\($0) is not a user" })
             case 2:
-                tweet.timeStamp = try value.string()
-                guard isStampShaped(tweet.timeStamp) else { throw value.fail("expected YYYY-MM-DD HH:MM:SS, got \(tweet.timeStamp)") }
+                stamp = try SeedString.parse(&value, in: document, TweetStamp.init(utf8:),
+                                             else: { "expected YYYY-MM-DD HH:MM:SS, got \($0)" })
             case 3:
                 let deleted = try value.int()
                 guard deleted == 0 || deleted == 1 else { throw value.fail("expected 0 or 1") }
-                tweet.isDeleted = deleted == 1
+                isDeleted = deleted == 1
             default:
-                tweet.text = try value.string()
+                text = try SeedString.withUTF8(of: &value, in: document) { texts.append($0) }
             }
         }
-        return tweet
+        // Every key is required, so the stamp and the text were read.
+        return Tweet(id: id, timeStamp: stamp!, text: text, author: Int32(author), isDeleted: isDeleted)
     }
 }
 
@@ -232,7 +257,7 @@ extension WSUVState: LoggedState {
         case let ("users", .string(username)?):
             return userIndex(username).map { OrderedJSON.encode(WSUVSeedFile.User(users[$0]), escapeSlash: false) }
         case let ("tweets", .int(id)?):
-            return tweets[id].map { OrderedJSON.encode(shape($0), escapeSlash: false) }
+            return tweet(id).map { OrderedJSON.encode(shape($0), escapeSlash: false) }
         default:
             return nil
         }
@@ -258,6 +283,6 @@ struct WSUVSeedFile: Encodable {
 
     init(_ state: WSUVState) {
         users = state.users.map(User.init)
-        tweets = state.tweets.rows.map(state.shape)
+        tweets = state.tweets.map(state.shape)
     }
 }

@@ -70,7 +70,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         // A NUL cut the SQL text short and the statement failed.
         if date?.contains(0) == true { throw .queryFailed }
         let tweets = state.read { state, _ in
-            (date.map(state.tweets(after:)) ?? Array(state.tweets.rows)).map(state.shape)
+            (date.map(state.tweets(after:)) ?? state.tweets).map(state.shape)
         }
         return Self.json(TweetList(tweets: tweets))
     }
@@ -89,7 +89,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         return try state.withLock { state throws(WSUVError) in
             guard state.userIndex(username) == nil else { throw .userExists }
             let token = state.mintToken()
-            state.add(WSUVState.User(username: username, password: password, sessionToken: token))
+            _ = state.add(WSUVState.User(username: username, password: password, sessionToken: token))
             return Self.json(SessionAnswer(sessionToken: token))
         }
     }
@@ -121,9 +121,8 @@ public final class WSUVTwitterAPI: CourseAPI {
         try Self.checkLength(["tweet": text])
         let stamp = stampNow()
         return try state.withLock { state throws(WSUVError) in
-            try Self.authorize(username, token, in: state)
-            state.add(WSUVState.Tweet(id: state.nextTweetID, username: username, timeStamp: stamp,
-                                                text: text, isDeleted: false))
+            let author = try Self.authorize(username, token, in: state)
+            state.addTweet(text, author: author, stamp: stamp)
             return Self.json(TweetAdded(tweet: text))
         }
     }
@@ -136,10 +135,10 @@ public final class WSUVTwitterAPI: CourseAPI {
             try Self.authorize(username, token, in: state)
             // The id is compared as SQLite compares a text with an integer column: as a number.
             guard let id = SQLiteNumber.integerValue(Array(idText.utf8)),
-                  var tweet = state.tweets[id] else { throw .noSuchTweet }
-            guard tweet.username == username else { throw .notYourTweet }
+                  var tweet = state.tweet(id) else { throw .noSuchTweet }
+            guard state.users[Int(tweet.author)].username == username else { throw .notYourTweet }
             // A soft delete: the new stamp makes clients that fetch after their newest stamp see it.
-            tweet.text = WSUVState.deletedText
+            tweet.text = TweetTexts.deleted
             tweet.isDeleted = true
             tweet.timeStamp = stamp
             state.replace(tweet)
@@ -151,13 +150,16 @@ public final class WSUVTwitterAPI: CourseAPI {
 
     /// An unknown user is 404 whatever the token; otherwise the token must be the user's live one,
     /// so `0` never passes (the real server let anyone post as a logged-out user with it).
-    private static func authorize(_ username: String, _ token: String, in state: WSUVState) throws(WSUVError) {
+    /// Returns the user's place in `state.users`.
+    @discardableResult
+    private static func authorize(_ username: String, _ token: String, in state: WSUVState) throws(WSUVError) -> Int {
         guard let index = state.userIndex(username) else { throw .noSuchUser }
         let stored = state.users[index].sessionToken
         guard stored != WSUVState.loggedOut, stored.hasSameBytes(as: token) else { throw .unauthorized }
+        return index
     }
 
-    private func stampNow() -> String { WSUVState.stamp(clock(), in: timeZone) }
+    private func stampNow() -> TweetStamp { WSUVState.stamp(clock(), in: timeZone) }
 
     /// `/` unescaped, non-ASCII raw, no trailing newline (JSON::PP's defaults).
     public static let escapesSlash = false

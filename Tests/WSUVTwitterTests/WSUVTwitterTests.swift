@@ -737,6 +737,134 @@ final class WSUVTwitterTests: XCTestCase {
         XCTAssertEqual(api.exportState(), before)
     }
 
+    /// Tweet ids in a document may come in any order and with gaps: answers list them ascending,
+    /// each is found for a delete, and a repeat is named wherever it comes.
+    func testLoadedTweetIDsOutOfOrderAndWithGaps() throws {
+        let token = String(repeating: "a1", count: 20)
+        func tweet(_ id: Int, _ user: String = "a") -> String {
+            #"{"tweet_id":\#(id),"username":"\#(user)","time_stamp":"2016-01-01 00:00:\#(id % 60 + 10)","tweet":"t\#(id)","isdeleted":0}"#
+        }
+        let users = #"[{"username":"a","password":"p","session_token":"\#(token)"},{"username":"b","password":"p","session_token":"0"}]"#
+        try api.loadState(JSONParser.parse(Array(#"{"users":\#(users),"tweets":[\#(tweet(30)),\#(tweet(10, "b")),\#(tweet(20)),\#(tweet(45))]}"#.utf8)))
+        assertJSON(try get("/get-tweets.cgi?date=2016-01-01%2000:00:39"),
+                   #"{"tweets":[{"tweet_id":30,"username":"a","time_stamp":"2016-01-01 00:00:40","tweet":"t30","isdeleted":0},"#
+                       + #"{"tweet_id":45,"username":"a","time_stamp":"2016-01-01 00:00:55","tweet":"t45","isdeleted":0}]}"#)
+        XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi")), [10, 20, 30, 45])
+        for missing in ["9", "11", "25", "44", "46"] {
+            assertNotFound(try post("/del-tweet.cgi", ["username": "a", "session_token": token, "tweet_id": missing]))
+        }
+        assertError(try post("/del-tweet.cgi", ["username": "a", "session_token": token, "tweet_id": "10"]), 403, "Forbidden")
+        for id in ["20", "45", "30"] {
+            assertJSON(try post("/del-tweet.cgi", ["username": "a", "session_token": token, "tweet_id": id]),
+                       #"{"tweet_id":"\#(id)","isdeleted":1,"tweet":"[deleted]"}"#)
+        }
+        XCTAssertEqual(try post("/add-tweet.cgi", ["username": "a", "session_token": token, "tweet": "next"]).status, 200)
+        assertJSON(try get("/get-tweets.cgi?date=2016-04-22%2009:59:59"),
+                   #"{"tweets":[{"tweet_id":20,"username":"a","time_stamp":"2016-04-22 10:00:00","tweet":"[deleted]","isdeleted":1},"#
+                       + #"{"tweet_id":30,"username":"a","time_stamp":"2016-04-22 10:00:00","tweet":"[deleted]","isdeleted":1},"#
+                       + #"{"tweet_id":45,"username":"a","time_stamp":"2016-04-22 10:00:00","tweet":"[deleted]","isdeleted":1},"#
+                       + #"{"tweet_id":46,"username":"a","time_stamp":"2016-04-22 10:00:00","tweet":"next","isdeleted":0}]}"#)
+
+        // A repeat is found among ids read before and after a lower one; a row's unknown author is
+        // named before its repeated id.
+        for (tweets, path, problem) in [
+            ([tweet(1), tweet(3), tweet(2), tweet(3)], "$.tweets[3]", "duplicate tweet_id 3"),
+            ([tweet(2), tweet(1), tweet(2, "c")], "$.tweets[2].username", "c is not a user"),
+        ] {
+            let document = #"{"users":\#(users),"tweets":[\#(tweets.joined(separator: ","))]}"#
+            XCTAssertThrowsError(try api.loadState(JSONParser.parse(Array(document.utf8))), document) { error in
+                XCTAssertEqual(error as? SeedError, SeedError(path: path, problem: problem), document)
+            }
+        }
+    }
+
+    /// A state document's strings are read where they lie unless escaped: escaped and raw ones,
+    /// non-ASCII, empty and long texts (lengths kept in one, two and three bytes) all come back
+    /// exactly, through deletes, a new tweet and an export; their problems name them decoded.
+    func testStateStringsEscapedRawLongAndWrong() throws {
+        let token = String(repeating: "b2", count: 20)
+        let (medium, long) = (String(repeating: "m", count: 200), String(repeating: "l", count: 20_000))
+        func tweet(_ id: Int, _ user: String, _ stamp: String, _ text: String, deleted: Int = 0) -> String {
+            #"{"tweet_id":\#(id),"username":"\#(user)","time_stamp":"\#(stamp)","tweet":"\#(text)","isdeleted":\#(deleted)}"#
+        }
+        func document(_ tweets: [String]) -> String {
+            #"{"users":[{"username":"a","password":"p","session_token":"\#(token)"},"#
+                + #"{"username":"\u00e9t\u00e9 \/ x","password":"p","session_token":"0"},"#
+                + #"{"username":"a name of more than fifteen bytes","password":"p","session_token":"0"}],"#
+                + #""tweets":[\#(tweets.joined(separator: ","))]}"#
+        }
+        let loaded = try server.request("PUT", "/_mock/state/wsuv", body: document([
+            tweet(1, #"\u0061"#, "2016-01-01 00:00:01", "plain"),
+            tweet(2, "été / x", #"2016-01-01 00:00:0\u0032"#, #"two\nlines \"quoted\" \u00e9 \ud83d\ude00 a\/b"#),
+            tweet(3, "a name of more than fifteen bytes", "2016-01-01 00:00:03", "日本語 ✓", deleted: 1),
+            tweet(4, "a", "2016-01-01 00:00:04", medium),
+            tweet(5, "a", "2016-01-01 00:00:05", long),
+            tweet(6, "a", "2016-01-01 00:00:06", ""),
+        ]))
+        XCTAssertEqual(loaded.text, #"{"loaded":"wsuv"}"#)
+        func expected(_ id: Int, _ user: String, _ stamp: String, _ text: String, deleted: Int = 0) -> String {
+            #"{"tweet_id":\#(id),"username":"\#(user)","time_stamp":"\#(stamp)","tweet":"\#(text)","isdeleted":\#(deleted)}"#
+        }
+        let seeded = [
+            expected(1, "a", "2016-01-01 00:00:01", "plain"),
+            expected(2, "été / x", "2016-01-01 00:00:02", #"two\nlines \"quoted\" é 😀 a/b"#),
+            expected(3, "a name of more than fifteen bytes", "2016-01-01 00:00:03", "日本語 ✓", deleted: 1),
+            expected(4, "a", "2016-01-01 00:00:04", medium),
+            expected(5, "a", "2016-01-01 00:00:05", long),
+            expected(6, "a", "2016-01-01 00:00:06", ""),
+        ]
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(seeded.joined(separator: ","))]}"#)
+
+        for _ in 0..<2 {
+            assertJSON(try post("/del-tweet.cgi", ["username": "a", "session_token": token, "tweet_id": "4"]),
+                       #"{"tweet_id":"4","isdeleted":1,"tweet":"[deleted]"}"#)
+        }
+        XCTAssertEqual(try post("/add-tweet.cgi", ["username": "a", "session_token": token, "tweet": "new é"]).status, 200)
+        let changed = [seeded[0], seeded[1], seeded[2], expected(4, "a", "2016-04-22 10:00:00", "[deleted]", deleted: 1),
+                       seeded[4], seeded[5], expected(7, "a", "2016-04-22 10:00:00", "new é")]
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(changed.joined(separator: ","))]}"#)
+        let exported = try get("/_mock/state/wsuv")
+        XCTAssertTrue(exported.text.hasSuffix(#""tweets":[\#(changed.joined(separator: ","))]}"#), exported.text)
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: exported.body).status, 200)
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(changed.joined(separator: ","))]}"#)
+
+        for (tweets, path, detail) in [
+            ([tweet(1, #"\u0063"#, "2016-01-01 00:00:01", "t")], "$.tweets[0].username", "c is not a user"),
+            ([tweet(1, "été / y", "2016-01-01 00:00:01", "t")], "$.tweets[0].username", "été / y is not a user"),
+            ([tweet(1, "a", #"2016-01-01 0\u0030:00:1"#, "t")], "$.tweets[0].time_stamp", "expected YYYY-MM-DD HH:MM:SS, got 2016-01-01 00:00:1"),
+            ([tweet(1, "a", "2016-01-01T00:00:01", "t")], "$.tweets[0].time_stamp", "expected YYYY-MM-DD HH:MM:SS, got 2016-01-01T00:00:01"),
+            ([tweet(1, "a", "2016-01-01 00:00:01", "t").replacingOccurrences(of: #""tweet":"t""#, with: #""tweet":7"#)],
+             "$.tweets[0].tweet", "expected a string"),
+            ([tweet(1, "a", "2016-01-01 00:00:01", "t").replacingOccurrences(of: #""username":"a""#, with: #""username":null"#)],
+             "$.tweets[0].username", "expected a string"),
+        ] {
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: document(tweets)).text,
+                           #"{"error":"invalid_state","path":"\#(path)","detail":"\#(detail)"}"#, tweets[0])
+        }
+        // A control character or a cut string is not JSON, whichever field it is in.
+        for broken in [tweet(1, "a", "2016-01-01 00:00:01", "t\u{1}"), tweet(1, "a\u{1}", "2016-01-01 00:00:01", "t"),
+                       tweet(1, "a", "2016-01-01 00:00:01\u{1}", "t")] {
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: document([broken])).text,
+                           #"{"error":"invalid_state","path":"$","detail":"the body is not valid JSON"}"#, broken)
+        }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: #"{"users":[],"tweets":[{"tweet_id":1,"username":"a"#).text,
+                       #"{"error":"invalid_state","path":"$","detail":"the body is not valid JSON"}"#)
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(changed.joined(separator: ","))]}"#)
+    }
+
+    func testAClockOutsideSQLitesYearsStampsTheNearestEnd() throws {
+        try start(timeZone: XCTUnwrap(TimeZone(identifier: "UTC")))
+        let token = try login("bob", "builder42")
+        // 10000-01-01 01:00:00 and -0001-12-31 00:00:00 UTC.
+        for unix in [253_402_304_400.0, -62_167_305_600.0] {
+            now.withLock { $0 = Date(timeIntervalSince1970: unix) }
+            XCTAssertEqual(try post("/add-tweet.cgi", ["username": "bob", "session_token": token, "tweet": "t"]).status, 200)
+        }
+        XCTAssertTrue(try get("/get-tweets.cgi").text.hasSuffix(
+            #"{"tweet_id":23,"username":"bob","time_stamp":"9999-12-31 23:59:59","tweet":"t","isdeleted":0},"#
+                + #"{"tweet_id":24,"username":"bob","time_stamp":"0000-01-01 00:00:00","tweet":"t","isdeleted":0}]}"#))
+    }
+
     func testInjectedFaultsAreBareStatusesWithTheScriptsPhrases() {
         for (status, phrase) in [(503, "Database Unavailable"), (500, "Internal Server Error"), (502, "Bad Gateway"),
                                  (429, "Too Many Requests")] {

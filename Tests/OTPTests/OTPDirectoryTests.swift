@@ -1,0 +1,126 @@
+import Foundation
+import MockHTTP
+import MockKit
+import TestSupport
+import XCTest
+
+/// Users, numbers and tokens as the directory keeps them (compact: secrets as 6-bit values,
+/// numbers as integers, tokens in one table): what goes in comes out byte for byte, and lookups
+/// stay right as tokens end.
+final class OTPDirectoryTests: OTPTestCase {
+    /// Every character of the alphabet, in every position a secret has.
+    static let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+    private func state(_ users: [String]) -> String {
+        #"{"users":[\#(users.joined(separator: ","))]}"#
+    }
+
+    private func user(id: String, phone: String, name: String = "N", keyfile: String, tokens: [String]) -> String {
+        #"{"user_id":"\#(id)","e164_phone_number":"\#(phone)","name":"\#(name)","keyfile_password":"\#(keyfile)","#
+            + #""auth_tokens":[\#(tokens.map { "\"\($0)\"" }.joined(separator: ","))]}"#
+    }
+
+    private func exportedUsers() throws -> [JSONObject] {
+        let exported = try server.request("GET", "/_mock/state/otp")
+        XCTAssertEqual(exported.status, 200)
+        return try XCTUnwrap(JSONParser.parse(exported.body).objectValue?["users"]?.arrayValue).compactMap(\.objectValue)
+    }
+
+    func testEveryCharacterOfEverySecretComesBackAsGiven() throws {
+        let letters = Array(Self.alphabet)
+        // The alphabet rotated by 0 to 63 places: every character in every place of a token; user ids
+        // and keyfile passwords take the even and the odd rotations.
+        func rotated(by places: Int, length: Int) -> String { String((0..<length).map { letters[($0 + places) % 64] }) }
+        let users = (0..<32).map { row in
+            user(id: rotated(by: 2 * row, length: 24), phone: "+1530555\(1000 + row)", keyfile: rotated(by: 2 * row + 1, length: 32),
+                 tokens: [rotated(by: row, length: 32), rotated(by: row + 32, length: 32)])
+        }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: state(users)).status, 200)
+        XCTAssertEqual(try server.request("GET", "/_mock/state/otp").text, state(users))
+        let token = String(letters[0..<32])
+        XCTAssertEqual(try readUser(token).text, #"{"status":"ok","user":{"drivers_license":null,"#
+            + #""e164_phone_number":"+15305551000","email":null,"keyfile_password":"\#(rotated(by: 1, length: 32))","#
+            + #""name":"N","payment_methods":[],"tos_accpted":0,"user_id":"\#(String(letters[0..<24]))"}}"#)
+    }
+
+    func testATokenOneCharacterOffInAnyPlaceIsNotTheUsers() throws {
+        let token = String(Self.alphabet.prefix(32))
+        let users = [user(id: String(repeating: "u", count: 24), phone: "+15305551000",
+                          keyfile: String(repeating: "k", count: 32), tokens: [token])]
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: state(users)).status, 200)
+        XCTAssertEqual(try object(readUser(token)).user?[string: "name"], "N")
+        for place in 0..<32 {
+            for replacement in ["_", "A", "a"] {
+                var characters = Array(token)
+                guard String(characters[place]) != replacement else { continue }
+                characters[place] = Character(replacement)
+                assertError(try readUser(String(characters)), "invalid_auth_token", "Your auth token is invalid")
+            }
+        }
+    }
+
+    func testEscapedSecretsAndNumbersReadAsTheirCharacters() throws {
+        // `\u0041` is A and `\/` is /: escapes spell the same characters as plain text would.
+        let escaped = user(id: #"\u0041BCDEFGHIJKLMNOPQRSTUVWX"#, phone: #"+1530555\u00310\u00300"#,
+                           keyfile: #"\u0061bcdefghijklmnopqrstuvwxyz012345"#, tokens: [#"ABCDEFGHIJKLMNOPQRSTUVWXYZabcde\u005f"#])
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: state([escaped])).status, 200)
+        let plain = user(id: "ABCDEFGHIJKLMNOPQRSTUVWX", phone: "+15305551000",
+                         keyfile: "abcdefghijklmnopqrstuvwxyz012345", tokens: ["ABCDEFGHIJKLMNOPQRSTUVWXYZabcde_"])
+        XCTAssertEqual(try server.request("GET", "/_mock/state/otp").text, state([plain]))
+        XCTAssertEqual(try object(readUser("ABCDEFGHIJKLMNOPQRSTUVWXYZabcde_")).user?[string: "e164_phone_number"], "+15305551000")
+        // An escape that spells a character outside the alphabet is the usual error, at its place.
+        let outside = user(id: "ABCDEFGHIJKLMNOPQRSTUVWX", phone: "+15305551000", keyfile: "abcdefghijklmnopqrstuvwxyz012345",
+                           tokens: [#"ABCDEFGHIJKLMNOPQRSTUVWXYZabcde\u002f"#])
+        let refused = try server.request("PUT", "/_mock/state/otp", body: state([outside]))
+        XCTAssertEqual(refused.text, #"{"error":"invalid_state","path":"$.users[0].auth_tokens[0]","#
+            + #""detail":"expected 32 characters of A-Z, a-z, 0-9, - and _"}"#)
+        let duplicate = user(id: "ABCDEFGHIJKLMNOPQRSTUVWX", phone: "+15305551000", keyfile: "abcdefghijklmnopqrstuvwxyz012345",
+                             tokens: ["ABCDEFGHIJKLMNOPQRSTUVWXYZabcde_", #"ABCDEFGHIJKLMNOPQRSTUVWXYZabcde\u005f"#])
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: state([duplicate])).text,
+                       #"{"error":"invalid_state","path":"$.users[0].auth_tokens[1]","#
+                       + #""detail":"duplicate token ABCDEFGHIJKLMNOPQRSTUVWXYZabcde_"}"#)
+    }
+
+    func testIssuedTokensEndOldestFirstAcrossUsersAndTheRestKeepWorking() throws {
+        try startServer(issuedTokenLimit: 5)
+        let phones = ["5305550100", "5305550101", "5305550123", "5305550124"]
+        var issued: [(phone: String, token: String)] = []
+        // Logins in an uneven order, so ended tokens are first, middle and last of their owners' lists.
+        for phone in [0, 0, 1, 2, 0, 3, 3, 1, 0, 2, 2, 3, 0, 1].map({ phones[$0] }) {
+            issued.append((phone, try XCTUnwrap(logIn(phone)[string: "auth_token"])))
+        }
+        let live = issued.suffix(5)
+        for (_, token) in issued.dropLast(5) {
+            assertError(try readUser(token), "invalid_auth_token", "Your auth token is invalid")
+        }
+        for (phone, token) in live {
+            XCTAssertEqual(try object(readUser(token)).user?[string: "e164_phone_number"], "+1" + phone)
+        }
+        for token in [Self.alexToken, Self.priyaToken, Self.jordanToken] {
+            XCTAssertEqual(try object(readUser(token))[string: "status"], "ok")
+        }
+        let tokensByPhone = Dictionary(grouping: live, by: { "+1" + $0.phone }).mapValues { $0.map(\.token) }
+        let seeded = ["+15305550100": [Self.alexToken], "+15305550101": [Self.priyaToken], "+15305550102": [Self.jordanToken]]
+        for user in try exportedUsers() {
+            let phone = try XCTUnwrap(user[string: "e164_phone_number"])
+            XCTAssertEqual(user["auth_tokens"]?.arrayValue?.compactMap(\.stringValue),
+                           (seeded[phone] ?? []) + (tokensByPhone[phone] ?? []), phone)
+        }
+    }
+
+    func testAfterManyTokensEndedEveryLiveOneIsStillFound() throws {
+        // Enough new users and tokens that the tables grow and ended tokens leave gaps among live ones.
+        try startServer(issuedTokenLimit: 40)
+        let logins = try (0..<300).map { number in
+            let phone = "+1530555\(1000 + number)"
+            return (phone: phone, token: try XCTUnwrap(logIn(phone)[string: "auth_token"]))
+        }
+        for (phone, token) in logins.suffix(40) {
+            XCTAssertEqual(try object(readUser(token)).user?[string: "e164_phone_number"], phone)
+        }
+        for (_, token) in logins.prefix(260) {
+            assertError(try readUser(token), "invalid_auth_token", "Your auth token is invalid")
+        }
+        XCTAssertEqual(try exportedUsers().count, 303)
+    }
+}
