@@ -6,8 +6,8 @@ import MockHTTP
 /// Its text is always written in lower case (docs/apis/cse118.md#how-strings-are-compared).
 struct CSE118ID: Hashable, Comparable {
     /// The first 16 hexadecimal digits, then the last 16: numeric order is the text's order.
-    private var high: UInt64
-    private var low: UInt64
+    private(set) var high: UInt64
+    private(set) var low: UInt64
 
     /// The nil UUID, all zeros: a placeholder until a row's id is read.
     init() {

@@ -62,9 +62,10 @@ public struct CSE118State {
         }
 
         /// The kind in the top two bits, the slot below.
-        private let bits: UInt32
+        let bits: UInt32
 
         init(_ kind: Kind, _ slot: Int32) { bits = kind.rawValue << 30 | UInt32(slot) }
+        init(bits: UInt32) { self.bits = bits }
 
         var kind: Kind { Kind(rawValue: bits >> 30)! }
         var slot: Int32 { Int32(bits & 0x3FFF_FFFF) }
@@ -89,7 +90,7 @@ public struct CSE118State {
     private(set) var channels = Slots<Channel>()
     private(set) var messages = Slots<Message>()
     /// Every row's id.
-    private var places: [CSE118ID: Place] = [:]
+    private var index = CSE118IDIndex()
     /// Token → member id.
     private(set) var tokens: [ExactText: CSE118ID] = [:]
     /// The tokens logins issued, which end oldest first past a limit (docs/apis/cse118.md#tokens).
@@ -100,8 +101,18 @@ public struct CSE118State {
 
     /// The slot of the row of this kind with this id.
     func slot(of id: CSE118ID, _ kind: Place.Kind) -> Int32? {
-        guard let place = places[id], place.kind == kind else { return nil }
+        guard let place = index.find(id, idAt: id(at:)), place.kind == kind else { return nil }
         return place.slot
+    }
+
+    /// The id of the row at a place that holds one.
+    private func id(at place: Place) -> CSE118ID {
+        switch place.kind {
+        case .member: return members[Int(place.slot)].id
+        case .workspace: return workspaces[place.slot].id
+        case .channel: return channels[place.slot].id
+        case .message: return messages[place.slot].id
+        }
     }
 
     func member(_ id: CSE118ID) -> Member? { slot(of: id, .member).map { members[Int($0)] } }
@@ -196,7 +207,7 @@ public struct CSE118State {
     @discardableResult
     mutating func removeWorkspace(_ id: CSE118ID) -> Workspace? {
         guard let slot = slot(of: id, .workspace), let workspace = workspaces.remove(slot) else { return nil }
-        places[id] = nil
+        index.remove(id, at: Place(.workspace, slot))
         for member in [workspace.owner] + workspace.members { changeMember(member) { $0.workspaces.remove(slot) } }
         for channel in workspace.channels { removeRows(ofChannel: channel) }
         changes.touch(Self.path(workspace: id))
@@ -233,7 +244,7 @@ public struct CSE118State {
     @discardableResult
     mutating func removeMessage(_ id: CSE118ID) -> Message? {
         guard let slot = slot(of: id, .message), let message = messages.remove(slot) else { return nil }
-        places[id] = nil
+        index.remove(id, at: Place(.message, slot))
         channels[message.channel].messages.remove(slot)
         let channel = channels[message.channel]
         changes.touch(Self.path(workspace: workspaces[channel.workspace].id, channel: channel.id, message: id))
@@ -298,7 +309,7 @@ public struct CSE118State {
     @discardableResult
     private mutating func insert(_ workspace: Workspace) -> Int32 {
         let slot = workspaces.insert(workspace)
-        places[workspace.id] = Place(.workspace, slot)
+        index.insert(Place(.workspace, slot), for: workspace.id)
         nextPosition = max(nextPosition, workspace.position + 1)
         for member in [workspace.owner] + workspace.members { changeMember(member) { $0.workspaces.append(slot) } }
         return slot
@@ -308,7 +319,7 @@ public struct CSE118State {
     @discardableResult
     private mutating func insert(_ channel: Channel) -> Int32 {
         let slot = channels.insert(channel)
-        places[channel.id] = Place(.channel, slot)
+        index.insert(Place(.channel, slot), for: channel.id)
         workspaces[channel.workspace].channels.append(slot)
         return slot
     }
@@ -316,16 +327,16 @@ public struct CSE118State {
     /// A message after its channel's others.
     private mutating func insert(_ message: Message) {
         let slot = messages.insert(message)
-        places[message.id] = Place(.message, slot)
+        index.insert(Place(.message, slot), for: message.id)
         channels[message.channel].messages.append(slot)
     }
 
     /// A channel's row and its messages', its workspace's list left as it is.
     private mutating func removeRows(ofChannel slot: Int32) {
         guard let channel = channels.remove(slot) else { return }
-        places[channel.id] = nil
+        index.remove(channel.id, at: Place(.channel, slot))
         for message in channel.messages {
-            if let removed = messages.remove(message) { places[removed.id] = nil }
+            if let removed = messages.remove(message) { index.remove(removed.id, at: Place(.message, message)) }
         }
     }
 }
@@ -335,19 +346,32 @@ public struct CSE118State {
 extension CSE118State {
     /// Reads and checks a seed or state document (`Seed/cse118.json`, docs/apis/cse118.md#accounts).
     init(seed document: SeedJSON) throws(SeedError) {
+        do {
+            self = try CSE118State(document, checkingIDsAsRead: false)
+        } catch {
+            // Unchecked as read, a duplicate id is found at the end of its list, maybe after another
+            // problem further on: read again checking each id, to report the first in the document.
+            self = try CSE118State(document, checkingIDsAsRead: true)
+        }
+    }
+
+    /// Without `checkingIDsAsRead`, the ids of a list of rows are filed and checked unique
+    /// together when the list ends, which is much faster for a large one.
+    private init(_ document: SeedJSON, checkingIDsAsRead: Bool) throws(SeedError) {
         var state = CSE118State()
         // Reading a seed is no change: nothing is recorded meanwhile.
         state.changes.isRecording = false
         let outcome = document.bytes.withUnsafeBufferPointer { text in
-            Result { () throws(SeedError) in try state.read(document, text: text) }
+            Result { () throws(SeedError) in try state.read(document, text: text, checkingIDsAsRead: checkingIDsAsRead) }
         }
         try outcome.get()
         state.changes = StateChanges()
         self = state
     }
 
-    /// Builds the tables from the document, whose bytes are `text`.
-    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+    /// Builds the tables from the document, whose bytes are `text`. A row goes in its table as soon
+    /// as its id is read (the first of its fields whatever their order), so the index can read it.
+    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>, checkingIDsAsRead: Bool) throws(SeedError) {
         var fixtures: [CSE118ID: [Int32]] = [:]
         try document.read { root throws(SeedError) in
             /// The `length` bytes inside the quotes of the string at `value`, taken as they are:
@@ -365,21 +389,35 @@ extension CSE118State {
                 guard let id = CSE118ID(text) else { throw value.fail("expected a lowercase UUID, got \(text)") }
                 return id
             }
-            /// The id of a new row, which no other row has, and where the row goes.
-            func uniqueID(_ value: inout SeedReader, _ place: Place) throws(SeedError) -> CSE118ID {
+            func existing(_ id: CSE118ID) -> Place? {
+                index.find(id) { self.id(at: $0) }
+            }
+            /// The id of a new row, which no other row has; the row must go at `place` next.
+            func newID(_ value: inout SeedReader, _ place: Place) throws(SeedError) -> CSE118ID {
                 let id = try uuid(&value)
-                guard places.updateValue(place, forKey: id) == nil else { throw value.fail("duplicate id \(id.text)") }
+                guard checkingIDsAsRead else {
+                    index.fileLater(place, for: id)
+                    return id
+                }
+                guard existing(id) == nil else { throw value.fail("duplicate id \(id.text)") }
+                index.insert(place, for: id)
                 return id
             }
+            /// Files the ids of the list at `value` that were not checked as read.
+            func fileIDs(of value: SeedReader) throws(SeedError) {
+                for (filed, kept) in index.filePending() where id(at: filed) == id(at: kept) {
+                    throw value.fail("duplicate id \(id(at: kept).text)")
+                }
+            }
             func knownMember(_ value: inout SeedReader) throws(SeedError) -> (id: CSE118ID, slot: Int32) {
-                if let bytes = plain(value, length: 36), let id = CSE118ID(bytes), let slot = slot(of: id, .member) {
-                    return (id, slot)
+                if let bytes = plain(value, length: 36), let id = CSE118ID(bytes), let place = existing(id), place.kind == .member {
+                    return (id, place.slot)
                 }
                 let text = try value.string()
-                guard let id = CSE118ID(text), let slot = slot(of: id, .member) else {
+                guard let id = CSE118ID(text), let place = existing(id), place.kind == .member else {
                     throw value.fail("\(text) is not the id of a member")
                 }
-                return (id, slot)
+                return (id, place.slot)
             }
             /// `2023-05-01T12:18:48.000Z`, a real calendar time.
             func timestamp(_ value: inout SeedReader) throws(SeedError) -> CSE118Timestamp {
@@ -392,31 +430,30 @@ extension CSE118State {
             }
             func channel(_ item: inout SeedReader, in workspace: Int32) throws(SeedError) -> Int32 {
                 let slot = channels.nextSlot
-                var channel = Channel(workspace: workspace)
                 try item.members(Keys.channel) { key, value throws(SeedError) in
                     switch key {
-                    case 0: channel.id = try uniqueID(&value, Place(.channel, slot))
-                    case 1: channel.name = try value.text()
+                    case 0: channels.insert(Channel(id: try newID(&value, Place(.channel, slot)), workspace: workspace))
+                    case 1: channels[slot].name = try value.text()
                     default:
                         try value.elements { item throws(SeedError) in
-                            channel.messages.append(try message(&item, in: slot))
+                            let message = try message(&item, in: slot)
+                            channels[slot].messages.append(message)
                         }
                     }
                 }
-                return channels.insert(channel)
+                return slot
             }
             func message(_ item: inout SeedReader, in channel: Int32) throws(SeedError) -> Int32 {
                 let slot = messages.nextSlot
-                var message = Message(channel: channel)
                 try item.members(Keys.message) { key, value throws(SeedError) in
                     switch key {
-                    case 0: message.id = try uniqueID(&value, Place(.message, slot))
-                    case 1: message.member = try knownMember(&value).id
-                    case 2: message.posted = try timestamp(&value)
-                    default: message.content = try value.text()
+                    case 0: messages.insert(Message(id: try newID(&value, Place(.message, slot)), channel: channel))
+                    case 1: messages[slot].member = try knownMember(&value).id
+                    case 2: messages[slot].posted = try timestamp(&value)
+                    default: messages[slot].content = try value.text()
                     }
                 }
-                return messages.insert(message)
+                return slot
             }
             try root.members(Keys.root) { key, value throws(SeedError) in
                 switch key {
@@ -425,60 +462,58 @@ extension CSE118State {
                     let count = try value.count()
                     members.reserveCapacity(count)
                     memberSlotByEmail.reserveCapacity(count)
-                    places.reserveCapacity(count)
                     try value.elements { item throws(SeedError) in
-                        var account = Member()
+                        let slot = Int32(members.count)
                         try item.members(Keys.member) { key, value throws(SeedError) in
                             switch key {
-                            case 0: account.id = try uniqueID(&value, Place(.member, Int32(members.count)))
-                            case 1: account.name = try value.text()
-                            case 2: account.email = try value.text()
-                            default: account.password = try value.text()
+                            case 0: members.append(Member(id: try newID(&value, Place(.member, slot))))
+                            case 1: members[Int(slot)].name = try value.text()
+                            case 2: members[Int(slot)].email = try value.text()
+                            default: members[Int(slot)].password = try value.text()
                             }
                         }
-                        if memberSlotByEmail.updateValue(Int32(members.count), forKey: Self.emailKey(account.email)) != nil {
-                            throw item.fail("duplicate email \(account.email)")
+                        let email = members[Int(slot)].email
+                        if memberSlotByEmail.updateValue(slot, forKey: Self.emailKey(email)) != nil {
+                            throw item.fail("duplicate email \(email)")
                         }
-                        members.append(account)
                     }
+                    try fileIDs(of: value)
                 case 1:
-                    // Most workspaces have a channel with a message: three ids each at least.
-                    let count = try value.count()
-                    workspaces.reserveCapacity(count)
-                    channels.reserveCapacity(count)
-                    messages.reserveCapacity(count)
-                    places.reserveCapacity(places.count + 3 * count)
                     try value.elements { item throws(SeedError) in
                         let slot = workspaces.nextSlot
-                        var workspace = Workspace(position: Int(slot))
                         var listed: [(member: (id: CSE118ID, slot: Int32), offset: Int)] = []
                         var ownerSlot: Int32 = 0
                         try item.members(Keys.workspace) { key, value throws(SeedError) in
                             switch key {
-                            case 0: workspace.id = try uniqueID(&value, Place(.workspace, slot))
-                            case 1: workspace.name = try value.text()
-                            case 2: (workspace.owner, ownerSlot) = try knownMember(&value)
+                            case 0: workspaces.insert(Workspace(id: try newID(&value, Place(.workspace, slot)), position: Int(slot)))
+                            case 1: workspaces[slot].name = try value.text()
+                            case 2: (workspaces[slot].owner, ownerSlot) = try knownMember(&value)
                             case 3:
                                 try value.elements { memberValue throws(SeedError) in
                                     listed.append((try knownMember(&memberValue), memberValue.offset))
                                 }
                             case 4:
                                 try value.elements { channelValue throws(SeedError) in
-                                    workspace.channels.append(try channel(&channelValue, in: slot))
+                                    let channel = try channel(&channelValue, in: slot)
+                                    workspaces[slot].channels.append(channel)
                                 }
-                            default: workspace.fixtureOf = try knownMember(&value).id
+                            default: workspaces[slot].fixtureOf = try knownMember(&value).id
                             }
                         }
                         members[Int(ownerSlot)].workspaces.append(slot)
                         for (member, offset) in listed {
-                            if member.id == workspace.owner { throw item.fail(at: offset, "the owner is not listed among the members") }
-                            if workspace.members.contains(member.id) { throw item.fail(at: offset, "duplicate member \(member.id.text)") }
-                            workspace.members.append(member.id)
+                            if member.id == workspaces[slot].owner {
+                                throw item.fail(at: offset, "the owner is not listed among the members")
+                            }
+                            if workspaces[slot].members.contains(member.id) {
+                                throw item.fail(at: offset, "duplicate member \(member.id.text)")
+                            }
+                            workspaces[slot].members.append(member.id)
                             members[Int(member.slot)].workspaces.append(slot)
                         }
-                        if let student = workspace.fixtureOf { fixtures[student, default: []].append(slot) }
-                        workspaces.insert(workspace)
+                        if let student = workspaces[slot].fixtureOf { fixtures[student, default: []].append(slot) }
                     }
+                    try fileIDs(of: value)
                     nextPosition = Int(workspaces.nextSlot)
                 default:
                     try value.elements { item throws(SeedError) in

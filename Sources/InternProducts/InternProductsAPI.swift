@@ -49,7 +49,7 @@ public final class InternProductsAPI: CourseAPI {
     public var summary: APISummary {
         let users = state.seed.users
         return APISummary(title: "Endava School of iOS InternProducts", basePaths: ["/"],
-                          seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken)") })
+                          seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken.text)") })
     }
 
     // MARK: Endpoints
@@ -61,7 +61,7 @@ public final class InternProductsAPI: CourseAPI {
         let token = try state.withLock { state throws(InternProductsError) in
             guard let user = state.user(named: username) else { throw .noSuchUser(username) }
             guard user.password.hasSameBytes(as: password) else { throw .wrongPassword(username) }
-            return user.loginToken
+            return user.loginToken.text
         }
         return Self.json(TokenAnswer(loginToken: token))
     }
@@ -75,7 +75,7 @@ public final class InternProductsAPI: CourseAPI {
             guard let token = state.register(username: username, password: password, at: now) else {
                 throw .usernameUsed(username)
             }
-            return token
+            return token.text
         }
         return Self.json(TokenAnswer(loginToken: token))
     }

@@ -8,7 +8,7 @@ public struct InternProductsState {
     struct User {
         var username: String
         var password: String
-        var loginToken: String
+        var loginToken: InternProductsToken
     }
 
     struct Product {
@@ -22,9 +22,9 @@ public struct InternProductsState {
 
     /// Users in registration order (seeded ones first).
     private(set) var users: [User] = []
-    /// Names and tokens compare byte for byte, as the real server's strings did.
-    private var userIndex: [ExactText: Int] = [:]
-    private var tokens: Set<ExactText> = []
+    /// Names compare byte for byte, as the real server's strings did; a token's text is one number.
+    private var userIndex: [ExactText: Int32] = [:]
+    private var tokens: Set<InternProductsToken> = []
     /// Newest first.
     private(set) var products: [Product] = []
     /// The whole SUCCESS body of `/products`. Base64 images make it a few hundred kilobytes, so
@@ -33,24 +33,25 @@ public struct InternProductsState {
     public var changes = StateChanges()
 
     func user(named username: String) -> User? {
-        userIndex[ExactText(username)].map { users[$0] }
+        userIndex[ExactText(username)].map { users[Int($0)] }
     }
 
-    func isLive(token: String) -> Bool { tokens.contains(ExactText(token)) }
+    func isLive(token: String) -> Bool { InternProductsToken(token).map(tokens.contains) ?? false }
 
     /// Creates the user with a fresh token (docs/apis/internproducts.md#tokens); nil when the name is taken.
-    mutating func register(username: String, password: String, at now: Date) -> String? {
+    mutating func register(username: String, password: String, at now: Date) -> InternProductsToken? {
         guard userIndex[ExactText(username)] == nil else { return nil }
-        let token = InternProductsToken.mint(at: now) { tokens.contains(ExactText($0)) }
-        add(User(username: username, password: password, loginToken: token))
-        return token
+        return addMinting(username: username, password: password, at: now)
     }
 
-    private mutating func add(_ user: User) {
-        userIndex[ExactText(user.username)] = users.count
-        tokens.insert(ExactText(user.loginToken))
-        users.append(user)
-        changes.touch(.row("users", "username", .string(user.username)))
+    /// Adds the user with the first free token at `now`, under a name that is free or already filed for it.
+    private mutating func addMinting(username: String, password: String, at now: Date) -> InternProductsToken {
+        let token = InternProductsToken.mint(at: now, isTaken: tokens.contains)
+        userIndex[ExactText(username)] = Int32(users.count)
+        tokens.insert(token)
+        users.append(User(username: username, password: password, loginToken: token))
+        changes.touch(.row("users", "username", .string(username)))
+        return token
     }
 }
 
@@ -76,47 +77,26 @@ extension InternProductsState {
         changes.isRecording = false
         defer { changes = StateChanges() }
         var unminted: [(username: String, password: String)] = []
-        var unmintedNames: Set<ExactText> = []
         var loaded: [(product: Product, offset: Int)] = []
+        // Titles compare as Swift strings (canonical equivalence), as they always did here.
+        var titles: [String: Int] = [:], dates: [Int: Int] = [:]
+        // Users are appended uncounted, into room for as many as the document could hold: room
+        // costs address space, not memory, until rows fill it, and nothing is copied as they come.
+        users.reserveCapacity(document.bytes.count / Self.smallestUserJSON.utf8.count)
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { key, value throws(SeedError) in
                 if key == 0 {
-                    try value.elements { item throws(SeedError) in
-                        var username = "", password = "", token: String?
-                        try item.members(Keys.user) { key, value throws(SeedError) in
-                            switch key {
-                            case 0:
-                                username = try value.text()
-                                if user(named: username) != nil || unmintedNames.contains(ExactText(username)) {
-                                    throw value.fail("duplicate username \(username)")
-                                }
-                            case 1: password = try value.text()
-                            default:
-                                let text = try value.string()
-                                guard InternProductsToken.isWellFormed(text) else {
-                                    throw value.fail("expected seconds since 2001 with six decimals, the last not 0, e.g. 668961808.772846")
-                                }
-                                if isLive(token: text) { throw value.fail("duplicate loginToken \(text)") }
-                                token = text
-                            }
-                        }
-                        if let token {
-                            add(User(username: username, password: password, loginToken: token))
-                        } else {
-                            unminted.append((username, password))
-                            unmintedNames.insert(ExactText(username))
-                        }
-                    }
+                    try value.elements { item throws(SeedError) in try readUser(&item, unminted: &unminted) }
                 } else {
                     try value.elements { item throws(SeedError) in
                         let product = try Self.product(&item, images: images)
-                        if let twin = loaded.first(where: { $0.product.title == product.title }) {
+                        if let twin = titles.updateValue(loaded.count, forKey: product.title) {
                             throw SeedError(path: item.path(of: item.offset) + ".title",
-                                            problem: "\"\(product.title)\" is also \(item.path(of: twin.offset))'s title")
+                                            problem: "\"\(product.title)\" is also \(item.path(of: loaded[twin].offset))'s title")
                         }
-                        if let twin = loaded.first(where: { $0.product.date == product.date }) {
+                        if let twin = dates.updateValue(loaded.count, forKey: product.date) {
                             throw SeedError(path: item.path(of: item.offset) + ".date",
-                                            problem: "\(product.date) is also \(item.path(of: twin.offset))'s date")
+                                            problem: "\(product.date) is also \(item.path(of: loaded[twin].offset))'s date")
                         }
                         loaded.append((product, item.offset))
                     }
@@ -125,7 +105,7 @@ extension InternProductsState {
         }
         // Minted after every given token is known, so a minted one never collides with a later user's.
         for (username, password) in unminted {
-            _ = register(username: username, password: password, at: now)
+            _ = addMinting(username: username, password: password, at: now)
         }
         products = loaded.map(\.product).sorted { $0.date > $1.date }
         let shapes = products.map { product in
@@ -133,6 +113,36 @@ extension InternProductsState {
                                            description: product.description, date: product.date)
         }
         productsBody = OrderedJSON.encode(InternProductsAPI.ProductList(products: shapes), escapeSlash: true)
+    }
+
+    private static let smallestUserJSON = #"{"username":"u","password":"p"}"#
+
+    /// One user. A name is filed when read, so that a later row with it is the duplicate; a user
+    /// without a token waits in `unminted` (filed at the place a user with a token would have).
+    private mutating func readUser(_ item: inout SeedReader, unminted: inout [(username: String, password: String)]) throws(SeedError) {
+        var username = "", password = "", token: InternProductsToken?
+        try item.members(Keys.user) { key, value throws(SeedError) in
+            switch key {
+            case 0:
+                username = try value.text()
+                if userIndex.updateValue(Int32(users.count), forKey: ExactText(username)) != nil {
+                    throw value.fail("duplicate username \(username)")
+                }
+            case 1: password = try value.text()
+            default:
+                let text = try value.string()
+                guard let given = InternProductsToken(text), given.isWellFormed else {
+                    throw value.fail("expected seconds since 2001 with six decimals, the last not 0, e.g. 668961808.772846")
+                }
+                guard tokens.insert(given).inserted else { throw value.fail("duplicate loginToken \(text)") }
+                token = given
+            }
+        }
+        if let token {
+            users.append(User(username: username, password: password, loginToken: token))
+        } else {
+            unminted.append((username, password))
+        }
     }
 
     private enum Keys {
@@ -222,7 +232,7 @@ struct InternProductsSeedFile: Encodable {
         var username: String, password: String, loginToken: String
 
         init(_ user: InternProductsState.User) {
-            (username, password, loginToken) = (user.username, user.password, user.loginToken)
+            (username, password, loginToken) = (user.username, user.password, user.loginToken.text)
         }
     }
     struct Product: Encodable {
@@ -250,36 +260,57 @@ extension InternProductsState: LoggedState {
 
 // MARK: Tokens
 
-/// Login tokens (docs/apis/internproducts.md#tokens): seconds since 2001-01-01 UTC with six decimals, the last never 0,
-/// so that a client's `Double` prints the same text back.
-enum InternProductsToken {
-    /// The first free microsecond at or after `now` whose last digit is not 0, as a token.
-    static func mint(at now: Date, isTaken: (String) -> Bool) -> String {
-        // Rounded, not truncated: a Double a hair below a whole microsecond still names it.
-        var micros = Int((now.timeIntervalSinceReferenceDate * 1_000_000).rounded())
-        while true {
-            if micros % 10 != 0 {
-                let token = text(micros)
-                if !isTaken(token) { return token }
-            }
-            micros += 1
+/// A login token (docs/apis/internproducts.md#tokens): seconds since 2001-01-01 UTC with six
+/// decimals, the last never 0, so that a client's `Double` prints the same text back. Kept as the
+/// whole number of microseconds, which its text spells in exactly one way.
+struct InternProductsToken: Hashable {
+    let micros: Int
+
+    init(micros: Int) {
+        self.micros = micros
+    }
+
+    /// The token whose text (`text`) is `text`; nil for any other text, a zero before the other
+    /// digits or more than twelve digits before the point included.
+    init?(_ text: String) {
+        guard let micros = text.utf8.withContiguousStorageIfAvailable(Self.micros) ?? Self.micros(Array(text.utf8)) else {
+            return nil
         }
+        self.micros = micros
+    }
+
+    private static func micros(_ bytes: some Collection<UInt8>) -> Int? {
+        guard (8...19).contains(bytes.count) else { return nil }
+        let point = bytes.count - 7
+        guard point == 1 || bytes.first != UInt8(ascii: "0"), bytes.dropFirst(point).first == UInt8(ascii: ".") else { return nil }
+        var micros = 0
+        for (position, byte) in bytes.enumerated() where position != point {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            micros = micros * 10 + Int(digit)
+        }
+        return micros
+    }
+
+    /// `^[1-9][0-9]{8,9}\.[0-9]{5}[1-9]$`: what a seed's token must look like. A token minted by a
+    /// clock before 2004 has fewer digits, and one ending in 0 is never minted.
+    var isWellFormed: Bool {
+        (100_000_000_000_000..<10_000_000_000_000_000).contains(micros) && micros % 10 != 0
     }
 
     /// `668961808.772846` for 668,961,808,772,846 µs.
-    static func text(_ micros: Int) -> String {
+    var text: String {
         let fraction = String(micros % 1_000_000)
         return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
-    /// `^[1-9][0-9]{8,9}\.[0-9]{5}[1-9]$`
-    static func isWellFormed(_ token: String) -> Bool {
-        let bytes = Array(token.utf8)
-        guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")), (9...10).contains(dot), bytes.count == dot + 7 else {
-            return false
+    /// The first free microsecond at or after `now` whose last digit is not 0, as a token.
+    static func mint(at now: Date, isTaken: (InternProductsToken) -> Bool) -> InternProductsToken {
+        // Rounded, not truncated: a Double a hair below a whole microsecond still names it.
+        var micros = Int((now.timeIntervalSinceReferenceDate * 1_000_000).rounded())
+        while true {
+            if micros % 10 != 0, !isTaken(InternProductsToken(micros: micros)) { return InternProductsToken(micros: micros) }
+            micros += 1
         }
-        let digits = bytes[..<dot] + bytes[(dot + 1)...]
-        return digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-            && bytes.first != UInt8(ascii: "0") && bytes.last != UInt8(ascii: "0")
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MockKit
 
 /// The rows of a table found by the UTF-8 bytes of a name each row holds (users by username), in
@@ -11,6 +12,12 @@ struct NameIndex {
 
     /// The place in `rows` of the row whose name (`nameOf`) has the bytes of `name`.
     func row<Row>(named name: String, in rows: [Row], nameOf: (Row) -> String) -> Int? {
+        var name = name
+        return name.withUTF8 { row(named: $0, in: rows, nameOf: nameOf) }
+    }
+
+    /// The same for a name given by its bytes (read in place from a seed document).
+    func row<Row>(named name: UnsafeBufferPointer<UInt8>, in rows: [Row], nameOf: (Row) -> String) -> Int? {
         let hash = Self.hash(name)
         var slot = Int(hash) & (slots.count - 1)
         while slots[slot] != 0 {
@@ -25,23 +32,28 @@ struct NameIndex {
     /// One hash either way.
     mutating func insert<Row>(_ row: Int, named name: String, in rows: [Row], nameOf: (Row) -> String) -> Int? {
         precondition(row < Int(UInt32.max), "NameIndex holds fewer than 2^32 - 1 rows")
-        let hash = Self.hash(name)
-        var slot = Int(hash) & (slots.count - 1)
-        while slots[slot] != 0 {
-            if let earlier = Self.row(in: slots[slot], hash: hash, named: name, in: rows, nameOf: nameOf) { return earlier }
-            slot = (slot + 1) & (slots.count - 1)
+        var name = name
+        return name.withUTF8 { name in
+            let hash = Self.hash(name)
+            var slot = Int(hash) & (slots.count - 1)
+            while slots[slot] != 0 {
+                if let earlier = Self.row(in: slots[slot], hash: hash, named: name, in: rows, nameOf: nameOf) { return earlier }
+                slot = (slot + 1) & (slots.count - 1)
+            }
+            slots[slot] = UInt64(hash) << 32 | UInt64(row + 1)
+            count += 1
+            // At most three quarters full, so a probe rarely goes far.
+            if count * 4 > slots.count * 3 { grow() }
+            return nil
         }
-        slots[slot] = UInt64(hash) << 32 | UInt64(row + 1)
-        count += 1
-        // At most three quarters full, so a probe rarely goes far.
-        if count * 4 > slots.count * 3 { grow() }
-        return nil
     }
 
-    private static func row<Row>(in slot: UInt64, hash: UInt32, named name: String, in rows: [Row], nameOf: (Row) -> String) -> Int? {
+    private static func row<Row>(in slot: UInt64, hash: UInt32, named name: UnsafeBufferPointer<UInt8>, in rows: [Row],
+                                 nameOf: (Row) -> String) -> Int? {
         guard UInt32(truncatingIfNeeded: slot >> 32) == hash else { return nil }
         let row = Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1
-        return nameOf(rows[row]).hasSameBytes(as: name) ? row : nil
+        var rowName = nameOf(rows[row])
+        return rowName.withUTF8 { $0.count == name.count && (name.isEmpty || memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0) } ? row : nil
     }
 
     /// Twice the slots, each entry placed again by the hash it keeps.
@@ -57,11 +69,9 @@ struct NameIndex {
 
     /// SipHash of the bytes (`Hasher`, seeded afresh by each process, so names sent to the server
     /// cannot be chosen to collide), folded to 32 bits.
-    private static func hash(_ name: String) -> UInt32 {
+    private static func hash(_ name: UnsafeBufferPointer<UInt8>) -> UInt32 {
         var hasher = Hasher()
-        if name.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
-            Array(name.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
-        }
+        hasher.combine(bytes: UnsafeRawBufferPointer(name))
         let value = UInt64(bitPattern: Int64(hasher.finalize()))
         return UInt32(truncatingIfNeeded: value ^ value >> 32)
     }

@@ -88,6 +88,39 @@ final class CSE118SeedTests: XCTestCase {
         }
     }
 
+    func testTheFirstProblemInTheDocumentIsReportedWhenAnIdRepeats() throws {
+        let messages = (1...3000).map { Self.message(String(format: "dddddddd-0000-4000-8000-%012x", $0 * 7919), posted: "2024-02-03T18:04:05.125Z") }
+        let first = "dddddddd-0000-4000-8000-000000001eef"
+        let cases: [(document: String, path: String, detail: String)] = [
+            // Members repeat ids before a later problem in the members and one in the workspaces.
+            (Self.document(messages: []) {
+                $0.replacingOccurrences(of: Self.other, with: Self.member).replacingOccurrences(of: "bob@x.com", with: "ann@x.com")
+                    .replacingOccurrences(of: "\"owner\":\"\(Self.member)\"", with: "\"owner\":\"nobody\"")
+            }, "$.members[1].id", "duplicate id \(Self.member)"),
+            // A message repeats a member's id, before a bad time further on.
+            (Self.document(messages: [Self.message(Self.other, posted: "2024-02-03T18:04:05.125Z"), Self.message(first, posted: "2024-02-30T00:00:00.000Z")]),
+             "$.workspaces[0].channels[0].messages[0].id", "duplicate id \(Self.other)"),
+            // The last of thousands of messages repeats the first, after a member with no such id.
+            (Self.document(messages: messages + [Self.message(first, posted: "2024-02-03T18:04:05.125Z")]) {
+                $0.replacingOccurrences(of: "\"members\":[\"\(Self.other)\"]", with: "\"members\":[\"\(Self.other)\",\"\(first)\"]")
+            }, "$.workspaces[0].members[1]", "\(first) is not the id of a member"),
+            (Self.document(messages: messages + [Self.message(first, posted: "2024-02-03T18:04:05.125Z")]),
+             "$.workspaces[0].channels[0].messages[3000].id", "duplicate id \(first)"),
+            (Self.document(messages: messages + [Self.message(Self.workspace, posted: "2024-02-03T18:04:05.125Z")]),
+             "$.workspaces[0].channels[0].messages[3000].id", "duplicate id \(Self.workspace)"),
+        ]
+        for (document, path, detail) in cases {
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
+            XCTAssertEqual(answer.status, 400)
+            XCTAssertEqual(answer.text, refusal(path, detail))
+        }
+        // Without the repeat, all of them load.
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: messages)).status, 200)
+        let token = try client.login(("ann@x.com", "pw"))
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: token)).count, 3000)
+        XCTAssertEqual(try client.call("DELETE", "/message/\(first)", token: token).status, 200)
+    }
+
     func testIdsAndTimesComeBackAsTheDocumentSpelledThem() throws {
         // Escaped characters are read as what they stand for; times sort as times, ties in document order.
         let times = ["2024-02-29T23:59:59.999Z", "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
@@ -154,5 +187,21 @@ final class CSE118SeedTests: XCTestCase {
         XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace", token: bob)).compactMap { $0["name"] as? String }, ["Last"])
         assertCSE118(try client.call("GET", "/workspace/\(last)/member", token: bob), 200,
                      #"[{"id":"\#(Self.other)","name":"Bob"}]"#)
+    }
+
+    func testEveryRowIsFoundByIdAsOthersAreDeleted() throws {
+        // Enough ids that the index grows several times and deletions leave holes among neighbours.
+        let ids = (0..<600).map { String(format: "dddddddd-0000-4000-8000-%012x", $0 * 7919) }
+        let messages = ids.map { Self.message($0, posted: "2024-02-03T18:04:05.125Z") }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: messages)).status, 200)
+        let ann = try client.login(("ann@x.com", "pw"))
+        for (number, id) in ids.enumerated() where number % 2 == 0 {
+            XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 200, id)
+        }
+        let left = try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: ann)).compactMap { $0["id"] as? String }
+        XCTAssertEqual(left, ids.enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
+        for id in left { XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 200, id) }
+        assertCSE118(try client.call("DELETE", "/message/\(ids[0])", token: ann), 404, #"{"message":"Message not found","status":404}"#)
+        assertCSE118(try client.call("GET", "/channel/\(Self.channel)/message", token: ann), 200, "[]")
     }
 }

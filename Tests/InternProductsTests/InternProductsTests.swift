@@ -305,6 +305,24 @@ final class InternProductsTests: XCTestCase {
         XCTAssertEqual(fromHeader.text, #"{"status":"FAILED","message":"Missing parameter: loginToken"}"#)
     }
 
+    /// A token is found by the number its text spells, so every other spelling of that number, and
+    /// every text that spells none, must miss.
+    func testOnlyTheExactTextOfALiveTokenIsAccepted() throws {
+        for spelling in ["0668961808.772846", "668961808.77284", "668961808.7728461", "6689618087.72846",
+                         "66896180.8772846", "668961808772846", "668961808,772846", "668961808.772846%20",
+                         "-668961808.772846", "668961808.-772846", "668961808.77284%D9%A6", "%EF%BC%96" + "68961808.772846",
+                         "668961808..772846", ".668961808772846", "668961808772846.", "0.000001",
+                         "999999999999.999999", "9999999999999.999999", "99999999999999999999.999999"] {
+            try assertFailed("/products?loginToken=\(spelling)", "Invalid login token")
+        }
+        // Registered at 785246913.204510: the first free microsecond without a trailing 0.
+        let token = try XCTUnwrap(try loginToken(from: "/register?username=exact&password=p"))
+        XCTAssertEqual(token, "785246913.204511")
+        XCTAssertEqual(try get("/products?loginToken=\(token)").body, try productsBody())
+        try assertFailed("/products?loginToken=0\(token)", "Invalid login token")
+        try assertFailed("/products?loginToken=785246913.20451", "Invalid login token")
+    }
+
     // MARK: Paths, methods, query parsing
 
     func testPathsMatchInAnyLetterCaseButOtherwiseExactly() throws {
@@ -515,6 +533,30 @@ final class InternProductsTests: XCTestCase {
         XCTAssertEqual(try productsBody(), before)
         try assertToken("/login?username=keeper&password=k", token)
         XCTAssertNoThrow(try api.loadState(try editedState { _ in }))
+    }
+
+    func testStateTokensMustBeSpelledAsTheyAreMinted() throws {
+        let products = try productsBody()
+        let malformed = "expected seconds since 2001 with six decimals, the last not 0, e.g. 668961808.772846"
+        for token in ["0668961808.772846", "12345678.123451", "66896180877.284651", "668961808.77284", "668961808.7728461",
+                      "668961808772846", "-668961808.772846", "668961808.-77284", "６68961808.772846", " 668961808.772846"] {
+            let document = try editedState { $0["users"] = [["username": "x", "password": "p", "loginToken": token]] }
+            XCTAssertThrowsError(try api.loadState(document), token) { error in
+                XCTAssertEqual(error as? SeedError, SeedError(path: "$.users[0].loginToken", problem: malformed), token)
+            }
+        }
+        for token in ["100000000.000001", "9999999999.999999"] {
+            try api.loadState(try editedState { $0["users"] = [["username": "x", "password": "p", "loginToken": token]] })
+            try assertToken("/login?username=x&password=p", token)
+            XCTAssertEqual(try get("/products?loginToken=\(token)").body, products)
+        }
+        let twice = try editedState { state in
+            state["users"] = [["username": "x", "password": "p", "loginToken": "700000000.000001"],
+                              ["username": "y", "password": "p", "loginToken": "700000000.000001"]]
+        }
+        XCTAssertThrowsError(try api.loadState(twice)) { error in
+            XCTAssertEqual(error as? SeedError, SeedError(path: "$.users[1].loginToken", problem: "duplicate loginToken 700000000.000001"))
+        }
     }
 
     func testInjectedFaultUsesTheAPIsFormat() throws {

@@ -778,6 +778,80 @@ final class WSUVTwitterTests: XCTestCase {
         }
     }
 
+    /// A state document's strings are read where they lie unless escaped: escaped and raw ones,
+    /// non-ASCII, empty and long texts (lengths kept in one, two and three bytes) all come back
+    /// exactly, through deletes, a new tweet and an export; their problems name them decoded.
+    func testStateStringsEscapedRawLongAndWrong() throws {
+        let token = String(repeating: "b2", count: 20)
+        let (medium, long) = (String(repeating: "m", count: 200), String(repeating: "l", count: 20_000))
+        func tweet(_ id: Int, _ user: String, _ stamp: String, _ text: String, deleted: Int = 0) -> String {
+            #"{"tweet_id":\#(id),"username":"\#(user)","time_stamp":"\#(stamp)","tweet":"\#(text)","isdeleted":\#(deleted)}"#
+        }
+        func document(_ tweets: [String]) -> String {
+            #"{"users":[{"username":"a","password":"p","session_token":"\#(token)"},"#
+                + #"{"username":"\u00e9t\u00e9 \/ x","password":"p","session_token":"0"},"#
+                + #"{"username":"a name of more than fifteen bytes","password":"p","session_token":"0"}],"#
+                + #""tweets":[\#(tweets.joined(separator: ","))]}"#
+        }
+        let loaded = try server.request("PUT", "/_mock/state/wsuv", body: document([
+            tweet(1, #"\u0061"#, "2016-01-01 00:00:01", "plain"),
+            tweet(2, "été / x", #"2016-01-01 00:00:0\u0032"#, #"two\nlines \"quoted\" \u00e9 \ud83d\ude00 a\/b"#),
+            tweet(3, "a name of more than fifteen bytes", "2016-01-01 00:00:03", "日本語 ✓", deleted: 1),
+            tweet(4, "a", "2016-01-01 00:00:04", medium),
+            tweet(5, "a", "2016-01-01 00:00:05", long),
+            tweet(6, "a", "2016-01-01 00:00:06", ""),
+        ]))
+        XCTAssertEqual(loaded.text, #"{"loaded":"wsuv"}"#)
+        func expected(_ id: Int, _ user: String, _ stamp: String, _ text: String, deleted: Int = 0) -> String {
+            #"{"tweet_id":\#(id),"username":"\#(user)","time_stamp":"\#(stamp)","tweet":"\#(text)","isdeleted":\#(deleted)}"#
+        }
+        let seeded = [
+            expected(1, "a", "2016-01-01 00:00:01", "plain"),
+            expected(2, "été / x", "2016-01-01 00:00:02", #"two\nlines \"quoted\" é 😀 a/b"#),
+            expected(3, "a name of more than fifteen bytes", "2016-01-01 00:00:03", "日本語 ✓", deleted: 1),
+            expected(4, "a", "2016-01-01 00:00:04", medium),
+            expected(5, "a", "2016-01-01 00:00:05", long),
+            expected(6, "a", "2016-01-01 00:00:06", ""),
+        ]
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(seeded.joined(separator: ","))]}"#)
+
+        for _ in 0..<2 {
+            assertJSON(try post("/del-tweet.cgi", ["username": "a", "session_token": token, "tweet_id": "4"]),
+                       #"{"tweet_id":"4","isdeleted":1,"tweet":"[deleted]"}"#)
+        }
+        XCTAssertEqual(try post("/add-tweet.cgi", ["username": "a", "session_token": token, "tweet": "new é"]).status, 200)
+        let changed = [seeded[0], seeded[1], seeded[2], expected(4, "a", "2016-04-22 10:00:00", "[deleted]", deleted: 1),
+                       seeded[4], seeded[5], expected(7, "a", "2016-04-22 10:00:00", "new é")]
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(changed.joined(separator: ","))]}"#)
+        let exported = try get("/_mock/state/wsuv")
+        XCTAssertTrue(exported.text.hasSuffix(#""tweets":[\#(changed.joined(separator: ","))]}"#), exported.text)
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: exported.body).status, 200)
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(changed.joined(separator: ","))]}"#)
+
+        for (tweets, path, detail) in [
+            ([tweet(1, #"\u0063"#, "2016-01-01 00:00:01", "t")], "$.tweets[0].username", "c is not a user"),
+            ([tweet(1, "été / y", "2016-01-01 00:00:01", "t")], "$.tweets[0].username", "été / y is not a user"),
+            ([tweet(1, "a", #"2016-01-01 0\u0030:00:1"#, "t")], "$.tweets[0].time_stamp", "expected YYYY-MM-DD HH:MM:SS, got 2016-01-01 00:00:1"),
+            ([tweet(1, "a", "2016-01-01T00:00:01", "t")], "$.tweets[0].time_stamp", "expected YYYY-MM-DD HH:MM:SS, got 2016-01-01T00:00:01"),
+            ([tweet(1, "a", "2016-01-01 00:00:01", "t").replacingOccurrences(of: #""tweet":"t""#, with: #""tweet":7"#)],
+             "$.tweets[0].tweet", "expected a string"),
+            ([tweet(1, "a", "2016-01-01 00:00:01", "t").replacingOccurrences(of: #""username":"a""#, with: #""username":null"#)],
+             "$.tweets[0].username", "expected a string"),
+        ] {
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: document(tweets)).text,
+                           #"{"error":"invalid_state","path":"\#(path)","detail":"\#(detail)"}"#, tweets[0])
+        }
+        // A control character or a cut string is not JSON, whichever field it is in.
+        for broken in [tweet(1, "a", "2016-01-01 00:00:01", "t\u{1}"), tweet(1, "a\u{1}", "2016-01-01 00:00:01", "t"),
+                       tweet(1, "a", "2016-01-01 00:00:01\u{1}", "t")] {
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: document([broken])).text,
+                           #"{"error":"invalid_state","path":"$","detail":"the body is not valid JSON"}"#, broken)
+        }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: #"{"users":[],"tweets":[{"tweet_id":1,"username":"a"#).text,
+                       #"{"error":"invalid_state","path":"$","detail":"the body is not valid JSON"}"#)
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(changed.joined(separator: ","))]}"#)
+    }
+
     func testAClockOutsideSQLitesYearsStampsTheNearestEnd() throws {
         try start(timeZone: XCTUnwrap(TimeZone(identifier: "UTC")))
         let token = try login("bob", "builder42")
