@@ -94,6 +94,9 @@ struct RowTable<Row: Identifiable> where Row.ID == Int {
         guard let first = slots.first?.id, let last = slots.last?.id, id >= first, id <= last else { return nil }
         var low = max(0, slots.count - 1 - Self.distance(id, last))
         var high = min(slots.count - 1, Self.distance(first, id))
+        // Without gaps between it and the last (or first) id, a bound is the slot itself.
+        if slots[low].id == id { return low }
+        if slots[high].id == id { return high }
         while low <= high {
             let middle = low + (high - low) / 2
             let found = slots[middle].id

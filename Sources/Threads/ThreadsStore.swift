@@ -346,6 +346,7 @@ extension ThreadsState {
     private mutating func readThreads(_ value: inout SeedReader, in document: SeedJSON) throws(SeedError) {
         // {"thread_id":0,"user_id":0,"title":"a","created_at":"0000-01-01 00:00:00"},
         var seeded = SeedRows<Thread>(reservingCapacity: Self.rowsRoom(value, in: document, smallestRow: 75))
+        var stamps = StampReader()
         try value.elements { item throws(SeedError) in
             var thread = Thread(id: 0, userID: 0, title: .empty, createdAt: Stamp(unixSeconds: 0))
             try item.members(Keys.thread) { key, value throws(SeedError) in
@@ -353,7 +354,7 @@ extension ThreadsState {
                 case 0: thread.id = try value.int()
                 case 1: thread.userID = try value.int()
                 case 2: thread.title = try Self.text(&value, in: document, into: &texts)
-                default: thread.createdAt = try Self.stamp(&value, in: document)
+                default: thread.createdAt = try Self.stamp(&value, in: document, with: &stamps)
                 }
             }
             guard seeded.add(thread) else { throw item.fail("duplicate thread_id \(thread.id)") }
@@ -365,6 +366,7 @@ extension ThreadsState {
     private mutating func readMessages(_ value: inout SeedReader, in document: SeedJSON) throws(SeedError) {
         // {"message_id":0,"thread_id":0,"user_id":0,"message":"a","created_at":"0000-01-01 00:00:00"},
         var seeded = SeedRows<Message>(reservingCapacity: Self.rowsRoom(value, in: document, smallestRow: 92))
+        var stamps = StampReader()
         try value.elements { item throws(SeedError) in
             var message = Message(id: 0, threadID: 0, userID: 0, text: .empty, createdAt: Stamp(unixSeconds: 0))
             try item.members(Keys.message) { key, value throws(SeedError) in
@@ -373,7 +375,7 @@ extension ThreadsState {
                 case 1: message.threadID = try value.int()
                 case 2: message.userID = try value.int()
                 case 3: message.text = try Self.text(&value, in: document, into: &texts)
-                default: message.createdAt = try Self.stamp(&value, in: document)
+                default: message.createdAt = try Self.stamp(&value, in: document, with: &stamps)
                 }
             }
             guard seeded.add(message) else { throw item.fail("duplicate message_id \(message.id)") }
@@ -403,11 +405,11 @@ extension ThreadsState {
     /// A `created_at` value. A plain 19-byte string, as almost every one is, is read straight from
     /// the document's bytes, without making a string; anything else (escapes, another type, a
     /// bad stamp) goes through the reader, for its error.
-    private static func stamp(_ value: inout SeedReader, in document: SeedJSON) throws(SeedError) -> Stamp {
+    private static func stamp(_ value: inout SeedReader, in document: SeedJSON, with stamps: inout StampReader) throws(SeedError) -> Stamp {
         let quoted = document.bytes.withUnsafeBufferPointer { bytes -> Stamp? in
             let start = value.offset
             guard start + 20 < bytes.count, bytes[start] == UInt8(ascii: "\""), bytes[start + 20] == UInt8(ascii: "\"") else { return nil }
-            return Stamp(UnsafeBufferPointer(rebasing: bytes[start + 1..<start + 20]))
+            return stamps.read(UnsafeBufferPointer(rebasing: bytes[start + 1..<start + 20]))
         }
         // Left unread, the value is checked and skipped by the reader.
         if let quoted { return quoted }

@@ -210,6 +210,22 @@ final class ThreadsStateDocumentTests: XCTestCase {
                                      + #""messages":[{"message_id":1,"thread_id":2,"user_id":1,"message":"M","created_at":"2016-02-29 12:00:00"}]"#), state)
     }
 
+    func testStampsOneAfterAnotherKeepTheirDates() throws {
+        // Read in a row, stamps of one day share its date; each new day is checked on its own.
+        let stamps = ["2019-11-20 14:05:12", "2019-11-20 14:05:13", "2019-11-20 00:00:00", "2019-11-21 23:59:59", "2019-11-21 00:00:00",
+                      "2020-02-29 12:00:00", "2019-11-20 14:05:12"]
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1), thread(2, user: 1, at: "2019-11-20 24:05:12")]),
+                          "$.threads[1].created_at", "expected YYYY-MM-DD HH:MM:SS, got 2019-11-20 24:05:12")
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1, at: "2019-02-28 10:00:00"), thread(2, user: 1, at: "2019-02-29 10:00:00")]),
+                          "$.threads[1].created_at", "expected YYYY-MM-DD HH:MM:SS, got 2019-02-29 10:00:00")
+        XCTAssertEqual(try load(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1)],
+                                         messages: stamps.enumerated().map { message($0.offset + 1, thread: 1, at: $0.element) })).status, 200)
+        let state = try server.request("GET", "/_mock/state/threads").text
+        for (index, stamp) in stamps.enumerated() {
+            XCTAssertTrue(state.contains(#""message":"M\#(index + 1)","created_at":"\#(stamp)"}"#), stamp)
+        }
+    }
+
     func testIDsWithGapsAndAtTheEndsOfTheRangeAreFoundThroughManyDeletes() throws {
         let highest = Int.max - 1, lowest = Int.min
         let threadIDs = [lowest] + Array(3...62) + [1_000_000_000_000_000, highest]
