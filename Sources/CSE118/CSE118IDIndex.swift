@@ -8,6 +8,8 @@ struct CSE118IDIndex {
     /// 0 when empty; otherwise the hash bits (high half, top bit always set) and the place (low half).
     private var buckets: [UInt64] = []
     private(set) var count = 0
+    /// Entries `fileLater` keeps for `filePending`.
+    private var pending: [UInt64] = []
     /// Per table, so that no document can choose ids that pile up in one place.
     private let seed = UInt64.random(in: .min ... .max)
 
@@ -31,16 +33,65 @@ struct CSE118IDIndex {
     /// Files `place` under `id`, which must not be filed already.
     mutating func insert(_ place: Place, for id: CSE118ID) {
         if (count + 1) * 5 > buckets.count * 4 { resize(to: max(16, buckets.count * 2)) }
-        file(UInt64(hashBits(id)) << 32 | UInt64(place.bits))
+        file(entry(place, for: id))
         count += 1
+    }
+
+    /// Keeps `place` under `id` to be filed with the others by `filePending`; until then `find`
+    /// does not see it, and nothing checks whether `id` is filed already.
+    mutating func fileLater(_ place: Place, for id: CSE118ID) {
+        pending.append(entry(place, for: id))
+    }
+
+    /// Files what `fileLater` kept, and returns the pairs of places (filed, then kept) whose ids
+    /// share their hash bits: the same id twice, or rarely two ids. Entries are filed in the order
+    /// of their buckets, so the table is written front to back, not one cache miss per id.
+    mutating func filePending() -> [(Place, Place)] {
+        defer { pending = [] }
+        reserveCapacity(count + pending.count)
+        // Grouped in place by the top bits of their bucket, about 1,000 groups: each group's
+        // buckets span a few kilobytes, which stay in the cache while the group is filed.
+        let shift = max(0, mask.nonzeroBitCount - 10)
+        func group(_ entry: UInt64) -> Int { home(entry) >> shift }
+        var ends = [Int](repeating: 0, count: (mask >> shift) + 1)
+        for entry in pending { ends[group(entry)] += 1 }
+        for index in ends.indices.dropFirst() { ends[index] += ends[index - 1] }
+        // `next[g]` is the first place of group g not yet holding one of its entries.
+        var next = [0] + ends.dropLast()
+        for current in ends.indices {
+            while next[current] < ends[current] {
+                // Each entry moves once, straight to its group's next place.
+                var entry = pending[next[current]]
+                while group(entry) != current {
+                    let target = group(entry)
+                    swap(&entry, &pending[next[target]])
+                    next[target] += 1
+                }
+                pending[next[current]] = entry
+                next[current] += 1
+            }
+        }
+        var alike: [(Place, Place)] = []
+        for entry in pending {
+            var bucket = home(entry)
+            while buckets[bucket] != 0 {
+                if buckets[bucket] >> 32 == entry >> 32 {
+                    alike.append((Place(bits: UInt32(truncatingIfNeeded: buckets[bucket])), Place(bits: UInt32(truncatingIfNeeded: entry))))
+                }
+                bucket = (bucket + 1) & mask
+            }
+            buckets[bucket] = entry
+            count += 1
+        }
+        return alike
     }
 
     /// Removes the entry of `id` at `place`, if there is one.
     mutating func remove(_ id: CSE118ID, at place: Place) {
         guard !buckets.isEmpty else { return }
-        let entry = UInt64(hashBits(id)) << 32 | UInt64(place.bits)
-        var hole = Int(hashBits(id)) & mask
-        while buckets[hole] != entry {
+        let filed = entry(place, for: id)
+        var hole = home(filed)
+        while buckets[hole] != filed {
             guard buckets[hole] != 0 else { return }
             hole = (hole + 1) & mask
         }
@@ -50,8 +101,7 @@ struct CSE118IDIndex {
         while true {
             next = (next + 1) & mask
             guard buckets[next] != 0 else { break }
-            let home = Int(truncatingIfNeeded: buckets[next] >> 32) & mask
-            if (next - home) & mask >= (next - hole) & mask {
+            if (next - home(buckets[next])) & mask >= (next - hole) & mask {
                 buckets[hole] = buckets[next]
                 hole = next
             }
@@ -75,10 +125,15 @@ struct CSE118IDIndex {
 
     /// Puts an entry in the first empty bucket from its home.
     private mutating func file(_ entry: UInt64) {
-        var bucket = Int(truncatingIfNeeded: entry >> 32) & mask
+        var bucket = home(entry)
         while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
         buckets[bucket] = entry
     }
+
+    private func entry(_ place: Place, for id: CSE118ID) -> UInt64 { UInt64(hashBits(id)) << 32 | UInt64(place.bits) }
+
+    /// The bucket where an entry's probe starts.
+    private func home(_ entry: UInt64) -> Int { Int(truncatingIfNeeded: entry >> 32) & mask }
 
     /// 32 bits of a seeded hash of all 16 bytes, the top one set: the bucket an id starts from is
     /// its low bits, so a table grows without reading any id again.

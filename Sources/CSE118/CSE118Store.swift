@@ -346,11 +346,23 @@ public struct CSE118State {
 extension CSE118State {
     /// Reads and checks a seed or state document (`Seed/cse118.json`, docs/apis/cse118.md#accounts).
     init(seed document: SeedJSON) throws(SeedError) {
+        do {
+            self = try CSE118State(document, checkingIDsAsRead: false)
+        } catch {
+            // Unchecked as read, a duplicate id is found at the end of its list, maybe after another
+            // problem further on: read again checking each id, to report the first in the document.
+            self = try CSE118State(document, checkingIDsAsRead: true)
+        }
+    }
+
+    /// Without `checkingIDsAsRead`, the ids of a list of rows are filed and checked unique
+    /// together when the list ends, which is much faster for a large one.
+    private init(_ document: SeedJSON, checkingIDsAsRead: Bool) throws(SeedError) {
         var state = CSE118State()
         // Reading a seed is no change: nothing is recorded meanwhile.
         state.changes.isRecording = false
         let outcome = document.bytes.withUnsafeBufferPointer { text in
-            Result { () throws(SeedError) in try state.read(document, text: text) }
+            Result { () throws(SeedError) in try state.read(document, text: text, checkingIDsAsRead: checkingIDsAsRead) }
         }
         try outcome.get()
         state.changes = StateChanges()
@@ -359,7 +371,7 @@ extension CSE118State {
 
     /// Builds the tables from the document, whose bytes are `text`. A row goes in its table as soon
     /// as its id is read (the first of its fields whatever their order), so the index can read it.
-    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>, checkingIDsAsRead: Bool) throws(SeedError) {
         var fixtures: [CSE118ID: [Int32]] = [:]
         try document.read { root throws(SeedError) in
             /// The `length` bytes inside the quotes of the string at `value`, taken as they are:
@@ -383,9 +395,19 @@ extension CSE118State {
             /// The id of a new row, which no other row has; the row must go at `place` next.
             func newID(_ value: inout SeedReader, _ place: Place) throws(SeedError) -> CSE118ID {
                 let id = try uuid(&value)
+                guard checkingIDsAsRead else {
+                    index.fileLater(place, for: id)
+                    return id
+                }
                 guard existing(id) == nil else { throw value.fail("duplicate id \(id.text)") }
                 index.insert(place, for: id)
                 return id
+            }
+            /// Files the ids of the list at `value` that were not checked as read.
+            func fileIDs(of value: SeedReader) throws(SeedError) {
+                for (filed, kept) in index.filePending() where id(at: filed) == id(at: kept) {
+                    throw value.fail("duplicate id \(id(at: kept).text)")
+                }
             }
             func knownMember(_ value: inout SeedReader) throws(SeedError) -> (id: CSE118ID, slot: Int32) {
                 if let bytes = plain(value, length: 36), let id = CSE118ID(bytes), let place = existing(id), place.kind == .member {
@@ -455,6 +477,7 @@ extension CSE118State {
                             throw item.fail("duplicate email \(email)")
                         }
                     }
+                    try fileIDs(of: value)
                 case 1:
                     try value.elements { item throws(SeedError) in
                         let slot = workspaces.nextSlot
@@ -490,6 +513,7 @@ extension CSE118State {
                         }
                         if let student = workspaces[slot].fixtureOf { fixtures[student, default: []].append(slot) }
                     }
+                    try fileIDs(of: value)
                     nextPosition = Int(workspaces.nextSlot)
                 default:
                     try value.elements { item throws(SeedError) in
@@ -536,38 +560,50 @@ extension CSE118State.Message {
 
 /// Rows found by slot. A removed row's slot goes to the next row added, so a table never holds
 /// more slots than it once held rows.
+///
+/// The rows sit in chunks of a fixed number of slots: a table grows by one chunk at a time, never
+/// copying (and touching fresh memory for) the rows it holds, as one array doubling would; and a
+/// change to a table whose rows are shared (with the seed's fixtures) copies only the chunk changed.
 struct Slots<Row> {
-    private var slots: [Row?] = []
+    private var chunks: [[Row?]] = []
+    /// Slots handed out so far, free ones included.
+    private var count = 0
     private var free: [Int32] = []
 
+    private static var chunkBits: Int { 12 }
+
     /// The slot the next row added gets.
-    var nextSlot: Int32 { free.last ?? Int32(slots.count) }
+    var nextSlot: Int32 { free.last ?? Int32(count) }
 
     /// Every row, in slot order.
-    var rows: some Sequence<Row> { slots.lazy.compactMap { $0 } }
+    var rows: some Sequence<Row> { chunks.lazy.joined().compactMap { $0 } }
 
     /// The row in a slot that holds one.
     subscript(slot: Int32) -> Row {
-        get { slots[Int(slot)]! }
-        _modify { yield &slots[Int(slot)]! }
+        get { chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)]! }
+        _modify { yield &chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)]! }
     }
-
-    mutating func reserveCapacity(_ rows: Int) { slots.reserveCapacity(rows) }
 
     @discardableResult
     mutating func insert(_ row: Row) -> Int32 {
-        guard let slot = free.popLast() else {
-            slots.append(row)
-            return Int32(slots.count - 1)
+        if let slot = free.popLast() {
+            chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)] = row
+            return slot
         }
-        slots[Int(slot)] = row
-        return slot
+        if count >> Self.chunkBits == chunks.count {
+            chunks.append([])
+            chunks[chunks.count - 1].reserveCapacity(1 << Self.chunkBits)
+        }
+        chunks[chunks.count - 1].append(row)
+        count += 1
+        return Int32(count - 1)
     }
 
     @discardableResult
     mutating func remove(_ slot: Int32) -> Row? {
-        guard let row = slots[Int(slot)] else { return nil }
-        slots[Int(slot)] = nil
+        let chunk = Int(slot) >> Self.chunkBits, place = Int(slot) & (1 << Self.chunkBits - 1)
+        guard let row = chunks[chunk][place] else { return nil }
+        chunks[chunk][place] = nil
         free.append(slot)
         return row
     }

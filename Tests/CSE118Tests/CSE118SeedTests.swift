@@ -88,6 +88,39 @@ final class CSE118SeedTests: XCTestCase {
         }
     }
 
+    func testTheFirstProblemInTheDocumentIsReportedWhenAnIdRepeats() throws {
+        let messages = (1...3000).map { Self.message(String(format: "dddddddd-0000-4000-8000-%012x", $0 * 7919), posted: "2024-02-03T18:04:05.125Z") }
+        let first = "dddddddd-0000-4000-8000-000000001eef"
+        let cases: [(document: String, path: String, detail: String)] = [
+            // Members repeat ids before a later problem in the members and one in the workspaces.
+            (Self.document(messages: []) {
+                $0.replacingOccurrences(of: Self.other, with: Self.member).replacingOccurrences(of: "bob@x.com", with: "ann@x.com")
+                    .replacingOccurrences(of: "\"owner\":\"\(Self.member)\"", with: "\"owner\":\"nobody\"")
+            }, "$.members[1].id", "duplicate id \(Self.member)"),
+            // A message repeats a member's id, before a bad time further on.
+            (Self.document(messages: [Self.message(Self.other, posted: "2024-02-03T18:04:05.125Z"), Self.message(first, posted: "2024-02-30T00:00:00.000Z")]),
+             "$.workspaces[0].channels[0].messages[0].id", "duplicate id \(Self.other)"),
+            // The last of thousands of messages repeats the first, after a member with no such id.
+            (Self.document(messages: messages + [Self.message(first, posted: "2024-02-03T18:04:05.125Z")]) {
+                $0.replacingOccurrences(of: "\"members\":[\"\(Self.other)\"]", with: "\"members\":[\"\(Self.other)\",\"\(first)\"]")
+            }, "$.workspaces[0].members[1]", "\(first) is not the id of a member"),
+            (Self.document(messages: messages + [Self.message(first, posted: "2024-02-03T18:04:05.125Z")]),
+             "$.workspaces[0].channels[0].messages[3000].id", "duplicate id \(first)"),
+            (Self.document(messages: messages + [Self.message(Self.workspace, posted: "2024-02-03T18:04:05.125Z")]),
+             "$.workspaces[0].channels[0].messages[3000].id", "duplicate id \(Self.workspace)"),
+        ]
+        for (document, path, detail) in cases {
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
+            XCTAssertEqual(answer.status, 400)
+            XCTAssertEqual(answer.text, refusal(path, detail))
+        }
+        // Without the repeat, all of them load.
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: messages)).status, 200)
+        let token = try client.login(("ann@x.com", "pw"))
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: token)).count, 3000)
+        XCTAssertEqual(try client.call("DELETE", "/message/\(first)", token: token).status, 200)
+    }
+
     func testIdsAndTimesComeBackAsTheDocumentSpelledThem() throws {
         // Escaped characters are read as what they stand for; times sort as times, ties in document order.
         let times = ["2024-02-29T23:59:59.999Z", "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
@@ -154,6 +187,37 @@ final class CSE118SeedTests: XCTestCase {
         XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace", token: bob)).compactMap { $0["name"] as? String }, ["Last"])
         assertCSE118(try client.call("GET", "/workspace/\(last)/member", token: bob), 200,
                      #"[{"id":"\#(Self.other)","name":"Bob"}]"#)
+    }
+
+    func testRowsOnBothSidesOfATableChunksEdgeComeAndGo() throws {
+        // Tables hold rows in chunks of 4,096: slots 4,095 and 4,096 sit in two chunks.
+        let ids = (0..<4100).map { String(format: "dddddddd-0000-4000-8000-%012x", $0 * 7919) }
+        let messages = ids.map { Self.message($0, posted: "2024-02-03T18:04:05.125Z") }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: messages)).status, 200)
+        let ann = try client.login(("ann@x.com", "pw"))
+        func listed() throws -> [(id: String, content: String)] {
+            try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: ann)).map {
+                (try XCTUnwrap($0["id"] as? String), try XCTUnwrap($0["content"] as? String))
+            }
+        }
+        for gone in [4095, 4096, 0] {
+            XCTAssertEqual(try client.call("DELETE", "/message/\(ids[gone])", token: ann).status, 200)
+        }
+        // New rows take the freed slots, and come after the others all the same.
+        var added: [String] = []
+        for content in ["a", "b", "c"] {
+            let answer = try client.call("POST", "/channel/\(Self.channel)/message", token: ann, body: #"{"content":"\#(content)"}"#)
+            added.append(try XCTUnwrap(client.json(answer)["id"] as? String))
+        }
+        let kept = ids.enumerated().filter { ![0, 4095, 4096].contains($0.offset) }.map(\.element)
+        let list = try listed()
+        XCTAssertEqual(list.map(\.id), kept + added)
+        XCTAssertEqual(list.suffix(4).map(\.content), ["m", "a", "b", "c"])
+        for id in added + [ids[4097], ids[4094]] {
+            XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 200, id)
+            XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 404, id)
+        }
+        XCTAssertEqual(try listed().map(\.id), kept.filter { $0 != ids[4097] && $0 != ids[4094] })
     }
 
     func testEveryRowIsFoundByIdAsOthersAreDeleted() throws {

@@ -167,6 +167,37 @@ final class ThreadsStateDocumentTests: XCTestCase {
         XCTAssertTrue(try login("user40%40x.com").text.contains(#""user_id":40,"#))
     }
 
+    func testStringsKeepTheirTextThroughEscapesAndManyDeletes() throws {
+        let users = [#"{"user_id":1,"email":"a@x.com","password":"p\/w","fname":"F\u00e9","lname":"Müller","role":""}"#,
+                     #"{"user_id":2,"email":"second.user@example.com","password":"pw","fname":"F2","lname":"L2","role":null}"#]
+        let threads = [#"{"thread_id":1,"user_id":1,"title":"Say \"hi\"","created_at":"2019-11-20 14:05:12"}"#]
+        let messages = [#"{"message_id":1,"thread_id":1,"user_id":2,"message":"A message longer than fifteen bytes","created_at":"2019-11-20 14:05:12"}"#]
+        XCTAssertEqual(try load(#"{"users":[\#(users.joined(separator: ","))],"threads":[\#(threads.joined(separator: ","))],"messages":[\#(messages.joined(separator: ","))]}"#).status, 200)
+        let token = try login("second.user@example.com")
+        XCTAssertFalse(try login("a@x.com", "p%2Fw").isEmpty)
+        let saved = try server.request("GET", "/_mock/state/threads").text
+        XCTAssertTrue(saved.hasPrefix(#"{"users":[{"user_id":1,"email":"a@x.com","password":"p/w","fname":"Fé","lname":"Müller","role":""},"#
+                                      + #"{"user_id":2,"email":"second.user@example.com","password":"pw","fname":"F2","lname":"L2","role":"USER"}],"#
+                                      + #""threads":[{"thread_id":1,"user_id":1,"title":"Say \"hi\"","created_at":"2019-11-20 14:05:12"}],"#
+                                      + #""messages":[{"message_id":1,"thread_id":1,"user_id":2,"message":"A message longer than fifteen bytes","#), saved)
+        // 100 KB of messages, then most of them deleted out of order: past half of the text the
+        // strings still in use move, and every row keeps its own.
+        let long = String(repeating: "x", count: 1_000)
+        for n in 2...101 { XCTAssertEqual(try post("/api/message/add", "thread_id=1&message=\(n)\(long)", token).status, 200) }
+        for n in stride(from: 101, through: 2, by: -1) where n % 10 != 0 {
+            XCTAssertEqual(try get("/api/message/delete/\(n)", token).status, 200, "message \(n)")
+        }
+        XCTAssertEqual(try texts(1, token), stride(from: 100, through: 10, by: -10).map { "\($0)\(long)" } + ["A message longer than fifteen bytes"])
+        for n in stride(from: 100, through: 10, by: -10) { XCTAssertEqual(try get("/api/message/delete/\(n)", token).status, 200) }
+        XCTAssertEqual(try post("/api/thread/add", "title=New", token).status, 200)
+        let after = try server.request("GET", "/_mock/state/threads").text
+        XCTAssertEqual(after.prefix(while: { $0 != "]" }), saved.prefix(while: { $0 != "]" }))
+        XCTAssertTrue(after.contains(#"{"thread_id":2,"user_id":2,"title":"New","#), after)
+        XCTAssertTrue(after.contains(#""messages":[{"message_id":1,"thread_id":1,"user_id":2,"message":"A message longer than fifteen bytes","#), after)
+        XCTAssertFalse(try login("a@x.com", "p%2Fw").isEmpty)
+        XCTAssertFalse(try login("SECOND.user@example.com").isEmpty)
+    }
+
     func testStampsKeepTheirBytesWhateverTheSpacingAround() throws {
         let spaced = #"{ "users" : [ { "user_id" : 1 , "email" : "a@x.com" , "password" : "pw" , "fname" : "F" , "lname" : "L" } ] ,"#
             + #" "threads" : [ { "created_at" : "0000-01-01 00:00:00" , "thread_id" : 1 , "user_id" : 1 , "title" : "T" } ,"#
@@ -177,6 +208,22 @@ final class ThreadsStateDocumentTests: XCTestCase {
         XCTAssertTrue(state.contains(#""threads":[{"thread_id":1,"user_id":1,"title":"T","created_at":"0000-01-01 00:00:00"},"#
                                      + #"{"thread_id":2,"user_id":1,"title":"U","created_at":"9999-12-31 23:59:59"}],"#
                                      + #""messages":[{"message_id":1,"thread_id":2,"user_id":1,"message":"M","created_at":"2016-02-29 12:00:00"}]"#), state)
+    }
+
+    func testStampsOneAfterAnotherKeepTheirDates() throws {
+        // Read in a row, stamps of one day share its date; each new day is checked on its own.
+        let stamps = ["2019-11-20 14:05:12", "2019-11-20 14:05:13", "2019-11-20 00:00:00", "2019-11-21 23:59:59", "2019-11-21 00:00:00",
+                      "2020-02-29 12:00:00", "2019-11-20 14:05:12"]
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1), thread(2, user: 1, at: "2019-11-20 24:05:12")]),
+                          "$.threads[1].created_at", "expected YYYY-MM-DD HH:MM:SS, got 2019-11-20 24:05:12")
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1, at: "2019-02-28 10:00:00"), thread(2, user: 1, at: "2019-02-29 10:00:00")]),
+                          "$.threads[1].created_at", "expected YYYY-MM-DD HH:MM:SS, got 2019-02-29 10:00:00")
+        XCTAssertEqual(try load(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1)],
+                                         messages: stamps.enumerated().map { message($0.offset + 1, thread: 1, at: $0.element) })).status, 200)
+        let state = try server.request("GET", "/_mock/state/threads").text
+        for (index, stamp) in stamps.enumerated() {
+            XCTAssertTrue(state.contains(#""message":"M\#(index + 1)","created_at":"\#(stamp)"}"#), stamp)
+        }
     }
 
     func testIDsWithGapsAndAtTheEndsOfTheRangeAreFoundThroughManyDeletes() throws {
