@@ -560,38 +560,50 @@ extension CSE118State.Message {
 
 /// Rows found by slot. A removed row's slot goes to the next row added, so a table never holds
 /// more slots than it once held rows.
+///
+/// The rows sit in chunks of a fixed number of slots: a table grows by one chunk at a time, never
+/// copying (and touching fresh memory for) the rows it holds, as one array doubling would; and a
+/// change to a table whose rows are shared (with the seed's fixtures) copies only the chunk changed.
 struct Slots<Row> {
-    private var slots: [Row?] = []
+    private var chunks: [[Row?]] = []
+    /// Slots handed out so far, free ones included.
+    private var count = 0
     private var free: [Int32] = []
 
+    private static var chunkBits: Int { 12 }
+
     /// The slot the next row added gets.
-    var nextSlot: Int32 { free.last ?? Int32(slots.count) }
+    var nextSlot: Int32 { free.last ?? Int32(count) }
 
     /// Every row, in slot order.
-    var rows: some Sequence<Row> { slots.lazy.compactMap { $0 } }
+    var rows: some Sequence<Row> { chunks.lazy.joined().compactMap { $0 } }
 
     /// The row in a slot that holds one.
     subscript(slot: Int32) -> Row {
-        get { slots[Int(slot)]! }
-        _modify { yield &slots[Int(slot)]! }
+        get { chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)]! }
+        _modify { yield &chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)]! }
     }
-
-    mutating func reserveCapacity(_ rows: Int) { slots.reserveCapacity(rows) }
 
     @discardableResult
     mutating func insert(_ row: Row) -> Int32 {
-        guard let slot = free.popLast() else {
-            slots.append(row)
-            return Int32(slots.count - 1)
+        if let slot = free.popLast() {
+            chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)] = row
+            return slot
         }
-        slots[Int(slot)] = row
-        return slot
+        if count >> Self.chunkBits == chunks.count {
+            chunks.append([])
+            chunks[chunks.count - 1].reserveCapacity(1 << Self.chunkBits)
+        }
+        chunks[chunks.count - 1].append(row)
+        count += 1
+        return Int32(count - 1)
     }
 
     @discardableResult
     mutating func remove(_ slot: Int32) -> Row? {
-        guard let row = slots[Int(slot)] else { return nil }
-        slots[Int(slot)] = nil
+        let chunk = Int(slot) >> Self.chunkBits, place = Int(slot) & (1 << Self.chunkBits - 1)
+        guard let row = chunks[chunk][place] else { return nil }
+        chunks[chunk][place] = nil
         free.append(slot)
         return row
     }

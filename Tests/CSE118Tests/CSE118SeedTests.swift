@@ -189,6 +189,37 @@ final class CSE118SeedTests: XCTestCase {
                      #"[{"id":"\#(Self.other)","name":"Bob"}]"#)
     }
 
+    func testRowsOnBothSidesOfATableChunksEdgeComeAndGo() throws {
+        // Tables hold rows in chunks of 4,096: slots 4,095 and 4,096 sit in two chunks.
+        let ids = (0..<4100).map { String(format: "dddddddd-0000-4000-8000-%012x", $0 * 7919) }
+        let messages = ids.map { Self.message($0, posted: "2024-02-03T18:04:05.125Z") }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: messages)).status, 200)
+        let ann = try client.login(("ann@x.com", "pw"))
+        func listed() throws -> [(id: String, content: String)] {
+            try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: ann)).map {
+                (try XCTUnwrap($0["id"] as? String), try XCTUnwrap($0["content"] as? String))
+            }
+        }
+        for gone in [4095, 4096, 0] {
+            XCTAssertEqual(try client.call("DELETE", "/message/\(ids[gone])", token: ann).status, 200)
+        }
+        // New rows take the freed slots, and come after the others all the same.
+        var added: [String] = []
+        for content in ["a", "b", "c"] {
+            let answer = try client.call("POST", "/channel/\(Self.channel)/message", token: ann, body: #"{"content":"\#(content)"}"#)
+            added.append(try XCTUnwrap(client.json(answer)["id"] as? String))
+        }
+        let kept = ids.enumerated().filter { ![0, 4095, 4096].contains($0.offset) }.map(\.element)
+        let list = try listed()
+        XCTAssertEqual(list.map(\.id), kept + added)
+        XCTAssertEqual(list.suffix(4).map(\.content), ["m", "a", "b", "c"])
+        for id in added + [ids[4097], ids[4094]] {
+            XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 200, id)
+            XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 404, id)
+        }
+        XCTAssertEqual(try listed().map(\.id), kept.filter { $0 != ids[4097] && $0 != ids[4094] })
+    }
+
     func testEveryRowIsFoundByIdAsOthersAreDeleted() throws {
         // Enough ids that the index grows several times and deletions leave holes among neighbours.
         let ids = (0..<600).map { String(format: "dddddddd-0000-4000-8000-%012x", $0 * 7919) }
