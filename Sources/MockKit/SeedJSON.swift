@@ -258,6 +258,7 @@ public struct SeedReader {
     }
 
     /// Past an opening bracket and the space after it.
+    @inline(__always)
     private mutating func open() throws(SeedError) {
         guard depth < maxDepth else { throw SeedError(syntax: scanner.error("nesting deeper than \(maxDepth)")) }
         scanner.position += 1
@@ -265,6 +266,7 @@ public struct SeedReader {
     }
 
     /// After a value in a container: true when a comma leads to another one, false past the closing bracket.
+    @inline(__always)
     private mutating func next(closing: UInt8, else message: String) throws(SeedError) -> Bool {
         scanner.skipWhitespace()
         switch scanner.current {

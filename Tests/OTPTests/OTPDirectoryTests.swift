@@ -81,6 +81,23 @@ final class OTPDirectoryTests: OTPTestCase {
                        + #""detail":"duplicate token ABCDEFGHIJKLMNOPQRSTUVWXYZabcde_"}"#)
     }
 
+    func testEveryCharacterOutsideTheAlphabetIsRefusedInAnyWord() throws {
+        // Printable ASCII not in the alphabet, then a character of two bytes (with one k fewer, so that
+        // the secret still has 32 bytes); in the text as they are, but for the two JSON must escape.
+        let outside = (0x20...0x7E).compactMap(Unicode.Scalar.init).map(Character.init).filter { !Self.alphabet.contains($0) } + ["é"]
+        XCTAssertEqual(outside.count, 95 - 64 + 1)
+        for (number, character) in outside.enumerated() {
+            // Places 0, 10 (across the first two words), 21 (across the last two) and the last.
+            let width = character.utf8.count, place = min([0, 10, 21, 31][number % 4], 32 - width)
+            let written = character == "\"" || character == "\\" ? "\\\(character)" : String(character)
+            let keyfile = String(repeating: "k", count: place) + written + String(repeating: "k", count: 32 - place - width)
+            let document = state([user(id: String(repeating: "u", count: 24), phone: "+15305551000", keyfile: keyfile, tokens: [])])
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: document).text,
+                           #"{"error":"invalid_state","path":"$.users[0].keyfile_password","#
+                           + #""detail":"expected 32 characters of A-Z, a-z, 0-9, - and _"}"#, String(character))
+        }
+    }
+
     func testADuplicateKeyIsTheFirstProblemInReadingOrder() throws {
         func id(_ number: Int) -> String { "user_\(number)".padding(toLength: 24, withPad: "0", startingAt: 0) }
         func token(_ number: Int) -> String { "token_\(number)".padding(toLength: 32, withPad: "0", startingAt: 0) }
