@@ -83,9 +83,8 @@ public struct CSE118State {
 
     /// In the loaded document's order; members are neither added nor removed.
     private(set) var members: [Member] = []
-    /// Lowercased email to member slot: emails are unique whatever their letter case, and otherwise
-    /// compared byte for byte.
-    private var memberSlotByEmail: [ExactText: Int32] = [:]
+    /// Emails are unique whatever their letter case, and otherwise compared byte for byte.
+    private var memberSlotByEmail = CSE118EmailIndex()
     private(set) var workspaces = Slots<Workspace>()
     private(set) var channels = Slots<Channel>()
     private(set) var messages = Slots<Message>()
@@ -118,7 +117,7 @@ public struct CSE118State {
     func member(_ id: CSE118ID) -> Member? { slot(of: id, .member).map { members[Int($0)] } }
 
     func member(email: String) -> Member? {
-        memberSlotByEmail[ExactText(email.lowercased())].map { members[Int($0)] }
+        memberSlotByEmail.find(email) { members[Int($0)].email }.map { members[Int($0)] }
     }
 
     /// Every workspace in list order.
@@ -403,10 +402,14 @@ extension CSE118State {
                 index.insert(place, for: id)
                 return id
             }
-            /// Files the ids of the list at `value` that were not checked as read.
+            /// Files the ids (and emails) of the list at `value` that were not checked as read.
             func fileIDs(of value: SeedReader) throws(SeedError) {
                 for (filed, kept) in index.filePending() where id(at: filed) == id(at: kept) {
                     throw value.fail("duplicate id \(id(at: kept).text)")
+                }
+                for (filed, kept) in memberSlotByEmail.filePending()
+                where CSE118EmailIndex.sameKey(members[Int(filed)].email, members[Int(kept)].email) {
+                    throw value.fail("duplicate email \(members[Int(kept)].email)")
                 }
             }
             func knownMember(_ value: inout SeedReader) throws(SeedError) -> (id: CSE118ID, slot: Int32) {
@@ -473,9 +476,14 @@ extension CSE118State {
                             }
                         }
                         let email = members[Int(slot)].email
-                        if memberSlotByEmail.updateValue(slot, forKey: Self.emailKey(email)) != nil {
+                        guard checkingIDsAsRead else {
+                            memberSlotByEmail.fileLater(slot, email: email)
+                            return
+                        }
+                        if memberSlotByEmail.find(email, emailAt: { members[Int($0)].email }) != nil {
                             throw item.fail("duplicate email \(email)")
                         }
+                        memberSlotByEmail.insert(slot, email: email)
                     }
                     try fileIDs(of: value)
                 case 1:
@@ -529,13 +537,6 @@ extension CSE118State {
         seeded = Fixtures(workspaces: workspaces, channels: channels, messages: messages, ofStudent: fixtures)
     }
 
-    /// The lowercased email: the same string when it has nothing to lower, as seeds' emails rarely do.
-    private static func emailKey(_ email: String) -> ExactText {
-        var email = email
-        let lower = email.withUTF8 { bytes in !bytes.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } }
-        return ExactText(lower ? email : email.lowercased())
-    }
-
     private enum Keys {
         static let root = SeedKeys(["members", "workspaces"], optional: ["tokens"])
         static let member = SeedKeys(["id", "name", "email", "password"])
@@ -560,38 +561,50 @@ extension CSE118State.Message {
 
 /// Rows found by slot. A removed row's slot goes to the next row added, so a table never holds
 /// more slots than it once held rows.
+///
+/// The rows sit in chunks of a fixed number of slots: a table grows by one chunk at a time, never
+/// copying (and touching fresh memory for) the rows it holds, as one array doubling would; and a
+/// change to a table whose rows are shared (with the seed's fixtures) copies only the chunk changed.
 struct Slots<Row> {
-    private var slots: [Row?] = []
+    private var chunks: [[Row?]] = []
+    /// Slots handed out so far, free ones included.
+    private var count = 0
     private var free: [Int32] = []
 
+    private static var chunkBits: Int { 12 }
+
     /// The slot the next row added gets.
-    var nextSlot: Int32 { free.last ?? Int32(slots.count) }
+    var nextSlot: Int32 { free.last ?? Int32(count) }
 
     /// Every row, in slot order.
-    var rows: some Sequence<Row> { slots.lazy.compactMap { $0 } }
+    var rows: some Sequence<Row> { chunks.lazy.joined().compactMap { $0 } }
 
     /// The row in a slot that holds one.
     subscript(slot: Int32) -> Row {
-        get { slots[Int(slot)]! }
-        _modify { yield &slots[Int(slot)]! }
+        get { chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)]! }
+        _modify { yield &chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)]! }
     }
-
-    mutating func reserveCapacity(_ rows: Int) { slots.reserveCapacity(rows) }
 
     @discardableResult
     mutating func insert(_ row: Row) -> Int32 {
-        guard let slot = free.popLast() else {
-            slots.append(row)
-            return Int32(slots.count - 1)
+        if let slot = free.popLast() {
+            chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)] = row
+            return slot
         }
-        slots[Int(slot)] = row
-        return slot
+        if count >> Self.chunkBits == chunks.count {
+            chunks.append([])
+            chunks[chunks.count - 1].reserveCapacity(1 << Self.chunkBits)
+        }
+        chunks[chunks.count - 1].append(row)
+        count += 1
+        return Int32(count - 1)
     }
 
     @discardableResult
     mutating func remove(_ slot: Int32) -> Row? {
-        guard let row = slots[Int(slot)] else { return nil }
-        slots[Int(slot)] = nil
+        let chunk = Int(slot) >> Self.chunkBits, place = Int(slot) & (1 << Self.chunkBits - 1)
+        guard let row = chunks[chunk][place] else { return nil }
+        chunks[chunk][place] = nil
         free.append(slot)
         return row
     }

@@ -9,9 +9,10 @@ struct RowIndex {
 
     private static let hashMask: UInt64 = 0xFFFF_FFFF_0000_0000
 
-    /// Room for `rows` rows without growing: at most two thirds of the slots filled.
+    /// Room for `rows` rows without growing: at most two thirds of the slots filled (three
+    /// quarters of a small table), never all of them.
     mutating func reserveCapacity(_ rows: Int) {
-        let wanted = rows + rows / 2
+        let wanted = max(16, rows + rows / 2)
         if wanted > slots.count { rehash(capacity: wanted) }
     }
 
@@ -34,6 +35,24 @@ struct RowIndex {
         if (count + 1) * 4 > slots.count * 3 { rehash(capacity: max(16, slots.count * 2)) }
         place((hash & Self.hashMask) | UInt64(row + 1))
         count += 1
+    }
+
+    /// Files rows 0..<rows in an empty table, one after the other with nothing between them, so
+    /// the processor overlaps their waits for memory. False when two rows have the same key.
+    mutating func fill(rows: Int, hash: (Int) -> UInt64, sameKey: (Int, Int) -> Bool) -> Bool {
+        precondition(count == 0, "fill is for an empty table")
+        reserveCapacity(rows)
+        for row in 0..<rows {
+            let entry = (hash(row) & Self.hashMask) | UInt64(row + 1)
+            var slot = home(of: entry)
+            while slots[slot] != 0 {
+                if (slots[slot] ^ entry) & Self.hashMask == 0, sameKey(Self.row(in: slots[slot]), row) { return false }
+                slot = slot + 1 == slots.count ? 0 : slot + 1
+            }
+            slots[slot] = entry
+        }
+        count = rows
+        return true
     }
 
     /// Removes the row, which must be in the table under that hash.

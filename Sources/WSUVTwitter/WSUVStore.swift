@@ -160,7 +160,9 @@ extension WSUVState {
         // No text is longer than the JSON string it is read from.
         let size = document.bytes.count
         users.reserveCapacity(size / Self.smallestUserJSON.utf8.count)
+        users.adviseHugePages()
         tweets.reserveCapacity(size / Self.smallestTweetJSON.utf8.count)
+        tweets.adviseHugePages()
         texts = TweetTexts(capacity: size)
         let outcome = document.bytes.withUnsafeBufferPointer { text in
             Result { () throws(SeedError) in try read(document, text: text) }
@@ -183,31 +185,33 @@ extension WSUVState {
 
     /// Reads `document`, whose bytes are `text`, into the empty state.
     private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
-        // Ids in ascending order, as saved states and most seeds have them, cannot repeat: a set of
-        // the ids read is kept only from the first one that is not above the one before.
-        var earlierIDs: Set<Int>?
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { key, value throws(SeedError) in
                 if key == 0 {
-                    try value.elements { item throws(SeedError) in try addUser(&item) }
+                    try readUsers(&value)
                 } else {
-                    // The users are all read by now: members come in the order of `Keys.root`.
-                    let (users, names) = (users, userIndexByName)
-                    try value.elements { item throws(SeedError) in
-                        let tweet = try Self.tweet(&item, in: text, authors: users, names: names, texts: &texts)
-                        if earlierIDs == nil, let last = tweets.last, tweet.id <= last.id { earlierIDs = Set(tweets.map(\.id)) }
-                        if earlierIDs?.insert(tweet.id).inserted == false { throw item.fail("duplicate tweet_id \(tweet.id)") }
-                        tweets.append(tweet)
-                    }
+                    try readTweets(&value, text: text)
                 }
             }
         }
-        if earlierIDs != nil { tweets.sort { $0.id < $1.id } }
     }
 
-    private mutating func addUser(_ item: inout SeedReader) throws(SeedError) {
+    /// The users are indexed by name once all are read, in one table of the right size, so no
+    /// insert waits on the one before; a problem in a row comes after a repeated name in an
+    /// earlier one, as if each had been indexed when read.
+    private mutating func readUsers(_ array: inout SeedReader) throws(SeedError) {
+        let start = array
+        do throws(SeedError) {
+            try array.elements { item throws(SeedError) in try readUser(&item) }
+        } catch {
+            try indexUsers(in: start)
+            throw error
+        }
+        try indexUsers(in: start)
+    }
+
+    private mutating func readUser(_ item: inout SeedReader) throws(SeedError) {
         var user = User(username: "", password: "", sessionToken: "")
-        let row = item.offset
         try item.members(Keys.user) { key, value throws(SeedError) in
             switch key {
             case 0: user.username = try value.text()
@@ -219,21 +223,63 @@ extension WSUVState {
                 if liveTokens.contains(ExactText(user.sessionToken)) { throw value.fail("another user holds this token") }
             }
         }
-        if add(user) != nil { throw item.fail(at: row, "duplicate username \(user.username)") }
+        if user.sessionToken != Self.loggedOut { liveTokens.insert(ExactText(user.sessionToken)) }
+        users.append(user)
     }
 
-    /// A tweet of a document whose bytes are `document`; its text goes into `texts`.
-    private static func tweet(_ item: inout SeedReader, in document: UnsafeBufferPointer<UInt8>, authors: [User],
-                              names: NameIndex, texts: inout TweetTexts) throws(SeedError) -> Tweet {
-        var id = 0, author = 0, stamp: TweetStamp?, text = TweetTexts.deleted, isDeleted = false
+    /// Indexes the users read from the array `array` starts; the first whose name an earlier one
+    /// has is the error.
+    private mutating func indexUsers(in array: SeedReader) throws(SeedError) {
+        var index = NameIndex(capacity: users.count)
+        if let row = index.insert(users.indices, of: users, nameOf: { $0.username }) {
+            // Found again only now, the row's place is where the array's element of that number starts.
+            var elements = array, offset = 0, count = 0
+            try? elements.elements { item throws(SeedError) in
+                if count == row { offset = item.offset }
+                count += 1
+            }
+            throw array.fail(at: offset, "duplicate username \(users[row].username)")
+        }
+        userIndexByName = index
+    }
+
+    private mutating func readTweets(_ array: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+        // The users are all read by now: members come in the order of `Keys.root`.
+        let (users, names) = (users, userIndexByName)
+        var authors = AuthorLookups()
+        // Ids in ascending order, as saved states and most seeds have them, cannot repeat: a set of
+        // the ids read is kept only from the first one that is not above the one before.
+        var earlierIDs: Set<Int>?
+        try array.elements { item throws(SeedError) in
+            do throws(SeedError) {
+                let tweet = try Self.tweet(&item, place: tweets.count, in: text, authors: &authors, texts: &texts)
+                if earlierIDs == nil, let last = tweets.last, tweet.id <= last.id { earlierIDs = Set(tweets.map(\.id)) }
+                if earlierIDs?.insert(tweet.id).inserted == false { throw item.fail("duplicate tweet_id \(tweet.id)") }
+                tweets.append(tweet)
+                if authors.isFull { try authors.lookUp(into: &tweets, users: users, names: names, reader: item) }
+            } catch {
+                // An unknown author comes before any later problem.
+                try authors.lookUp(into: &tweets, users: users, names: names, reader: item)
+                throw error
+            }
+        }
+        try authors.lookUp(into: &tweets, users: users, names: names, reader: array)
+        if earlierIDs != nil { tweets.sort { $0.id < $1.id } }
+    }
+
+    /// A tweet of a document whose bytes are `document`, to be the `place`th in `tweets`; its text
+    /// goes into `texts`, its author's name into `authors`.
+    private static func tweet(_ item: inout SeedReader, place: Int, in document: UnsafeBufferPointer<UInt8>,
+                              authors: inout AuthorLookups, texts: inout TweetTexts) throws(SeedError) -> Tweet {
+        var id = 0, stamp: TweetStamp?, text = TweetTexts.deleted, isDeleted = false
         try item.members(Keys.tweet) { key, value throws(SeedError) in
             switch key {
             case 0:
                 id = try value.int()
                 guard id >= 1 else { throw value.fail("must be 1 or more") }
             case 1:
-                author = try SeedString.parse(&value, in: document, { names.row(named: $0, in: authors) { $0.username } },
-                                              else: { "\($0) is not a user" })
+                let offset = value.offset
+                try SeedString.withUTF8(of: &value, in: document) { authors.add(tweet: place, name: $0, offset: offset) }
             case 2:
                 stamp = try SeedString.parse(&value, in: document, TweetStamp.init(utf8:),
                                              else: { "expected YYYY-MM-DD HH:MM:SS, got \($0)" })
@@ -245,8 +291,46 @@ extension WSUVState {
                 text = try SeedString.withUTF8(of: &value, in: document) { texts.append($0) }
             }
         }
-        // Every key is required, so the stamp and the text were read.
-        return Tweet(id: id, timeStamp: stamp!, text: text, author: Int32(author), isDeleted: isDeleted)
+        // Every key is required, so the stamp and the text were read; the author is looked up later.
+        return Tweet(id: id, timeStamp: stamp!, text: text, author: -1, isDeleted: isDeleted)
+    }
+}
+
+/// The authors of the tweets being read, looked up by name a batch at a time (see `NameIndex`);
+/// a problem found in a tweet is reported only after the names before it are looked up, so an
+/// unknown author still comes first, as if looked up when read.
+struct AuthorLookups {
+    /// The batch's names, one after another.
+    private var names: [UInt8] = []
+    /// Each name's tweet (its place in `tweets`), where the name ends in `names`, and where its
+    /// value starts in the document (for the error).
+    private var pending: [(tweet: Int, end: Int, offset: Int)] = []
+
+    var isFull: Bool { pending.count >= NameIndex.batchSize }
+
+    mutating func add(tweet: Int, name: UnsafeBufferPointer<UInt8>, offset: Int) {
+        names.append(contentsOf: name)
+        pending.append((tweet, names.count, offset))
+    }
+
+    /// Sets the author of each tweet of the batch that `tweets` holds; the first name that is no
+    /// user's is the error, made with `reader`, a reader of the document.
+    mutating func lookUp(into tweets: inout [WSUVState.Tweet], users: [WSUVState.User], names index: NameIndex,
+                         reader: SeedReader) throws(SeedError) {
+        let found = names.withUnsafeBufferPointer { names in
+            let starts = [0] + pending.dropLast().map(\.end)
+            let batch = zip(starts, pending).map { start, entry in UnsafeBufferPointer(rebasing: names[start..<entry.end]) }
+            return index.rows(named: batch, in: users, nameOf: { $0.username })
+        }
+        if let unknown = found.firstIndex(of: nil) {
+            let entry = pending[unknown], start = unknown == 0 ? 0 : pending[unknown - 1].end
+            throw reader.fail(at: entry.offset, "\(String(decoding: names[start..<entry.end], as: UTF8.self)) is not a user")
+        }
+        for (entry, row) in zip(pending, found) where entry.tweet < tweets.count {
+            tweets[entry.tweet].author = Int32(row!)
+        }
+        names.removeAll(keepingCapacity: true)
+        pending.removeAll(keepingCapacity: true)
     }
 }
 

@@ -121,6 +121,41 @@ final class CSE118SeedTests: XCTestCase {
         XCTAssertEqual(try client.call("DELETE", "/message/\(first)", token: token).status, 200)
     }
 
+    func testEmailsAreUniqueAndFoundWhateverTheirLetterCase() throws {
+        let others = (3..<3000).map {
+            #"{"id":"\#(String(format: "aaaaaaaa-0000-4000-8000-%012x", $0))","name":"M","email":"member.number.\#($0)@x.com","password":"pw"}"#
+        }
+        func document(ann: String, bob: String, more: [String] = []) -> String {
+            Self.document(messages: []) {
+                $0.replacingOccurrences(of: "ann@x.com", with: ann).replacingOccurrences(of: "bob@x.com", with: bob)
+                    .replacingOccurrences(of: "\"password\":\"pw\"}],", with: "\"password\":\"pw\"}\(more.map { "," + $0 }.joined())],")
+            }
+        }
+        let refused: [(document: String, path: String, detail: String)] = [
+            (document(ann: "ann@x.com", bob: "ANN@x.com"), "$.members[1]", "duplicate email ANN@x.com"),
+            (document(ann: "Ébé@x.com", bob: "éBÉ@X.COM"), "$.members[1]", "duplicate email éBÉ@X.COM"),
+            (document(ann: "ann@x.com", bob: "bob@x.com", more: others + [others[5].replacingOccurrences(of: "8000-000000000008", with: "8000-00000000ffff").replacingOccurrences(of: "member.number", with: "Member.Number")]),
+             "$.members[2999]", "duplicate email Member.Number.8@x.com"),
+            // The repeat is reported before a problem further on.
+            (document(ann: "ann@x.com", bob: "Ann@x.com").replacingOccurrences(of: "\"owner\":\"\(Self.member)\"", with: "\"owner\":\"nobody\""),
+             "$.members[1]", "duplicate email Ann@x.com"),
+        ]
+        for (document, path, detail) in refused {
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
+            XCTAssertEqual(answer.status, 400)
+            XCTAssertEqual(answer.text, refusal(path, detail))
+        }
+
+        // Lowered on both sides, then compared byte for byte: a precomposed é is not e and U+0301.
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: document(ann: "Ébé@x.com", bob: "bob.has.a.long.address@x.com", more: others)).status, 200)
+        for email in ["ébé@x.com", "ÉBÉ@X.COM", "Bob.Has.A.Long.Address@X.com", "member.number.2999@x.com", "MEMBER.NUMBER.3@X.COM"] {
+            XCTAssertEqual(try client.call("POST", "/login", body: #"{"email":"\#(email)","password":"pw"}"#).status, 200, email)
+        }
+        for email in ["e\u{301}be\u{301}@x.com", "ébé@x.co", "bob.has.a.long.address@x.com ", "member.number.3000@x.com"] {
+            XCTAssertEqual(try client.call("POST", "/login", body: #"{"email":"\#(email)","password":"pw"}"#).status, 401, email)
+        }
+    }
+
     func testIdsAndTimesComeBackAsTheDocumentSpelledThem() throws {
         // Escaped characters are read as what they stand for; times sort as times, ties in document order.
         let times = ["2024-02-29T23:59:59.999Z", "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
@@ -187,6 +222,37 @@ final class CSE118SeedTests: XCTestCase {
         XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace", token: bob)).compactMap { $0["name"] as? String }, ["Last"])
         assertCSE118(try client.call("GET", "/workspace/\(last)/member", token: bob), 200,
                      #"[{"id":"\#(Self.other)","name":"Bob"}]"#)
+    }
+
+    func testRowsOnBothSidesOfATableChunksEdgeComeAndGo() throws {
+        // Tables hold rows in chunks of 4,096: slots 4,095 and 4,096 sit in two chunks.
+        let ids = (0..<4100).map { String(format: "dddddddd-0000-4000-8000-%012x", $0 * 7919) }
+        let messages = ids.map { Self.message($0, posted: "2024-02-03T18:04:05.125Z") }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: messages)).status, 200)
+        let ann = try client.login(("ann@x.com", "pw"))
+        func listed() throws -> [(id: String, content: String)] {
+            try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: ann)).map {
+                (try XCTUnwrap($0["id"] as? String), try XCTUnwrap($0["content"] as? String))
+            }
+        }
+        for gone in [4095, 4096, 0] {
+            XCTAssertEqual(try client.call("DELETE", "/message/\(ids[gone])", token: ann).status, 200)
+        }
+        // New rows take the freed slots, and come after the others all the same.
+        var added: [String] = []
+        for content in ["a", "b", "c"] {
+            let answer = try client.call("POST", "/channel/\(Self.channel)/message", token: ann, body: #"{"content":"\#(content)"}"#)
+            added.append(try XCTUnwrap(client.json(answer)["id"] as? String))
+        }
+        let kept = ids.enumerated().filter { ![0, 4095, 4096].contains($0.offset) }.map(\.element)
+        let list = try listed()
+        XCTAssertEqual(list.map(\.id), kept + added)
+        XCTAssertEqual(list.suffix(4).map(\.content), ["m", "a", "b", "c"])
+        for id in added + [ids[4097], ids[4094]] {
+            XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 200, id)
+            XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 404, id)
+        }
+        XCTAssertEqual(try listed().map(\.id), kept.filter { $0 != ids[4097] && $0 != ids[4094] })
     }
 
     func testEveryRowIsFoundByIdAsOthersAreDeleted() throws {

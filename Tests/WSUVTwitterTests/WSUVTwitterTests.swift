@@ -852,6 +852,68 @@ final class WSUVTwitterTests: XCTestCase {
         assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(changed.joined(separator: ","))]}"#)
     }
 
+    /// Users are indexed once all are read and authors looked up a batch of tweets at a time:
+    /// every lookup still finds its row, and every problem is the one a row-by-row reading meets
+    /// first, whichever batch it falls in.
+    func testRowsReadInBatchesFindEveryNameAndKeepProblemsInOrder() throws {
+        let count = 300
+        func user(_ n: Int, name: String? = nil, password: String = "pw", token: String = "0") -> String {
+            #"{"username":"\#(name ?? "user \(n)")","password":"\#(password)","session_token":"\#(token)"}"#
+        }
+        func tweet(_ id: Int, author: String? = nil, stamp: String? = nil) -> String {
+            let seconds = String(id % 60).count == 1 ? "0\(id % 60)" : String(id % 60)
+            return #"{"tweet_id":\#(id),"username":"\#(author ?? "user \(id * 7 % count)")","#
+                + #""time_stamp":"\#(stamp ?? "2016-01-01 00:\(id / 60 + 10):\(seconds)")","tweet":"t\#(id)","isdeleted":0}"#
+        }
+        func document(users: [Int: String] = [:], tweets: [Int: String] = [:]) -> String {
+            let userRows = (0..<count).map { users[$0] ?? user($0) }
+            let tweetRows = (1...count).map { tweets[$0] ?? tweet($0) }
+            return #"{"users":[\#(userRows.joined(separator: ","))],"tweets":[\#(tweetRows.joined(separator: ","))]}"#
+        }
+        func load(_ document: String) throws -> String {
+            try server.request("PUT", "/_mock/state/wsuv", body: document).text
+        }
+        func problem(_ path: String, _ detail: String) -> String {
+            #"{"error":"invalid_state","path":"\#(path)","detail":"\#(detail)"}"#
+        }
+
+        let token = String(repeating: "c3", count: 20)
+        XCTAssertEqual(try load(document(users: [250: user(250, token: token)], tweets: [200: tweet(200, author: #"\u0075ser 3"#)])),
+                       #"{"loaded":"wsuv"}"#)
+        let answer = try JSONParser.parse(get("/get-tweets.cgi").body)
+        let authors = try XCTUnwrap(answer.objectValue?["tweets"]?.arrayValue).map { $0.objectValue?["username"]?.stringValue }
+        XCTAssertEqual(authors, (1...count).map { $0 == 200 ? "user 3" : "user \($0 * 7 % count)" })
+        XCTAssertEqual(try login("user 199", "pw").utf8.count, 40)
+        assertError(try post("/register.cgi", ["username": "user 299", "password": "x"]), 409, "Conflict User Exists")
+        XCTAssertEqual(try post("/register.cgi", ["username": "user 300", "password": "x"]).status, 200)
+        XCTAssertEqual(try post("/add-tweet.cgi", ["username": "user 250", "session_token": token, "tweet": "late"]).status, 200)
+
+        for (document, expected) in [
+            // A repeated name is found once all users are read, but named before a later row's problem.
+            (document(users: [40: user(40, name: "user 3")]), problem("$.users[40]", "duplicate username user 3")),
+            (document(users: [70: user(70, name: "user 3")]), problem("$.users[70]", "duplicate username user 3")),
+            (document(users: [70: user(70, name: "user 3"), 280: user(280, password: "")]), problem("$.users[70]", "duplicate username user 3")),
+            (document(users: [69: user(69, password: ""), 70: user(70, name: "user 3")]), problem("$.users[69].password", "must not be empty")),
+            (document(users: [5: user(5, token: token), 70: user(70, name: "user 3", token: token)]),
+             problem("$.users[70].session_token", "another user holds this token")),
+            // An unknown author is named before any later problem, in its batch or the next.
+            (document(tweets: [150: tweet(150, author: "nobody")]), problem("$.tweets[149].username", "nobody is not a user")),
+            (document(tweets: [150: tweet(150, author: "nobody"), 151: tweet(151, stamp: "soon")]),
+             problem("$.tweets[149].username", "nobody is not a user")),
+            (document(tweets: [130: tweet(130, author: "nobody"), 131: tweet(131).replacingOccurrences(of: #","isdeleted":0"#, with: "")]),
+             problem("$.tweets[129].username", "nobody is not a user")),
+            (document(tweets: [150: tweet(150, author: "nobody"), 151: tweet(150)]), problem("$.tweets[149].username", "nobody is not a user")),
+            (document(tweets: [128: tweet(128, author: "nobody"), 129: tweet(129, author: "nobody either")]),
+             problem("$.tweets[127].username", "nobody is not a user")),
+            (document(tweets: [149: tweet(149, stamp: "soon"), 150: tweet(150, author: "nobody")]),
+             problem("$.tweets[148].time_stamp", "expected YYYY-MM-DD HH:MM:SS, got soon")),
+            (document(tweets: [150: tweet(149)]), problem("$.tweets[149]", "duplicate tweet_id 149")),
+            (document(tweets: [count: tweet(count, author: "nobody")]), problem("$.tweets[299].username", "nobody is not a user")),
+        ] {
+            XCTAssertEqual(try load(document), expected)
+        }
+    }
+
     func testAClockOutsideSQLitesYearsStampsTheNearestEnd() throws {
         try start(timeZone: XCTUnwrap(TimeZone(identifier: "UTC")))
         let token = try login("bob", "builder42")
