@@ -121,6 +121,41 @@ final class CSE118SeedTests: XCTestCase {
         XCTAssertEqual(try client.call("DELETE", "/message/\(first)", token: token).status, 200)
     }
 
+    func testEmailsAreUniqueAndFoundWhateverTheirLetterCase() throws {
+        let others = (3..<3000).map {
+            #"{"id":"\#(String(format: "aaaaaaaa-0000-4000-8000-%012x", $0))","name":"M","email":"member.number.\#($0)@x.com","password":"pw"}"#
+        }
+        func document(ann: String, bob: String, more: [String] = []) -> String {
+            Self.document(messages: []) {
+                $0.replacingOccurrences(of: "ann@x.com", with: ann).replacingOccurrences(of: "bob@x.com", with: bob)
+                    .replacingOccurrences(of: "\"password\":\"pw\"}],", with: "\"password\":\"pw\"}\(more.map { "," + $0 }.joined())],")
+            }
+        }
+        let refused: [(document: String, path: String, detail: String)] = [
+            (document(ann: "ann@x.com", bob: "ANN@x.com"), "$.members[1]", "duplicate email ANN@x.com"),
+            (document(ann: "Ébé@x.com", bob: "éBÉ@X.COM"), "$.members[1]", "duplicate email éBÉ@X.COM"),
+            (document(ann: "ann@x.com", bob: "bob@x.com", more: others + [others[5].replacingOccurrences(of: "8000-000000000008", with: "8000-00000000ffff").replacingOccurrences(of: "member.number", with: "Member.Number")]),
+             "$.members[2999]", "duplicate email Member.Number.8@x.com"),
+            // The repeat is reported before a problem further on.
+            (document(ann: "ann@x.com", bob: "Ann@x.com").replacingOccurrences(of: "\"owner\":\"\(Self.member)\"", with: "\"owner\":\"nobody\""),
+             "$.members[1]", "duplicate email Ann@x.com"),
+        ]
+        for (document, path, detail) in refused {
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
+            XCTAssertEqual(answer.status, 400)
+            XCTAssertEqual(answer.text, refusal(path, detail))
+        }
+
+        // Lowered on both sides, then compared byte for byte: a precomposed é is not e and U+0301.
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: document(ann: "Ébé@x.com", bob: "bob.has.a.long.address@x.com", more: others)).status, 200)
+        for email in ["ébé@x.com", "ÉBÉ@X.COM", "Bob.Has.A.Long.Address@X.com", "member.number.2999@x.com", "MEMBER.NUMBER.3@X.COM"] {
+            XCTAssertEqual(try client.call("POST", "/login", body: #"{"email":"\#(email)","password":"pw"}"#).status, 200, email)
+        }
+        for email in ["e\u{301}be\u{301}@x.com", "ébé@x.co", "bob.has.a.long.address@x.com ", "member.number.3000@x.com"] {
+            XCTAssertEqual(try client.call("POST", "/login", body: #"{"email":"\#(email)","password":"pw"}"#).status, 401, email)
+        }
+    }
+
     func testIdsAndTimesComeBackAsTheDocumentSpelledThem() throws {
         // Escaped characters are read as what they stand for; times sort as times, ties in document order.
         let times = ["2024-02-29T23:59:59.999Z", "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
