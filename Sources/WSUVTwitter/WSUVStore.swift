@@ -160,7 +160,9 @@ extension WSUVState {
         // No text is longer than the JSON string it is read from.
         let size = document.bytes.count
         users.reserveCapacity(size / Self.smallestUserJSON.utf8.count)
+        users.adviseHugePages()
         tweets.reserveCapacity(size / Self.smallestTweetJSON.utf8.count)
+        tweets.adviseHugePages()
         texts = TweetTexts(capacity: size)
         let outcome = document.bytes.withUnsafeBufferPointer { text in
             Result { () throws(SeedError) in try read(document, text: text) }
