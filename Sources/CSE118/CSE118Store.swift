@@ -83,9 +83,8 @@ public struct CSE118State {
 
     /// In the loaded document's order; members are neither added nor removed.
     private(set) var members: [Member] = []
-    /// Lowercased email to member slot: emails are unique whatever their letter case, and otherwise
-    /// compared byte for byte.
-    private var memberSlotByEmail: [ExactText: Int32] = [:]
+    /// Emails are unique whatever their letter case, and otherwise compared byte for byte.
+    private var memberSlotByEmail = CSE118EmailIndex()
     private(set) var workspaces = Slots<Workspace>()
     private(set) var channels = Slots<Channel>()
     private(set) var messages = Slots<Message>()
@@ -118,7 +117,7 @@ public struct CSE118State {
     func member(_ id: CSE118ID) -> Member? { slot(of: id, .member).map { members[Int($0)] } }
 
     func member(email: String) -> Member? {
-        memberSlotByEmail[ExactText(email.lowercased())].map { members[Int($0)] }
+        memberSlotByEmail.find(email) { members[Int($0)].email }.map { members[Int($0)] }
     }
 
     /// Every workspace in list order.
@@ -403,15 +402,32 @@ extension CSE118State {
                 index.insert(place, for: id)
                 return id
             }
-            /// Files the ids of the list at `value` that were not checked as read.
+            /// Files the ids (and emails) of the list at `value` that were not checked as read.
             func fileIDs(of value: SeedReader) throws(SeedError) {
                 for (filed, kept) in index.filePending() where id(at: filed) == id(at: kept) {
                     throw value.fail("duplicate id \(id(at: kept).text)")
                 }
+                for (filed, kept) in memberSlotByEmail.filePending()
+                where CSE118EmailIndex.sameKey(members[Int(filed)].email, members[Int(kept)].email) {
+                    throw value.fail("duplicate email \(members[Int(kept)].email)")
+                }
             }
+            /// The slot of the member `knownMember` found last. A channel's messages are often one
+            /// member's, and workspaces often listed in their owners' order: the member looked for
+            /// next is often that one or the next, found without the index (and its cache misses).
+            var lastMember: Int32 = -1
             func knownMember(_ value: inout SeedReader) throws(SeedError) -> (id: CSE118ID, slot: Int32) {
-                if let bytes = plain(value, length: 36), let id = CSE118ID(bytes), let place = existing(id), place.kind == .member {
-                    return (id, place.slot)
+                if let bytes = plain(value, length: 36), let id = CSE118ID(bytes) {
+                    func isLooked(for slot: Int32) -> Bool { members.indices.contains(Int(slot)) && members[Int(slot)].id == id }
+                    if isLooked(for: lastMember) { return (id, lastMember) }
+                    if isLooked(for: lastMember + 1) {
+                        lastMember += 1
+                        return (id, lastMember)
+                    }
+                    if let place = existing(id), place.kind == .member {
+                        lastMember = place.slot
+                        return (id, place.slot)
+                    }
                 }
                 let text = try value.string()
                 guard let id = CSE118ID(text), let place = existing(id), place.kind == .member else {
@@ -473,9 +489,14 @@ extension CSE118State {
                             }
                         }
                         let email = members[Int(slot)].email
-                        if memberSlotByEmail.updateValue(slot, forKey: Self.emailKey(email)) != nil {
+                        guard checkingIDsAsRead else {
+                            memberSlotByEmail.fileLater(slot, email: email)
+                            return
+                        }
+                        if memberSlotByEmail.find(email, emailAt: { members[Int($0)].email }) != nil {
                             throw item.fail("duplicate email \(email)")
                         }
+                        memberSlotByEmail.insert(slot, email: email)
                     }
                     try fileIDs(of: value)
                 case 1:
@@ -527,13 +548,6 @@ extension CSE118State {
             }
         }
         seeded = Fixtures(workspaces: workspaces, channels: channels, messages: messages, ofStudent: fixtures)
-    }
-
-    /// The lowercased email: the same string when it has nothing to lower, as seeds' emails rarely do.
-    private static func emailKey(_ email: String) -> ExactText {
-        var email = email
-        let lower = email.withUTF8 { bytes in !bytes.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } }
-        return ExactText(lower ? email : email.lowercased())
     }
 
     private enum Keys {

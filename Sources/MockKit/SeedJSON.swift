@@ -9,13 +9,39 @@ import MockHTTP
 /// the `--state` snapshot all come this way: a part of a larger text is read as it is, with
 /// `SeedJSON(bytes[range])`, and paths in errors start at that part.
 public struct SeedJSON: Sendable {
-    public let bytes: ArraySlice<UInt8>
+    private let text: ArraySlice<UInt8>
+    /// The file the text is in instead, mapped (`SeedDirectory.mappedDocument`).
+    private let mapping: MappedText?
     /// Nested arrays and objects allowed, counted from the document's root.
     public let maxDepth: Int
 
     public init(_ bytes: ArraySlice<UInt8>, maxDepth: Int = 128) {
-        self.bytes = bytes
+        text = bytes
+        mapping = nil
         self.maxDepth = maxDepth
+    }
+
+    init(_ file: MappedFile) {
+        text = []
+        mapping = MappedText(file)
+        maxDepth = 128
+    }
+
+    /// The text. A mapped document's is copied into memory, whole, the first time: read those
+    /// with `withUnsafeBytes` and `count`, which copy nothing.
+    public var bytes: ArraySlice<UInt8> {
+        mapping?.copy ?? text
+    }
+
+    /// How many bytes the text has.
+    public var count: Int {
+        mapping?.file.bytes.count ?? text.count
+    }
+
+    /// Calls `body` with the text, in place (offsets in it are a reader's `offset`s).
+    public func withUnsafeBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        guard let file = mapping?.file else { return text.withUnsafeBufferPointer(body) }
+        return withExtendedLifetime(file) { body(file.bytes) }
     }
 
     public init(_ bytes: [UInt8], maxDepth: Int = 128) {
@@ -32,7 +58,7 @@ public struct SeedJSON: Sendable {
     /// Reads the document: `body` gets a reader at its root value. The document must be exactly
     /// one JSON value; when it is not, that is the error, wherever it is and whatever `body` found.
     public func read<Result>(_ body: (inout SeedReader) throws(SeedError) -> Result) throws(SeedError) -> Result {
-        let outcome = bytes.withUnsafeBufferPointer { buffer in
+        let outcome = withUnsafeBytes { buffer in
             Swift.Result { () throws(SeedError) -> Result in
                 var root = SeedReader(JSONScanner(buffer), depth: 0, maxDepth: maxDepth)
                 do throws(SeedError) {
@@ -258,6 +284,7 @@ public struct SeedReader {
     }
 
     /// Past an opening bracket and the space after it.
+    @inline(__always)
     private mutating func open() throws(SeedError) {
         guard depth < maxDepth else { throw SeedError(syntax: scanner.error("nesting deeper than \(maxDepth)")) }
         scanner.position += 1
@@ -265,6 +292,7 @@ public struct SeedReader {
     }
 
     /// After a value in a container: true when a comma leads to another one, false past the closing bracket.
+    @inline(__always)
     private mutating func next(closing: UInt8, else message: String) throws(SeedError) -> Bool {
         scanner.skipWhitespace()
         switch scanner.current {
@@ -350,6 +378,25 @@ public struct SeedReader {
             }
         }
         return path
+    }
+}
+
+/// A mapped seed file, and its copy once `SeedJSON.bytes` asks for one.
+private final class MappedText: Sendable {
+    let file: MappedFile
+    private let copied = Locked<ArraySlice<UInt8>?>(nil)
+
+    init(_ file: MappedFile) {
+        self.file = file
+    }
+
+    var copy: ArraySlice<UInt8> {
+        copied.withLock { copy in
+            if let copy { return copy }
+            let made = Array(file.bytes)[...]
+            copy = made
+            return made
+        }
     }
 }
 

@@ -1,24 +1,43 @@
-/// Where one string of a row is in `RowTexts`: 8 bytes in the row instead of a 16-byte `String`,
-/// which past 15 UTF-8 bytes (most emails and messages) is a heap allocation of its own besides.
+/// One string of a row, in 8 bytes instead of a 16-byte `String` (which past 15 UTF-8 bytes, as
+/// most emails and messages are, is a heap allocation of its own besides): up to 7 bytes in the
+/// span itself, as Swift keeps its small strings, longer ones in `RowTexts`.
 struct TextSpan: Equatable {
-    fileprivate let start: UInt32
-    fileprivate let count: UInt32
+    /// Inline (top bit set): the length in bits 56-58 and the bytes from the lowest up. Otherwise
+    /// where the bytes are in `RowTexts`: the start in the low 32 bits, the count in the next 31.
+    fileprivate let bits: UInt64
+
+    fileprivate static let inlineFlag: UInt64 = 1 << 63
+    fileprivate static let inlineCapacity = 7
+
+    fileprivate init(start: Int, count: Int) {
+        bits = UInt64(count) << 32 | UInt64(start)
+    }
+
+    fileprivate init(inline utf8: UnsafeBufferPointer<UInt8>) {
+        var bits = Self.inlineFlag | UInt64(utf8.count) << 56
+        for (index, byte) in utf8.enumerated() { bits |= UInt64(byte) << (8 * index) }
+        self.bits = bits
+    }
+
+    fileprivate var isInline: Bool { bits & Self.inlineFlag != 0 }
+    fileprivate var start: Int { Int(truncatingIfNeeded: bits & 0xFFFF_FFFF) }
+    fileprivate var count: Int { isInline ? Int(truncatingIfNeeded: bits >> 56 & 7) : Int(truncatingIfNeeded: bits >> 32) }
 
     /// No text, in any `RowTexts`.
-    static let empty = TextSpan(start: 0, count: 0)
+    static let empty = TextSpan(inline: UnsafeBufferPointer(start: nil, count: 0))
 }
 
 /// The strings of a state's rows, their UTF-8 one after another in one byte array. A row's
 /// strings are written back byte for byte, so answers and saved states are as they were with
-/// `String` fields. The bytes of removed rows stay until they are most of the array; then the
-/// owner copies the live strings into a fresh one (`compacted`).
+/// `String` fields. The bytes of removed rows stay until they are most of the array
+/// (`isMostlyUnused`); then the owner copies the live strings into a fresh one (`copy`).
 struct RowTexts {
     private var bytes: [UInt8] = []
-    /// Bytes that removed rows' strings hold.
+    /// Bytes that removed rows' strings hold here.
     private(set) var unused = 0
 
     init(reservingCapacity capacity: Int = 0) {
-        bytes.reserveCapacity(capacity)
+        bytes.reserveCapacityInHugePages(capacity)
     }
 
     /// Whether removed rows hold more than half of the bytes (and enough of them to be worth a copy).
@@ -30,20 +49,21 @@ struct RowTexts {
     }
 
     mutating func append(_ utf8: UnsafeBufferPointer<UInt8>) -> TextSpan {
-        precondition(bytes.count + utf8.count <= UInt32.max, "a threads state holds at most 4 GiB of text")
-        let span = TextSpan(start: UInt32(bytes.count), count: UInt32(utf8.count))
+        guard utf8.count > TextSpan.inlineCapacity else { return TextSpan(inline: utf8) }
+        precondition(bytes.count + utf8.count < 1 << 31, "a threads state holds less than 2 GiB of text")
+        let span = TextSpan(start: bytes.count, count: utf8.count)
         bytes.append(contentsOf: utf8)
         return span
     }
 
     /// The text of a removed row no longer needs its bytes.
     mutating func release(_ span: TextSpan) {
-        unused += Int(span.count)
+        if !span.isInline { unused += span.count }
     }
 
     /// The same text in a new collection, for a copy of the live rows' strings.
     func copy(_ span: TextSpan, to other: inout RowTexts) -> TextSpan {
-        withUTF8(span) { other.append($0) }
+        span.isInline ? span : withUTF8(span) { other.append($0) }
     }
 
     subscript(span: TextSpan) -> String {
@@ -57,6 +77,12 @@ struct RowTexts {
     }
 
     func withUTF8<Result>(_ span: TextSpan, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(span.start)..<Int(span.start) + Int(span.count)])) }
+        guard span.isInline else {
+            return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[span.start..<span.start + span.count])) }
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: TextSpan.inlineCapacity) { buffer in
+            for index in 0..<span.count { buffer[index] = UInt8(truncatingIfNeeded: span.bits >> (8 * index)) }
+            return body(UnsafeBufferPointer(rebasing: buffer[..<span.count]))
+        }
     }
 }

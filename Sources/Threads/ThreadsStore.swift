@@ -37,8 +37,19 @@ public struct ThreadsState {
         var userID: Int
         var text: TextSpan
         var createdAt: Stamp
+        /// `previousInThread`, or the message's own id for none (no message precedes itself): 8
+        /// bytes, where an optional takes 9 and makes every row 8 bytes longer.
+        private var previousID: Int
+
+        init(id: Int, threadID: Int, userID: Int, text: TextSpan, createdAt: Stamp) {
+            (self.id, self.threadID, self.userID, self.text, self.createdAt, previousID) = (id, threadID, userID, text, createdAt, id)
+        }
+
         /// The message of the same thread before this one (the next lower id), nil for the first.
-        var previousInThread: Int? = nil
+        var previousInThread: Int? {
+            get { previousID == id ? nil : previousID }
+            set { previousID = newValue ?? id }
+        }
     }
 
     struct Token {
@@ -86,14 +97,18 @@ public struct ThreadsState {
         user.map { withEmailKey($0, in: texts) { $0.elementsEqual(key) } } ?? false
     }
 
-    /// The email index of the whole users table.
-    private func emailIndex() -> EmailIndex {
-        var index = EmailIndex(capacity: users.count)
-        for slot in 0..<users.slotCount {
-            guard let user = users[slot: slot] else { continue }
-            _ = Self.withEmailKey(user, in: texts) { key in index.insert(key, at: slot) { Self.hasEmailKey(users[slot: $0], key, in: texts) } }
+    /// The email index of `count` users, by position (`user` gives the user at one), sized for
+    /// them; with the position of the first user whose email's key an earlier one has, if any
+    /// (filed no more than the earlier one).
+    private static func emailIndex(of count: Int, in texts: RowTexts, _ user: (Int) -> User?) -> (EmailIndex, duplicate: Int?) {
+        var index = EmailIndex(capacity: count)
+        var duplicate: Int?
+        for position in 0..<count {
+            guard let row = user(position) else { continue }
+            let earlier = withEmailKey(row, in: texts) { key in index.insert(key, at: position) { hasEmailKey(user($0), key, in: texts) } }
+            if earlier != nil, duplicate == nil { duplicate = position }
         }
-        return index
+        return (index, duplicate)
     }
 
     func thread(_ id: Int) -> Thread? { threads[id] }
@@ -315,32 +330,49 @@ extension ThreadsState {
     private mutating func readUsers(_ value: inout SeedReader, in document: SeedJSON) throws(SeedError) {
         // {"user_id":0,"email":"a","password":"a","fname":"a","lname":"a"},
         var seeded = SeedRows<User>(reservingCapacity: Self.rowsRoom(value, in: document, smallestRow: 65))
-        var emails = EmailIndex()
+        let array = value
         let defaultRole = texts.append("USER")
-        try value.elements { item throws(SeedError) in
-            let none = TextSpan.empty
-            var user = User(id: 0, email: none, password: none, fname: none, lname: none, role: defaultRole)
-            try item.members(Keys.user) { key, value throws(SeedError) in
-                switch key {
-                case 0: user.id = try value.int()
-                case 1: user.email = try Self.text(&value, in: document, into: &texts)
-                case 2: user.password = try Self.text(&value, in: document, into: &texts)
-                case 3: user.fname = try Self.text(&value, in: document, into: &texts)
-                case 4: user.lname = try Self.text(&value, in: document, into: &texts)
-                default: user.role = try Self.text(&value, in: document, into: &texts, emptyAllowed: true)
+        do {
+            try value.elements { item throws(SeedError) in
+                let none = TextSpan.empty
+                var user = User(id: 0, email: none, password: none, fname: none, lname: none, role: defaultRole)
+                try item.members(Keys.user) { key, value throws(SeedError) in
+                    switch key {
+                    case 0: user.id = try value.int()
+                    case 1: user.email = try Self.text(&value, in: document, into: &texts)
+                    case 2: user.password = try Self.text(&value, in: document, into: &texts)
+                    case 3: user.fname = try Self.text(&value, in: document, into: &texts)
+                    case 4: user.lname = try Self.text(&value, in: document, into: &texts)
+                    default: user.role = try Self.text(&value, in: document, into: &texts, emptyAllowed: true)
+                    }
                 }
+                guard seeded.add(user) else { throw item.fail("duplicate user_id \(user.id)") }
             }
-            guard seeded.add(user) else { throw item.fail("duplicate user_id \(user.id)") }
-            // Filed by the row's place in the document; by its slot below if the rows get sorted.
-            let position = seeded.count - 1
-            let duplicate = Self.withEmailKey(user, in: texts) { key in
-                emails.insert(key, at: position) { Self.hasEmailKey(seeded[$0], key, in: texts) }
-            }
-            guard duplicate == nil else { throw item.fail("duplicate email \(text(user.email))") }
+        } catch {
+            // The rows before the one in error may hold a duplicate email, which comes first.
+            try checkEmails(of: seeded, in: array)
+            throw error
         }
+        // Once the rows are counted, the index is made at its size; by document order, so the first
+        // duplicate is the one named, then by slot if the rows got sorted.
+        let emails = try checkEmails(of: seeded, in: array)
         let reordered = seeded.isReordered
         users = seeded.finish()
-        userSlotByEmail = reordered ? emailIndex() : emails
+        userSlotByEmail = reordered ? Self.emailIndex(of: users.slotCount, in: texts) { users[slot: $0] }.0 : emails
+    }
+
+    /// The email index of the users read so far, by document position; the first duplicate is an
+    /// error at its row of `array`.
+    @discardableResult
+    private func checkEmails(of seeded: SeedRows<User>, in array: SeedReader) throws(SeedError) -> EmailIndex {
+        let (index, duplicate) = Self.emailIndex(of: seeded.count, in: texts) { seeded[$0] }
+        guard let duplicate else { return index }
+        var rows = array, position = 0
+        try rows.elements { item throws(SeedError) in
+            if position == duplicate { throw item.fail("duplicate email \(text(seeded[duplicate].email))") }
+            position += 1
+        }
+        return index
     }
 
     private mutating func readThreads(_ value: inout SeedReader, in document: SeedJSON) throws(SeedError) {

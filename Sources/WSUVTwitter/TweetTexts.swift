@@ -17,6 +17,7 @@ struct TweetTexts {
     /// texts fill it.
     init(capacity: Int = 0) {
         bytes.reserveCapacity(capacity + WSUVState.deletedText.utf8.count + 1)
+        bytes.adviseHugePages()
         _ = append(WSUVState.deletedText)
     }
 

@@ -121,6 +121,93 @@ final class CSE118SeedTests: XCTestCase {
         XCTAssertEqual(try client.call("DELETE", "/message/\(first)", token: token).status, 200)
     }
 
+    func testEmailsAreUniqueAndFoundWhateverTheirLetterCase() throws {
+        let others = (3..<3000).map {
+            #"{"id":"\#(String(format: "aaaaaaaa-0000-4000-8000-%012x", $0))","name":"M","email":"member.number.\#($0)@x.com","password":"pw"}"#
+        }
+        func document(ann: String, bob: String, more: [String] = []) -> String {
+            Self.document(messages: []) {
+                $0.replacingOccurrences(of: "ann@x.com", with: ann).replacingOccurrences(of: "bob@x.com", with: bob)
+                    .replacingOccurrences(of: "\"password\":\"pw\"}],", with: "\"password\":\"pw\"}\(more.map { "," + $0 }.joined())],")
+            }
+        }
+        let refused: [(document: String, path: String, detail: String)] = [
+            (document(ann: "ann@x.com", bob: "ANN@x.com"), "$.members[1]", "duplicate email ANN@x.com"),
+            (document(ann: "Ébé@x.com", bob: "éBÉ@X.COM"), "$.members[1]", "duplicate email éBÉ@X.COM"),
+            (document(ann: "ann@x.com", bob: "bob@x.com", more: others + [others[5].replacingOccurrences(of: "8000-000000000008", with: "8000-00000000ffff").replacingOccurrences(of: "member.number", with: "Member.Number")]),
+             "$.members[2999]", "duplicate email Member.Number.8@x.com"),
+            // The repeat is reported before a problem further on.
+            (document(ann: "ann@x.com", bob: "Ann@x.com").replacingOccurrences(of: "\"owner\":\"\(Self.member)\"", with: "\"owner\":\"nobody\""),
+             "$.members[1]", "duplicate email Ann@x.com"),
+        ]
+        for (document, path, detail) in refused {
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
+            XCTAssertEqual(answer.status, 400)
+            XCTAssertEqual(answer.text, refusal(path, detail))
+        }
+
+        // Lowered on both sides, then compared byte for byte: a precomposed é is not e and U+0301.
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: document(ann: "Ébé@x.com", bob: "bob.has.a.long.address@x.com", more: others)).status, 200)
+        for email in ["ébé@x.com", "ÉBÉ@X.COM", "Bob.Has.A.Long.Address@X.com", "member.number.2999@x.com", "MEMBER.NUMBER.3@X.COM"] {
+            XCTAssertEqual(try client.call("POST", "/login", body: #"{"email":"\#(email)","password":"pw"}"#).status, 200, email)
+        }
+        for email in ["e\u{301}be\u{301}@x.com", "ébé@x.co", "bob.has.a.long.address@x.com ", "member.number.3000@x.com"] {
+            XCTAssertEqual(try client.call("POST", "/login", body: #"{"email":"\#(email)","password":"pw"}"#).status, 401, email)
+        }
+    }
+
+    func testIdDigitsAndMonthLengthsAtTheirEdges() throws {
+        // Bytes on either side of 0-9, a-f and A-F are no digits; upper case is for requests only.
+        for digit in ["/", ":", "@", "G", "`", "g", "\u{7f}", "A", "F"] {
+            let bad = "bbbbbbbb-0000-4000-8000-00000000000" + digit
+            let document = Self.document(messages: []).replacingOccurrences(of: Self.workspace, with: bad)
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
+            XCTAssertEqual(answer.text, refusal("$.workspaces[0].id", "expected a lowercase UUID, got \(bad)"), digit)
+        }
+        let message = "dddddddd-0000-4000-8000-000000000001"
+        for day in ["1900-02-29", "2100-02-29", "2023-06-31", "2023-09-31", "2023-11-31", "2023-12-32"] {
+            let posted = day + "T00:00:00.000Z"
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: [Self.message(message, posted: posted)]))
+            XCTAssertEqual(answer.text, refusal("$.workspaces[0].channels[0].messages[0].posted", "expected YYYY-MM-DDTHH:MM:SS.mmmZ, got \(posted)"))
+        }
+        let ann = "aaaaaaaa-0000-4000-8000-000000000001"
+        for day in ["0000-02-29", "2400-02-29", "2023-01-31", "2023-03-31", "2023-05-31", "2023-07-31", "2023-08-31", "2023-10-31", "2023-12-31", "2023-04-30"] {
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: [Self.message(message, posted: day + "T23:59:59.999Z")])).status, 200, day)
+            let token = try client.login(("ann@x.com", "pw"))
+            assertCSE118(try client.call("GET", "/channel/\(Self.channel)/message", token: token), 200,
+                         #"[{"id":"\#(message)","member":"\#(ann)","posted":"\#(day)T23:59:59.999Z","content":"m"}]"#)
+        }
+        // Requests name ids in any letter case.
+        let token = try client.login(("ann@x.com", "pw"))
+        XCTAssertEqual(try client.call("DELETE", "/message/\(message.uppercased())", token: token).status, 200)
+        XCTAssertEqual(try client.call("GET", "/channel/\(Self.channel.uppercased())/message", token: token).text, "[]")
+    }
+
+    func testMessagesKeepTheirMembersWhoeverPostedBefore() throws {
+        let third = "aaaaaaaa-0000-4000-8000-000000000003"
+        let posters = [Self.other, Self.other, third, Self.member, third, Self.other, Self.member, Self.member]
+        let messages = posters.enumerated().map {
+            Self.message(String(format: "dddddddd-0000-4000-8000-%012x", $0.offset), member: $0.element, posted: "2024-02-03T18:04:05.125Z")
+        }
+        func document(_ messages: [String]) -> String {
+            Self.document(messages: messages) {
+                $0.replacingOccurrences(of: "\"password\":\"pw\"}],", with: #""password":"pw"},{"id":"\#(third)","name":"Cid","email":"cid@x.com","password":"pw"}],"#)
+                    .replacingOccurrences(of: "\"members\":[\"\(Self.other)\"]", with: "\"members\":[\"\(third)\"]")
+            }
+        }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: document(messages)).status, 200)
+        let token = try client.login(("cid@x.com", "pw"))
+        let listed = try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: token))
+        XCTAssertEqual(listed.compactMap { $0["member"] as? String }, posters)
+        // The workspace's member is Cid, listed after the owner Ann, not Bob who comes between them.
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace", token: token)).count, 1)
+        XCTAssertEqual(try client.call("GET", "/workspace", token: client.login(("bob@x.com", "pw"))).text, "[]")
+        // Right after a member's id, ids that are not a member's are still refused.
+        let stranger = Self.message("dddddddd-0000-4000-8000-0000000000ff", member: Self.workspace, posted: "2024-02-03T18:04:05.125Z")
+        let answer = try server.request("PUT", "/_mock/state/cse118", body: document(Array(messages.prefix(3)) + [stranger]))
+        XCTAssertEqual(answer.text, refusal("$.workspaces[0].channels[0].messages[3].member", "\(Self.workspace) is not the id of a member"))
+    }
+
     func testIdsAndTimesComeBackAsTheDocumentSpelledThem() throws {
         // Escaped characters are read as what they stand for; times sort as times, ties in document order.
         let times = ["2024-02-29T23:59:59.999Z", "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",

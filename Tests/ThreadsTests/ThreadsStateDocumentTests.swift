@@ -122,6 +122,10 @@ final class ThreadsStateDocumentTests: XCTestCase {
         try assertRefused(document(users: [user(1, "a@x.com"), user(1, "b@x.com")]), "$.users[1]", "duplicate user_id 1")
         try assertRefused(document(users: [user(1, "a@x.com"), user(2, "A@X.com")]), "$.users[1]", "duplicate email A@X.com")
         try assertRefused(document(users: [user(1, "kate@x.com"), user(2, "\u{212A}ate@x.com")]), "$.users[1]", "duplicate email \u{212A}ate@x.com")
+        // The first bad row is named, whatever is wrong with the rows after it.
+        try assertRefused(document(users: [user(1, "a@x.com"), user(2, "A@X.com"), user(2, "c@x.com")]), "$.users[1]", "duplicate email A@X.com")
+        try assertRefused(document(users: [user(1, "a@x.com"), user(2, "A@X.com"), #"{"user_id":3}"#]), "$.users[1]", "duplicate email A@X.com")
+        try assertRefused(document(users: [user(1, "a@x.com"), #"{"user_id":3}"#, user(2, "A@X.com")]), "$.users[1].email", "missing")
         try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(3, user: 1), thread(1, user: 1), thread(3, user: 1)]),
                           "$.threads[2]", "duplicate thread_id 3")
         try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1), thread(2, user: 9)]), "$.threads[1]", "user_id 9 is not a user")
@@ -169,15 +173,18 @@ final class ThreadsStateDocumentTests: XCTestCase {
 
     func testStringsKeepTheirTextThroughEscapesAndManyDeletes() throws {
         let users = [#"{"user_id":1,"email":"a@x.com","password":"p\/w","fname":"F\u00e9","lname":"Müller","role":""}"#,
+                     #"{"user_id":3,"email":"b@x.com","password":"1234567","fname":"12345678","lname":"é12345","role":"é123456"}"#,
                      #"{"user_id":2,"email":"second.user@example.com","password":"pw","fname":"F2","lname":"L2","role":null}"#]
         let threads = [#"{"thread_id":1,"user_id":1,"title":"Say \"hi\"","created_at":"2019-11-20 14:05:12"}"#]
         let messages = [#"{"message_id":1,"thread_id":1,"user_id":2,"message":"A message longer than fifteen bytes","created_at":"2019-11-20 14:05:12"}"#]
         XCTAssertEqual(try load(#"{"users":[\#(users.joined(separator: ","))],"threads":[\#(threads.joined(separator: ","))],"messages":[\#(messages.joined(separator: ","))]}"#).status, 200)
         let token = try login("second.user@example.com")
         XCTAssertFalse(try login("a@x.com", "p%2Fw").isEmpty)
+        XCTAssertFalse(try login("b@x.com", "1234567").isEmpty)
         let saved = try server.request("GET", "/_mock/state/threads").text
         XCTAssertTrue(saved.hasPrefix(#"{"users":[{"user_id":1,"email":"a@x.com","password":"p/w","fname":"Fé","lname":"Müller","role":""},"#
-                                      + #"{"user_id":2,"email":"second.user@example.com","password":"pw","fname":"F2","lname":"L2","role":"USER"}],"#
+                                      + #"{"user_id":2,"email":"second.user@example.com","password":"pw","fname":"F2","lname":"L2","role":"USER"},"#
+                                      + #"{"user_id":3,"email":"b@x.com","password":"1234567","fname":"12345678","lname":"é12345","role":"é123456"}],"#
                                       + #""threads":[{"thread_id":1,"user_id":1,"title":"Say \"hi\"","created_at":"2019-11-20 14:05:12"}],"#
                                       + #""messages":[{"message_id":1,"thread_id":1,"user_id":2,"message":"A message longer than fifteen bytes","#), saved)
         // 100 KB of messages, then most of them deleted out of order: past half of the text the
@@ -258,6 +265,19 @@ final class ThreadsStateDocumentTests: XCTestCase {
     }
 
     // MARK: A thread's messages
+
+    func testAThreadsFirstMessageHasNoneBeforeItWhateverTheIDs() throws {
+        let document = document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1), thread(2, user: 1)],
+                                messages: [message(Int.min, thread: 2), message(-1, thread: 1), message(0, thread: 2), message(1, thread: 1)])
+        XCTAssertEqual(try load(document).status, 200)
+        let token = try login("a@x.com")
+        XCTAssertEqual(try texts(1, token), ["M1", "M-1"])
+        XCTAssertEqual(try texts(2, token), ["M0", "M\(Int.min)"])
+        XCTAssertEqual(try get("/api/message/delete/0", token).status, 200)  // ids in paths are digits only
+        XCTAssertEqual(try texts(2, token), ["M\(Int.min)"])
+        XCTAssertEqual(try post("/api/message/add", "thread_id=2&message=new", token).status, 200)
+        XCTAssertEqual(try texts(2, token), ["new", "M\(Int.min)"])
+    }
 
     func testThreadMessagesStayRightThroughDeletesAndAdds() throws {
         let document = document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1), thread(2, user: 1)],

@@ -19,13 +19,15 @@ public struct JSONScanner {
         public var hasEscapes: Bool
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public var current: UInt8? { position < bytes.count ? bytes[position] : nil }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public var atEnd: Bool { position >= bytes.count }
 
-    @inline(__always)
+    /// Inlinable, like `current`: it runs between every two tokens, mostly finding no space at all,
+    /// so a call would cost more than the work.
+    @inlinable @inline(__always)
     public mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
