@@ -360,7 +360,7 @@ extension CSE118State {
         var state = CSE118State()
         // Reading a seed is no change: nothing is recorded meanwhile.
         state.changes.isRecording = false
-        let outcome = document.bytes.withUnsafeBufferPointer { text in
+        let outcome = document.withUnsafeBytes { text in
             Result { () throws(SeedError) in try state.read(document, text: text, checkingIDsAsRead: checkingIDsAsRead) }
         }
         try outcome.get()
@@ -412,9 +412,22 @@ extension CSE118State {
                     throw value.fail("duplicate email \(members[Int(kept)].email)")
                 }
             }
+            /// The slot of the member `knownMember` found last. A channel's messages are often one
+            /// member's, and workspaces often listed in their owners' order: the member looked for
+            /// next is often that one or the next, found without the index (and its cache misses).
+            var lastMember: Int32 = -1
             func knownMember(_ value: inout SeedReader) throws(SeedError) -> (id: CSE118ID, slot: Int32) {
-                if let bytes = plain(value, length: 36), let id = CSE118ID(bytes), let place = existing(id), place.kind == .member {
-                    return (id, place.slot)
+                if let bytes = plain(value, length: 36), let id = CSE118ID(bytes) {
+                    func isLooked(for slot: Int32) -> Bool { members.indices.contains(Int(slot)) && members[Int(slot)].id == id }
+                    if isLooked(for: lastMember) { return (id, lastMember) }
+                    if isLooked(for: lastMember + 1) {
+                        lastMember += 1
+                        return (id, lastMember)
+                    }
+                    if let place = existing(id), place.kind == .member {
+                        lastMember = place.slot
+                        return (id, place.slot)
+                    }
                 }
                 let text = try value.string()
                 guard let id = CSE118ID(text), let place = existing(id), place.kind == .member else {

@@ -42,17 +42,21 @@ struct RowIndex {
     mutating func fill(rows: Int, hash: (Int) -> UInt64, sameKey: (Int, Int) -> Bool) -> Bool {
         precondition(count == 0, "fill is for an empty table")
         reserveCapacity(rows)
-        for row in 0..<rows {
-            let entry = (hash(row) & Self.hashMask) | UInt64(row + 1)
-            var slot = home(of: entry)
-            while slots[slot] != 0 {
-                if (slots[slot] ^ entry) & Self.hashMask == 0, sameKey(Self.row(in: slots[slot]), row) { return false }
-                slot = slot + 1 == slots.count ? 0 : slot + 1
+        let size = slots.count
+        let filled = slots.withUnsafeMutableBufferPointer { slots in
+            for row in 0..<rows {
+                let entry = (hash(row) & Self.hashMask) | UInt64(row + 1)
+                var slot = Self.home(of: entry, size: size)
+                while slots[slot] != 0 {
+                    if (slots[slot] ^ entry) & Self.hashMask == 0, sameKey(Self.row(in: slots[slot]), row) { return false }
+                    slot = slot + 1 == size ? 0 : slot + 1
+                }
+                slots[slot] = entry
             }
-            slots[slot] = entry
+            return true
         }
-        count = rows
-        return true
+        if filled { count = rows }
+        return filled
     }
 
     /// Removes the row, which must be in the table under that hash.
@@ -80,8 +84,10 @@ struct RowIndex {
     private static func row(in entry: UInt64) -> Int { Int(entry & 0xFFFF_FFFF) - 1 }
 
     /// The first slot to try: the hash's high half scaled to the table's size.
-    private func home(of entry: UInt64) -> Int {
-        Int(truncatingIfNeeded: ((entry >> 32) &* UInt64(slots.count)) >> 32)
+    private func home(of entry: UInt64) -> Int { Self.home(of: entry, size: slots.count) }
+
+    private static func home(of entry: UInt64, size: Int) -> Int {
+        Int(truncatingIfNeeded: ((entry >> 32) &* UInt64(size)) >> 32)
     }
 
     /// Slots from `start` forward to `end`, wrapping around.
@@ -97,7 +103,9 @@ struct RowIndex {
 
     private mutating func rehash(capacity: Int) {
         let old = slots
-        slots = Array(repeating: 0, count: capacity)
+        slots = []
+        slots.reserveHugeCapacity(capacity)
+        slots.append(contentsOf: repeatElement(0, count: capacity))
         for entry in old where entry != 0 { place(entry) }
     }
 }

@@ -12,9 +12,9 @@ struct RowTable<Row: Identifiable> where Row.ID == Int {
     private(set) var count = 0
 
     /// Room for `capacity` rows without growing. Memory is only touched as rows arrive, so an upper
-    /// bound costs address space, not memory.
+    /// bound costs address space, not memory (in huge pages where it is large: `HugePages`).
     init(reservingCapacity capacity: Int = 0) {
-        slots.reserveCapacity(capacity)
+        slots.reserveCapacityInHugePages(capacity)
     }
 
     /// All rows, ascending id.

@@ -37,7 +37,7 @@ struct RowTexts {
     private(set) var unused = 0
 
     init(reservingCapacity capacity: Int = 0) {
-        bytes.reserveCapacity(capacity)
+        bytes.reserveCapacityInHugePages(capacity)
     }
 
     /// Whether removed rows hold more than half of the bytes (and enough of them to be worth a copy).

@@ -188,7 +188,7 @@ extension WSUVState {
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { key, value throws(SeedError) in
                 if key == 0 {
-                    try readUsers(&value)
+                    try readUsers(&value, text: text)
                 } else {
                     try readTweets(&value, text: text)
                 }
@@ -196,13 +196,13 @@ extension WSUVState {
         }
     }
 
-    /// The users are indexed by name once all are read, in one table of the right size, so no
-    /// insert waits on the one before; a problem in a row comes after a repeated name in an
+    /// The users are indexed by name once all are read, in a table made the right size at once
+    /// (none grown and left behind); a problem in a row still comes after a repeated name in an
     /// earlier one, as if each had been indexed when read.
-    private mutating func readUsers(_ array: inout SeedReader) throws(SeedError) {
+    private mutating func readUsers(_ array: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
         let start = array
         do throws(SeedError) {
-            try array.elements { item throws(SeedError) in try readUser(&item) }
+            try array.elements { item throws(SeedError) in try readUser(&item, text: text) }
         } catch {
             try indexUsers(in: start)
             throw error
@@ -210,14 +210,17 @@ extension WSUVState {
         try indexUsers(in: start)
     }
 
-    private mutating func readUser(_ item: inout SeedReader) throws(SeedError) {
+    private mutating func readUser(_ item: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
         var user = User(username: "", password: "", sessionToken: "")
         try item.members(Keys.user) { key, value throws(SeedError) in
             switch key {
             case 0: user.username = try value.text()
             case 1: user.password = try value.text()
             default:
-                user.sessionToken = try value.string()
+                // Most users are logged out: their "0" needs no string of its own.
+                user.sessionToken = try SeedString.withUTF8(of: &value, in: text) { token in
+                    token.elementsEqual(Self.loggedOut.utf8) ? Self.loggedOut : String(decoding: token, as: UTF8.self)
+                }
                 guard user.sessionToken != Self.loggedOut else { return }
                 guard Self.isMintedToken(user.sessionToken) else { throw value.fail("expected \"0\" or 40 lowercase hex digits") }
                 if liveTokens.contains(ExactText(user.sessionToken)) { throw value.fail("another user holds this token") }
@@ -230,7 +233,7 @@ extension WSUVState {
     /// Indexes the users read from the array `array` starts; the first whose name an earlier one
     /// has is the error.
     private mutating func indexUsers(in array: SeedReader) throws(SeedError) {
-        var index = NameIndex(capacity: users.count)
+        var index = NameIndex()
         if let row = index.insert(users.indices, of: users, nameOf: { $0.username }) {
             // Found again only now, the row's place is where the array's element of that number starts.
             var elements = array, offset = 0, count = 0
@@ -246,40 +249,30 @@ extension WSUVState {
     private mutating func readTweets(_ array: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
         // The users are all read by now: members come in the order of `Keys.root`.
         let (users, names) = (users, userIndexByName)
-        var authors = AuthorLookups()
         // Ids in ascending order, as saved states and most seeds have them, cannot repeat: a set of
         // the ids read is kept only from the first one that is not above the one before.
         var earlierIDs: Set<Int>?
         try array.elements { item throws(SeedError) in
-            do throws(SeedError) {
-                let tweet = try Self.tweet(&item, place: tweets.count, in: text, authors: &authors, texts: &texts)
-                if earlierIDs == nil, let last = tweets.last, tweet.id <= last.id { earlierIDs = Set(tweets.map(\.id)) }
-                if earlierIDs?.insert(tweet.id).inserted == false { throw item.fail("duplicate tweet_id \(tweet.id)") }
-                tweets.append(tweet)
-                if authors.isFull { try authors.lookUp(into: &tweets, users: users, names: names, reader: item) }
-            } catch {
-                // An unknown author comes before any later problem.
-                try authors.lookUp(into: &tweets, users: users, names: names, reader: item)
-                throw error
-            }
+            let tweet = try Self.tweet(&item, in: text, users: users, names: names, texts: &texts)
+            if earlierIDs == nil, let last = tweets.last, tweet.id <= last.id { earlierIDs = Set(tweets.map(\.id)) }
+            if earlierIDs?.insert(tweet.id).inserted == false { throw item.fail("duplicate tweet_id \(tweet.id)") }
+            tweets.append(tweet)
         }
-        try authors.lookUp(into: &tweets, users: users, names: names, reader: array)
         if earlierIDs != nil { tweets.sort { $0.id < $1.id } }
     }
 
-    /// A tweet of a document whose bytes are `document`, to be the `place`th in `tweets`; its text
-    /// goes into `texts`, its author's name into `authors`.
-    private static func tweet(_ item: inout SeedReader, place: Int, in document: UnsafeBufferPointer<UInt8>,
-                              authors: inout AuthorLookups, texts: inout TweetTexts) throws(SeedError) -> Tweet {
-        var id = 0, stamp: TweetStamp?, text = TweetTexts.deleted, isDeleted = false
+    /// A tweet of a document whose bytes are `document`, by one of `users`; its text goes into `texts`.
+    private static func tweet(_ item: inout SeedReader, in document: UnsafeBufferPointer<UInt8>, users: [User], names: NameIndex,
+                              texts: inout TweetTexts) throws(SeedError) -> Tweet {
+        var author = 0, id = 0, stamp: TweetStamp?, text = TweetTexts.deleted, isDeleted = false
         try item.members(Keys.tweet) { key, value throws(SeedError) in
             switch key {
             case 0:
                 id = try value.int()
                 guard id >= 1 else { throw value.fail("must be 1 or more") }
             case 1:
-                let offset = value.offset
-                try SeedString.withUTF8(of: &value, in: document) { authors.add(tweet: place, name: $0, offset: offset) }
+                author = try SeedString.parse(&value, in: document, { names.row(named: $0, in: users) { $0.username } },
+                                              else: { "\($0) is not a user" })
             case 2:
                 stamp = try SeedString.parse(&value, in: document, TweetStamp.init(utf8:),
                                              else: { "expected YYYY-MM-DD HH:MM:SS, got \($0)" })
@@ -291,46 +284,8 @@ extension WSUVState {
                 text = try SeedString.withUTF8(of: &value, in: document) { texts.append($0) }
             }
         }
-        // Every key is required, so the stamp and the text were read; the author is looked up later.
-        return Tweet(id: id, timeStamp: stamp!, text: text, author: -1, isDeleted: isDeleted)
-    }
-}
-
-/// The authors of the tweets being read, looked up by name a batch at a time (see `NameIndex`);
-/// a problem found in a tweet is reported only after the names before it are looked up, so an
-/// unknown author still comes first, as if looked up when read.
-struct AuthorLookups {
-    /// The batch's names, one after another.
-    private var names: [UInt8] = []
-    /// Each name's tweet (its place in `tweets`), where the name ends in `names`, and where its
-    /// value starts in the document (for the error).
-    private var pending: [(tweet: Int, end: Int, offset: Int)] = []
-
-    var isFull: Bool { pending.count >= NameIndex.batchSize }
-
-    mutating func add(tweet: Int, name: UnsafeBufferPointer<UInt8>, offset: Int) {
-        names.append(contentsOf: name)
-        pending.append((tweet, names.count, offset))
-    }
-
-    /// Sets the author of each tweet of the batch that `tweets` holds; the first name that is no
-    /// user's is the error, made with `reader`, a reader of the document.
-    mutating func lookUp(into tweets: inout [WSUVState.Tweet], users: [WSUVState.User], names index: NameIndex,
-                         reader: SeedReader) throws(SeedError) {
-        let found = names.withUnsafeBufferPointer { names in
-            let starts = [0] + pending.dropLast().map(\.end)
-            let batch = zip(starts, pending).map { start, entry in UnsafeBufferPointer(rebasing: names[start..<entry.end]) }
-            return index.rows(named: batch, in: users, nameOf: { $0.username })
-        }
-        if let unknown = found.firstIndex(of: nil) {
-            let entry = pending[unknown], start = unknown == 0 ? 0 : pending[unknown - 1].end
-            throw reader.fail(at: entry.offset, "\(String(decoding: names[start..<entry.end], as: UTF8.self)) is not a user")
-        }
-        for (entry, row) in zip(pending, found) where entry.tweet < tweets.count {
-            tweets[entry.tweet].author = Int32(row!)
-        }
-        names.removeAll(keepingCapacity: true)
-        pending.removeAll(keepingCapacity: true)
+        // Every key is required, so the stamp was read.
+        return Tweet(id: id, timeStamp: stamp!, text: text, author: Int32(author), isDeleted: isDeleted)
     }
 }
 

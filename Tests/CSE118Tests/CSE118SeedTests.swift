@@ -156,6 +156,58 @@ final class CSE118SeedTests: XCTestCase {
         }
     }
 
+    func testIdDigitsAndMonthLengthsAtTheirEdges() throws {
+        // Bytes on either side of 0-9, a-f and A-F are no digits; upper case is for requests only.
+        for digit in ["/", ":", "@", "G", "`", "g", "\u{7f}", "A", "F"] {
+            let bad = "bbbbbbbb-0000-4000-8000-00000000000" + digit
+            let document = Self.document(messages: []).replacingOccurrences(of: Self.workspace, with: bad)
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
+            XCTAssertEqual(answer.text, refusal("$.workspaces[0].id", "expected a lowercase UUID, got \(bad)"), digit)
+        }
+        let message = "dddddddd-0000-4000-8000-000000000001"
+        for day in ["1900-02-29", "2100-02-29", "2023-06-31", "2023-09-31", "2023-11-31", "2023-12-32"] {
+            let posted = day + "T00:00:00.000Z"
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: [Self.message(message, posted: posted)]))
+            XCTAssertEqual(answer.text, refusal("$.workspaces[0].channels[0].messages[0].posted", "expected YYYY-MM-DDTHH:MM:SS.mmmZ, got \(posted)"))
+        }
+        let ann = "aaaaaaaa-0000-4000-8000-000000000001"
+        for day in ["0000-02-29", "2400-02-29", "2023-01-31", "2023-03-31", "2023-05-31", "2023-07-31", "2023-08-31", "2023-10-31", "2023-12-31", "2023-04-30"] {
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: [Self.message(message, posted: day + "T23:59:59.999Z")])).status, 200, day)
+            let token = try client.login(("ann@x.com", "pw"))
+            assertCSE118(try client.call("GET", "/channel/\(Self.channel)/message", token: token), 200,
+                         #"[{"id":"\#(message)","member":"\#(ann)","posted":"\#(day)T23:59:59.999Z","content":"m"}]"#)
+        }
+        // Requests name ids in any letter case.
+        let token = try client.login(("ann@x.com", "pw"))
+        XCTAssertEqual(try client.call("DELETE", "/message/\(message.uppercased())", token: token).status, 200)
+        XCTAssertEqual(try client.call("GET", "/channel/\(Self.channel.uppercased())/message", token: token).text, "[]")
+    }
+
+    func testMessagesKeepTheirMembersWhoeverPostedBefore() throws {
+        let third = "aaaaaaaa-0000-4000-8000-000000000003"
+        let posters = [Self.other, Self.other, third, Self.member, third, Self.other, Self.member, Self.member]
+        let messages = posters.enumerated().map {
+            Self.message(String(format: "dddddddd-0000-4000-8000-%012x", $0.offset), member: $0.element, posted: "2024-02-03T18:04:05.125Z")
+        }
+        func document(_ messages: [String]) -> String {
+            Self.document(messages: messages) {
+                $0.replacingOccurrences(of: "\"password\":\"pw\"}],", with: #""password":"pw"},{"id":"\#(third)","name":"Cid","email":"cid@x.com","password":"pw"}],"#)
+                    .replacingOccurrences(of: "\"members\":[\"\(Self.other)\"]", with: "\"members\":[\"\(third)\"]")
+            }
+        }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: document(messages)).status, 200)
+        let token = try client.login(("cid@x.com", "pw"))
+        let listed = try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: token))
+        XCTAssertEqual(listed.compactMap { $0["member"] as? String }, posters)
+        // The workspace's member is Cid, listed after the owner Ann, not Bob who comes between them.
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace", token: token)).count, 1)
+        XCTAssertEqual(try client.call("GET", "/workspace", token: client.login(("bob@x.com", "pw"))).text, "[]")
+        // Right after a member's id, ids that are not a member's are still refused.
+        let stranger = Self.message("dddddddd-0000-4000-8000-0000000000ff", member: Self.workspace, posted: "2024-02-03T18:04:05.125Z")
+        let answer = try server.request("PUT", "/_mock/state/cse118", body: document(Array(messages.prefix(3)) + [stranger]))
+        XCTAssertEqual(answer.text, refusal("$.workspaces[0].channels[0].messages[3].member", "\(Self.workspace) is not the id of a member"))
+    }
+
     func testIdsAndTimesComeBackAsTheDocumentSpelledThem() throws {
         // Escaped characters are read as what they stand for; times sort as times, ties in document order.
         let times = ["2024-02-29T23:59:59.999Z", "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",

@@ -852,10 +852,10 @@ final class WSUVTwitterTests: XCTestCase {
         assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(changed.joined(separator: ","))]}"#)
     }
 
-    /// Users are indexed once all are read and authors looked up a batch of tweets at a time:
-    /// every lookup still finds its row, and every problem is the one a row-by-row reading meets
-    /// first, whichever batch it falls in.
-    func testRowsReadInBatchesFindEveryNameAndKeepProblemsInOrder() throws {
+    /// Users are indexed by name only once all are read: every author is still found, and every
+    /// problem is the one a row-by-row reading meets first. A logged-out token is `"0"` however
+    /// it is spelled, and nothing else is.
+    func testUsersIndexedOnceAllAreReadKeepProblemsInOrder() throws {
         let count = 300
         func user(_ n: Int, name: String? = nil, password: String = "pw", token: String = "0") -> String {
             #"{"username":"\#(name ?? "user \(n)")","password":"\#(password)","session_token":"\#(token)"}"#
@@ -878,7 +878,8 @@ final class WSUVTwitterTests: XCTestCase {
         }
 
         let token = String(repeating: "c3", count: 20)
-        XCTAssertEqual(try load(document(users: [250: user(250, token: token)], tweets: [200: tweet(200, author: #"\u0075ser 3"#)])),
+        XCTAssertEqual(try load(document(users: [250: user(250, token: token), 251: user(251, token: #"\u0030"#)],
+                                         tweets: [200: tweet(200, author: #"\u0075ser 3"#)])),
                        #"{"loaded":"wsuv"}"#)
         let answer = try JSONParser.parse(get("/get-tweets.cgi").body)
         let authors = try XCTUnwrap(answer.objectValue?["tweets"]?.arrayValue).map { $0.objectValue?["username"]?.stringValue }
@@ -887,6 +888,8 @@ final class WSUVTwitterTests: XCTestCase {
         assertError(try post("/register.cgi", ["username": "user 299", "password": "x"]), 409, "Conflict User Exists")
         XCTAssertEqual(try post("/register.cgi", ["username": "user 300", "password": "x"]).status, 200)
         XCTAssertEqual(try post("/add-tweet.cgi", ["username": "user 250", "session_token": token, "tweet": "late"]).status, 200)
+        assertUnauthorized(try post("/add-tweet.cgi", ["username": "user 251", "session_token": "0", "tweet": "no"]))
+        XCTAssertEqual(try login("user 251", "pw").utf8.count, 40)
 
         for (document, expected) in [
             // A repeated name is found once all users are read, but named before a later row's problem.
@@ -896,7 +899,9 @@ final class WSUVTwitterTests: XCTestCase {
             (document(users: [69: user(69, password: ""), 70: user(70, name: "user 3")]), problem("$.users[69].password", "must not be empty")),
             (document(users: [5: user(5, token: token), 70: user(70, name: "user 3", token: token)]),
              problem("$.users[70].session_token", "another user holds this token")),
-            // An unknown author is named before any later problem, in its batch or the next.
+            (document(users: [9: user(9, token: "00")]), problem("$.users[9].session_token", #"expected \"0\" or 40 lowercase hex digits"#)),
+            (document(users: [9: user(9, token: "")]), problem("$.users[9].session_token", #"expected \"0\" or 40 lowercase hex digits"#)),
+            // An unknown author is named before any later problem.
             (document(tweets: [150: tweet(150, author: "nobody")]), problem("$.tweets[149].username", "nobody is not a user")),
             (document(tweets: [150: tweet(150, author: "nobody"), 151: tweet(151, stamp: "soon")]),
              problem("$.tweets[149].username", "nobody is not a user")),
