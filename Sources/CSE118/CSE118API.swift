@@ -58,8 +58,7 @@ public final class CSE118API: CourseAPI {
     private let issuedTokenLimit: Int
 
     public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let initial = try CSE118State(seed: document)
+        let initial = try CSE118State(seed: Self.mappedSeedDocument(in: seed))
         // A reset drops every token, those of a loaded state document included (docs/apis/cse118.md#reset).
         state = SeededStore(seed: initial) { seed in
             var fresh = seed

@@ -360,7 +360,7 @@ extension CSE118State {
         var state = CSE118State()
         // Reading a seed is no change: nothing is recorded meanwhile.
         state.changes.isRecording = false
-        let outcome = document.bytes.withUnsafeBufferPointer { text in
+        let outcome = document.withUnsafeBytes { text in
             Result { () throws(SeedError) in try state.read(document, text: text, checkingIDsAsRead: checkingIDsAsRead) }
         }
         try outcome.get()
