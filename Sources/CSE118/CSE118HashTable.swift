@@ -46,30 +46,22 @@ struct CSE118HashTable {
     mutating func filePending() -> [(filed: UInt32, kept: UInt32)] {
         defer { pending = [] }
         reserveCapacity(count + pending.count)
-        // Grouped in place by the top bits of their bucket, about 1,000 groups: each group's
-        // buckets span a few kilobytes, which stay in the cache while the group is filed.
+        // Grouped by the top bits of their bucket, about 1,000 groups: each group's buckets span a
+        // few kilobytes, which stay in the cache while the group is filed.
         let shift = max(0, mask.nonzeroBitCount - 10)
         func group(_ entry: UInt64) -> Int { home(entry) >> shift }
-        var ends = [Int](repeating: 0, count: (mask >> shift) + 1)
-        for entry in pending { ends[group(entry)] += 1 }
-        for index in ends.indices.dropFirst() { ends[index] += ends[index - 1] }
-        // `next[g]` is the first place of group g not yet holding one of its entries.
-        var next = [0] + ends.dropLast()
-        for current in ends.indices {
-            while next[current] < ends[current] {
-                // Each entry moves once, straight to its group's next place.
-                var entry = pending[next[current]]
-                while group(entry) != current {
-                    let target = group(entry)
-                    swap(&entry, &pending[next[target]])
-                    next[target] += 1
-                }
-                pending[next[current]] = entry
-                next[current] += 1
+        var starts = [Int](repeating: 0, count: (mask >> shift) + 2)
+        for entry in pending { starts[group(entry) + 1] += 1 }
+        for index in starts.indices.dropFirst() { starts[index] += starts[index - 1] }
+        let grouped = [UInt64](unsafeUninitializedCapacity: pending.count) { grouped, filled in
+            for entry in pending {
+                grouped[starts[group(entry)]] = entry
+                starts[group(entry)] += 1
             }
+            filled = pending.count
         }
         var alike: [(filed: UInt32, kept: UInt32)] = []
-        for entry in pending {
+        for entry in grouped {
             var bucket = home(entry)
             while buckets[bucket] != 0 {
                 if buckets[bucket] >> 32 == entry >> 32 {

@@ -94,6 +94,9 @@ public final class SeedKeys: @unchecked Sendable {
     /// compared with each member name read, so kept where reading them takes no reference counting.
     private let utf8: UnsafeMutablePointer<UInt8>
     private let starts: UnsafeMutablePointer<Int>
+    /// Whether each name is written in JSON as its own bytes between quotes (it has no character
+    /// that needs an escape).
+    private let plain: UnsafeMutablePointer<Bool>
 
     /// `required` keys first, then `optional` ones (absent or `null` is the same for those).
     public init(_ required: [String], optional: [String] = []) {
@@ -107,11 +110,29 @@ public final class SeedKeys: @unchecked Sendable {
         starts = .allocate(capacity: count + 1)
         starts[0] = 0
         for (index, name) in names.enumerated() { starts[index + 1] = starts[index] + name.utf8.count }
+        plain = .allocate(capacity: max(count, 1))
+        for (index, name) in names.enumerated() {
+            plain[index] = !name.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        }
     }
 
     deinit {
         utf8.deallocate()
         starts.deallocate()
+        plain.deallocate()
+    }
+
+    /// The length of key `index`'s name written plainly, quotes included, when the text at
+    /// `position` is exactly that (`"name"`); 0 otherwise. Such a member name needs no scanning:
+    /// the bytes are those of a well-formed string without escapes.
+    @inline(__always)
+    func plainSpelling(of index: Int, in text: UnsafeBufferPointer<UInt8>, at position: Int) -> Int {
+        let length = starts[index + 1] - starts[index]
+        guard plain[index], position + length + 2 <= text.count, let base = text.baseAddress,
+              base[position] == UInt8(ascii: "\""), base[position + length + 1] == UInt8(ascii: "\"") else { return 0 }
+        let name = utf8 + starts[index], spelled = base + position + 1
+        for offset in 0..<length where spelled[offset] != name[offset] { return 0 }
+        return length + 2
     }
 
     /// The index of the key a member name spells, if any; `expected` is tried first.
@@ -253,8 +274,17 @@ public struct SeedReader {
         }
         if scanner.current != UInt8(ascii: "}") {
             while true {
-                let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
-                let index = keys.index(of: key, in: scanner, expected: handled)
+                let index: Int?
+                // Members mostly come in the order of `keys`: the expected name is checked in place.
+                let spelling = handled < keys.count ? keys.plainSpelling(of: handled, in: scanner.bytes, at: scanner.position) : 0
+                if spelling > 0 {
+                    scanner.position += spelling
+                    try syntax { () throws(JSONParseError) in try scanner.scanColon() }
+                    index = handled
+                } else {
+                    let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
+                    index = keys.index(of: key, in: scanner, expected: handled)
+                }
                 if let index, index == handled {
                     scanner.position = try handle(index, at: scanner.position)
                 } else {

@@ -82,14 +82,15 @@ final class OTPDirectoryTests: OTPTestCase {
     }
 
     func testEveryCharacterOutsideTheAlphabetIsRefusedInAnyWord() throws {
-        // Printable ASCII not in the alphabet, then a character of two bytes (with one k fewer, so that
-        // the secret still has 32 bytes); in the text as they are, but for the two JSON must escape.
-        let outside = (0x20...0x7E).compactMap(Unicode.Scalar.init).map(Character.init).filter { !Self.alphabet.contains($0) } + ["é"]
-        XCTAssertEqual(outside.count, 95 - 64 + 1)
+        // ASCII not in the alphabet, then a character of two bytes (with one k fewer, so that the
+        // secret still has 32 bytes); in the text as they are, but for those JSON must escape.
+        let outside = (0x00...0x7F).compactMap(Unicode.Scalar.init).filter { !Self.alphabet.unicodeScalars.contains($0) } + ["é"]
+        XCTAssertEqual(outside.count, 128 - 64 + 1)
         for (number, character) in outside.enumerated() {
             // Places 0, 10 (across the first two words), 21 (across the last two) and the last.
             let width = character.utf8.count, place = min([0, 10, 21, 31][number % 4], 32 - width)
-            let written = character == "\"" || character == "\\" ? "\\\(character)" : String(character)
+            let written = character.value < 0x20 ? String(format: "\\u%04x", character.value)
+                : character == "\"" || character == "\\" ? "\\\(character)" : String(character)
             let keyfile = String(repeating: "k", count: place) + written + String(repeating: "k", count: 32 - place - width)
             let document = state([user(id: String(repeating: "u", count: 24), phone: "+15305551000", keyfile: keyfile, tokens: [])])
             XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: document).text,

@@ -346,11 +346,17 @@ public struct JSONScanner {
     public mutating func scanKey() throws(JSONParseError) -> StringToken {
         guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
         let key = try scanString()
+        try scanColon()
+        return key
+    }
+
+    /// Called past a member name: its colon, and the space around it.
+    @inlinable
+    public mutating func scanColon() throws(JSONParseError) {
         skipWhitespace()
         guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
         position += 1
         skipWhitespace()
-        return key
     }
 
     private mutating func skipKey() throws(JSONParseError) {
