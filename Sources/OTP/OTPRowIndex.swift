@@ -87,7 +87,7 @@ struct RowIndex {
     private func home(of entry: UInt64) -> Int { Self.home(of: entry, size: slots.count) }
 
     private static func home(of entry: UInt64, size: Int) -> Int {
-        Int(truncatingIfNeeded: ((entry >> 32) &* UInt64(size)) >> 32)
+        Int(truncatingIfNeeded: ((entry >> 32) * UInt64(size)) >> 32)  // both under 2^32: no overflow
     }
 
     /// Slots from `start` forward to `end`, wrapping around.
