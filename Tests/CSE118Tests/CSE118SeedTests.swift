@@ -156,6 +156,24 @@ final class CSE118SeedTests: XCTestCase {
         }
     }
 
+    func testEmailsComeBackAsReadWhateverTheirSpelling() throws {
+        // Escaped, past ASCII, long or short: each is the text the document spelled.
+        let spelled = [#"bob\u0040x.com"#: "bob@x.com", #"b\"o\\b@x.com"#: #"b"o\b@x.com"#, "b@x": "b@x", "Ébé.has.a.long.address@x.com": "Ébé.has.a.long.address@x.com"]
+        for (spelling, email) in spelled {
+            let document = Self.document(messages: []).replacingOccurrences(of: "bob@x.com", with: spelling)
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: document).status, 200, spelling)
+            let body = try JSONSerialization.data(withJSONObject: ["email": email.uppercased(), "password": "pw"])
+            let login = try client.call("POST", "/login", body: String(decoding: body, as: UTF8.self))
+            XCTAssertEqual(login.status, 200, spelling)
+            let token = try XCTUnwrap(client.json(login)["accessToken"] as? String)
+            let payload = try XCTUnwrap(Data(base64Encoded: token.split(separator: ".")[1].padding(toLength: 4 * ((token.split(separator: ".")[1].count + 3) / 4), withPad: "=", startingAt: 0)))
+            let quoted = email.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            XCTAssertEqual(String(decoding: payload, as: UTF8.self), #"{"id":"\#(Self.other)","email":"\#(quoted)","iat":1706983445}"#, spelling)
+            let exported = try JSONParser.parse(server.request("GET", "/_mock/state/cse118").body)
+            XCTAssertEqual(exported.objectValue?["members"]?.arrayValue?[1].objectValue?["email"]?.stringValue, email, spelling)
+        }
+    }
+
     func testIdDigitsAndMonthLengthsAtTheirEdges() throws {
         // Bytes on either side of 0-9, a-f and A-F are no digits; upper case is for requests only.
         for digit in ["/", ":", "@", "G", "`", "g", "\u{7f}", "A", "F"] {
