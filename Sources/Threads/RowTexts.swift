@@ -3,14 +3,16 @@
 /// span itself, as Swift keeps its small strings, longer ones in `RowTexts`.
 struct TextSpan: Equatable {
     /// Inline (top bit set): the length in bits 56-58 and the bytes from the lowest up. Otherwise
-    /// where the bytes are in `RowTexts`: the start in the low 32 bits, the count in the next 31.
+    /// where the bytes are in `RowTexts`: the start in the low 36 bits, the count in the next 27.
     fileprivate let bits: UInt64
 
     fileprivate static let inlineFlag: UInt64 = 1 << 63
     fileprivate static let inlineCapacity = 7
 
+    fileprivate static let startBits = 36, countBits = 27
+
     fileprivate init(start: Int, count: Int) {
-        bits = UInt64(count) << 32 | UInt64(start)
+        bits = UInt64(count) << Self.startBits | UInt64(start)
     }
 
     fileprivate init(inline utf8: UnsafeBufferPointer<UInt8>) {
@@ -20,8 +22,10 @@ struct TextSpan: Equatable {
     }
 
     fileprivate var isInline: Bool { bits & Self.inlineFlag != 0 }
-    fileprivate var start: Int { Int(truncatingIfNeeded: bits & 0xFFFF_FFFF) }
-    fileprivate var count: Int { isInline ? Int(truncatingIfNeeded: bits >> 56 & 7) : Int(truncatingIfNeeded: bits >> 32) }
+    fileprivate var start: Int { Int(truncatingIfNeeded: bits & (1 << Self.startBits - 1)) }
+    fileprivate var count: Int {
+        isInline ? Int(truncatingIfNeeded: bits >> 56 & 7) : Int(truncatingIfNeeded: bits >> Self.startBits & (1 << Self.countBits - 1))
+    }
 
     /// No text, in any `RowTexts`.
     static let empty = TextSpan(inline: UnsafeBufferPointer(start: nil, count: 0))
@@ -50,7 +54,9 @@ struct RowTexts {
 
     mutating func append(_ utf8: UnsafeBufferPointer<UInt8>) -> TextSpan {
         guard utf8.count > TextSpan.inlineCapacity else { return TextSpan(inline: utf8) }
-        precondition(bytes.count + utf8.count < 1 << 31, "a threads state holds less than 2 GiB of text")
+        // Requests store at most 1 MiB a field; only a seed could hold a longer string.
+        precondition(utf8.count < 1 << TextSpan.countBits && bytes.count + utf8.count < 1 << TextSpan.startBits,
+                     "a threads string is under 128 MiB, all of a state's text under 64 GiB")
         let span = TextSpan(start: bytes.count, count: utf8.count)
         bytes.append(contentsOf: utf8)
         return span

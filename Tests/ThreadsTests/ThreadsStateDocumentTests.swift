@@ -166,9 +166,16 @@ final class ThreadsStateDocumentTests: XCTestCase {
         }
         let signup = "/api/signup", form = [("Content-Type", "application/x-www-form-urlencoded")]
         XCTAssertEqual(try server.request("POST", signup, headers: form, body: Array("email=USER7%40x.com&password=p&fname=F&lname=L".utf8)).status, 409)
-        XCTAssertEqual(try server.request("POST", signup, headers: form, body: Array("email=New%40x.com&password=pw&fname=F&lname=L".utf8)).status, 200)
-        XCTAssertTrue(try login("NEW%40X.com").text.contains(#""user_id":41,"user_email":"New@x.com""#))
-        XCTAssertTrue(try login("user40%40x.com").text.contains(#""user_id":40,"#))
+        // The index is made at the seed's size: signups grow it.
+        for id in 41...100 {
+            let body = "email=New\(id)%40x.com&password=pw&fname=F&lname=L"
+            XCTAssertEqual(try server.request("POST", signup, headers: form, body: Array(body.utf8)).status, 200, "signup \(id)")
+        }
+        for id in 1...100 {
+            let email = id > 40 ? "New\(id)@x.com" : "User\(id)@X.com"
+            XCTAssertTrue(try login("\(email.uppercased())").text.contains(#""user_id":\#(id),"user_email":"\#(email)""#), "user \(id)")
+        }
+        XCTAssertEqual(try server.request("POST", signup, headers: form, body: Array("email=new77%40X.COM&password=p&fname=F&lname=L".utf8)).status, 409)
     }
 
     func testStringsKeepTheirTextThroughEscapesAndManyDeletes() throws {
