@@ -28,26 +28,42 @@ struct CSE118ID: Hashable, Comparable {
 
     /// 8-4-4-4-12 hexadecimal digits, lower case only unless `anyCase`; nil for anything else.
     init?(_ text: UnsafeBufferPointer<UInt8>, anyCase: Bool = false) {
-        guard text.count == 36 else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0, digits = 0
-        for (index, byte) in text.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            let value: UInt8
-            if byte &- UInt8(ascii: "0") < 10 {
-                value = byte &- UInt8(ascii: "0")
-            } else if (anyCase ? byte | 0x20 : byte) &- UInt8(ascii: "a") < 6 {
-                value = (anyCase ? byte | 0x20 : byte) &- UInt8(ascii: "a") &+ 10
-            } else {
-                return nil
-            }
-            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
-            digits += 1
-        }
+        let dash = UInt8(ascii: "-")
+        guard text.count == 36, text[8] == dash, text[13] == dash, text[18] == dash, text[23] == dash else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0
+        // Every digit's value or'ed together: one check at the end instead of one per byte.
+        var seen: UInt8 = 0
+        Self.add(text[0..<8], to: &high, seen: &seen)
+        Self.add(text[9..<13], to: &high, seen: &seen)
+        Self.add(text[14..<18], to: &high, seen: &seen)
+        Self.add(text[19..<23], to: &low, seen: &seen)
+        Self.add(text[24..<36], to: &low, seen: &seen)
+        guard seen < (anyCase ? 0x20 : 0x10) else { return nil }
         self.init(high: high, low: low)
     }
+
+    private static func add(_ digits: Slice<UnsafeBufferPointer<UInt8>>, to half: inout UInt64, seen: inout UInt8) {
+        for digit in digits {
+            let value = digitValues[Int(digit)]
+            seen |= value
+            half = half << 4 | UInt64(value & 0xF)
+        }
+    }
+
+    /// Each byte's value as a hexadecimal digit: 0-15 for `0`-`9` and `a`-`f`, 0x10 more for `A`-`F`,
+    /// 0xFF for any other byte. Allocated once and kept, so reading it takes no reference counting.
+    private nonisolated(unsafe) static let digitValues: UnsafePointer<UInt8> = {
+        let values = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        for byte in UInt8.min...UInt8.max {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): values[Int(byte)] = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): values[Int(byte)] = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): values[Int(byte)] = 0x10 | (byte - UInt8(ascii: "A") + 10)
+            default: values[Int(byte)] = 0xFF
+            }
+        }
+        return UnsafePointer(values)
+    }()
 
     init?(_ text: String, anyCase: Bool = false) {
         var text = text
@@ -108,9 +124,10 @@ struct CSE118Timestamp: Comparable {
         guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
               let minute = number(14, 2), let second = number(17, 2), let millisecond = number(20, 3),
               (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = month == 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].contains(month) ? 30 : 31
+        guard (1...days).contains(day) else { return nil }
         let time = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        // A day past the month's end comes back as another date.
-        guard CivilTime(unixSeconds: time.unixSeconds) == time else { return nil }
         milliseconds = time.unixSeconds * 1000 + millisecond
     }
 

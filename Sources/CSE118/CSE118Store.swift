@@ -14,7 +14,9 @@ public struct CSE118State {
     struct Member {
         var id = CSE118ID()
         var name = ""
-        var email = ""
+        /// Where the UTF-8 of their email sits in `emails` (`email(of:)`): an email is rarely short
+        /// enough for a String to hold it without an allocation of its own.
+        var emailBytes: Range<Int32> = 0..<0
         var password = ""
         /// The slots of the workspaces they own or belong to, in no particular order.
         var workspaces = SlotList()
@@ -83,9 +85,10 @@ public struct CSE118State {
 
     /// In the loaded document's order; members are neither added nor removed.
     private(set) var members: [Member] = []
-    /// Lowercased email to member slot: emails are unique whatever their letter case, and otherwise
-    /// compared byte for byte.
-    private var memberSlotByEmail: [ExactText: Int32] = [:]
+    /// Every member's email, one after the other, in the members' order.
+    private var emails: [UInt8] = []
+    /// Emails are unique whatever their letter case, and otherwise compared byte for byte.
+    private var memberSlotByEmail = CSE118EmailIndex()
     private(set) var workspaces = Slots<Workspace>()
     private(set) var channels = Slots<Channel>()
     private(set) var messages = Slots<Message>()
@@ -118,7 +121,18 @@ public struct CSE118State {
     func member(_ id: CSE118ID) -> Member? { slot(of: id, .member).map { members[Int($0)] } }
 
     func member(email: String) -> Member? {
-        memberSlotByEmail[ExactText(email.lowercased())].map { members[Int($0)] }
+        var email = email
+        return email.withUTF8 { memberSlotByEmail.find(UnsafeRawBufferPointer($0), emailOf: withEmail) }.map { members[Int($0)] }
+    }
+
+    func email(of member: Member) -> String {
+        String(decoding: emails[Int(member.emailBytes.lowerBound)..<Int(member.emailBytes.upperBound)], as: UTF8.self)
+    }
+
+    /// Calls `body` with the UTF-8 of the email of the member in `slot`.
+    private func withEmail<Result>(of slot: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let bytes = members[Int(slot)].emailBytes
+        return emails.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[Int(bytes.lowerBound)..<Int(bytes.upperBound)])) }
     }
 
     /// Every workspace in list order.
@@ -346,11 +360,23 @@ public struct CSE118State {
 extension CSE118State {
     /// Reads and checks a seed or state document (`Seed/cse118.json`, docs/apis/cse118.md#accounts).
     init(seed document: SeedJSON) throws(SeedError) {
+        do {
+            self = try CSE118State(document, checkingIDsAsRead: false)
+        } catch {
+            // Unchecked as read, a duplicate id is found at the end of its list, maybe after another
+            // problem further on: read again checking each id, to report the first in the document.
+            self = try CSE118State(document, checkingIDsAsRead: true)
+        }
+    }
+
+    /// Without `checkingIDsAsRead`, the ids of a list of rows are filed and checked unique
+    /// together when the list ends, which is much faster for a large one.
+    private init(_ document: SeedJSON, checkingIDsAsRead: Bool) throws(SeedError) {
         var state = CSE118State()
         // Reading a seed is no change: nothing is recorded meanwhile.
         state.changes.isRecording = false
-        let outcome = document.bytes.withUnsafeBufferPointer { text in
-            Result { () throws(SeedError) in try state.read(document, text: text) }
+        let outcome = document.withUnsafeBytes { text in
+            Result { () throws(SeedError) in try state.read(document, text: text, checkingIDsAsRead: checkingIDsAsRead) }
         }
         try outcome.get()
         state.changes = StateChanges()
@@ -359,7 +385,7 @@ extension CSE118State {
 
     /// Builds the tables from the document, whose bytes are `text`. A row goes in its table as soon
     /// as its id is read (the first of its fields whatever their order), so the index can read it.
-    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>, checkingIDsAsRead: Bool) throws(SeedError) {
         var fixtures: [CSE118ID: [Int32]] = [:]
         try document.read { root throws(SeedError) in
             /// The `length` bytes inside the quotes of the string at `value`, taken as they are:
@@ -369,6 +395,19 @@ extension CSE118State {
                 guard start + length + 1 < text.count, text[start] == UInt8(ascii: "\""),
                       text[start + length + 1] == UInt8(ascii: "\"") else { return nil }
                 return UnsafeBufferPointer(rebasing: text[start + 1..<start + 1 + length])
+            }
+            /// The bytes of the non-empty string at `value` when they are its text as they are: plain
+            /// ASCII, no backslash. Otherwise nil, and the string is read the usual way.
+            func plainText(_ value: SeedReader) -> UnsafeBufferPointer<UInt8>? {
+                let start = value.offset + 1
+                guard start < text.count, text[start - 1] == UInt8(ascii: "\"") else { return nil }
+                var end = start
+                while end < text.count, text[end] != UInt8(ascii: "\"") {
+                    guard (0x20..<0x80).contains(text[end]), text[end] != UInt8(ascii: "\\") else { return nil }
+                    end += 1
+                }
+                guard end < text.count, end > start else { return nil }
+                return UnsafeBufferPointer(rebasing: text[start..<end])
             }
             /// A lowercase UUID, as every id of the API is.
             func uuid(_ value: inout SeedReader) throws(SeedError) -> CSE118ID {
@@ -383,13 +422,40 @@ extension CSE118State {
             /// The id of a new row, which no other row has; the row must go at `place` next.
             func newID(_ value: inout SeedReader, _ place: Place) throws(SeedError) -> CSE118ID {
                 let id = try uuid(&value)
+                guard checkingIDsAsRead else {
+                    index.fileLater(place, for: id)
+                    return id
+                }
                 guard existing(id) == nil else { throw value.fail("duplicate id \(id.text)") }
                 index.insert(place, for: id)
                 return id
             }
+            /// Files the ids (and emails) of the list at `value` that were not checked as read.
+            func fileIDs(of value: SeedReader) throws(SeedError) {
+                for (filed, kept) in index.filePending() where id(at: filed) == id(at: kept) {
+                    throw value.fail("duplicate id \(id(at: kept).text)")
+                }
+                for (filed, kept) in memberSlotByEmail.filePending()
+                where withEmail(of: filed, { email in withEmail(of: kept) { CSE118EmailIndex.sameKey(email, $0) } }) {
+                    throw value.fail("duplicate email \(email(of: members[Int(kept)]))")
+                }
+            }
+            /// The slot of the member `knownMember` found last. A channel's messages are often one
+            /// member's, and workspaces often listed in their owners' order: the member looked for
+            /// next is often that one or the next, found without the index (and its cache misses).
+            var lastMember: Int32 = -1
             func knownMember(_ value: inout SeedReader) throws(SeedError) -> (id: CSE118ID, slot: Int32) {
-                if let bytes = plain(value, length: 36), let id = CSE118ID(bytes), let place = existing(id), place.kind == .member {
-                    return (id, place.slot)
+                if let bytes = plain(value, length: 36), let id = CSE118ID(bytes) {
+                    func isLooked(for slot: Int32) -> Bool { members.indices.contains(Int(slot)) && members[Int(slot)].id == id }
+                    if isLooked(for: lastMember) { return (id, lastMember) }
+                    if isLooked(for: lastMember + 1) {
+                        lastMember += 1
+                        return (id, lastMember)
+                    }
+                    if let place = existing(id), place.kind == .member {
+                        lastMember = place.slot
+                        return (id, place.slot)
+                    }
                 }
                 let text = try value.string()
                 guard let id = CSE118ID(text), let place = existing(id), place.kind == .member else {
@@ -446,15 +512,24 @@ extension CSE118State {
                             switch key {
                             case 0: members.append(Member(id: try newID(&value, Place(.member, slot))))
                             case 1: members[Int(slot)].name = try value.text()
-                            case 2: members[Int(slot)].email = try value.text()
+                            case 2:
+                                let start = Int32(emails.count)
+                                if let bytes = plainText(value) { emails.append(contentsOf: bytes) } else { emails.append(contentsOf: try value.text().utf8) }
+                                members[Int(slot)].emailBytes = start..<Int32(emails.count)
                             default: members[Int(slot)].password = try value.text()
                             }
                         }
-                        let email = members[Int(slot)].email
-                        if memberSlotByEmail.updateValue(slot, forKey: Self.emailKey(email)) != nil {
-                            throw item.fail("duplicate email \(email)")
+                        let hash = withEmail(of: slot) { memberSlotByEmail.hash($0) }
+                        guard checkingIDsAsRead else {
+                            memberSlotByEmail.fileLater(slot, hash)
+                            return
                         }
+                        if withEmail(of: slot, { memberSlotByEmail.find($0, emailOf: withEmail) }) != nil {
+                            throw item.fail("duplicate email \(email(of: members[Int(slot)]))")
+                        }
+                        memberSlotByEmail.insert(slot, hash)
                     }
+                    try fileIDs(of: value)
                 case 1:
                     try value.elements { item throws(SeedError) in
                         let slot = workspaces.nextSlot
@@ -490,6 +565,7 @@ extension CSE118State {
                         }
                         if let student = workspaces[slot].fixtureOf { fixtures[student, default: []].append(slot) }
                     }
+                    try fileIDs(of: value)
                     nextPosition = Int(workspaces.nextSlot)
                 default:
                     try value.elements { item throws(SeedError) in
@@ -503,13 +579,6 @@ extension CSE118State {
             }
         }
         seeded = Fixtures(workspaces: workspaces, channels: channels, messages: messages, ofStudent: fixtures)
-    }
-
-    /// The lowercased email: the same string when it has nothing to lower, as seeds' emails rarely do.
-    private static func emailKey(_ email: String) -> ExactText {
-        var email = email
-        let lower = email.withUTF8 { bytes in !bytes.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } }
-        return ExactText(lower ? email : email.lowercased())
     }
 
     private enum Keys {
@@ -536,38 +605,50 @@ extension CSE118State.Message {
 
 /// Rows found by slot. A removed row's slot goes to the next row added, so a table never holds
 /// more slots than it once held rows.
+///
+/// The rows sit in chunks of a fixed number of slots: a table grows by one chunk at a time, never
+/// copying (and touching fresh memory for) the rows it holds, as one array doubling would; and a
+/// change to a table whose rows are shared (with the seed's fixtures) copies only the chunk changed.
 struct Slots<Row> {
-    private var slots: [Row?] = []
+    private var chunks: [[Row?]] = []
+    /// Slots handed out so far, free ones included.
+    private var count = 0
     private var free: [Int32] = []
 
+    private static var chunkBits: Int { 12 }
+
     /// The slot the next row added gets.
-    var nextSlot: Int32 { free.last ?? Int32(slots.count) }
+    var nextSlot: Int32 { free.last ?? Int32(count) }
 
     /// Every row, in slot order.
-    var rows: some Sequence<Row> { slots.lazy.compactMap { $0 } }
+    var rows: some Sequence<Row> { chunks.lazy.joined().compactMap { $0 } }
 
     /// The row in a slot that holds one.
     subscript(slot: Int32) -> Row {
-        get { slots[Int(slot)]! }
-        _modify { yield &slots[Int(slot)]! }
+        get { chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)]! }
+        _modify { yield &chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)]! }
     }
-
-    mutating func reserveCapacity(_ rows: Int) { slots.reserveCapacity(rows) }
 
     @discardableResult
     mutating func insert(_ row: Row) -> Int32 {
-        guard let slot = free.popLast() else {
-            slots.append(row)
-            return Int32(slots.count - 1)
+        if let slot = free.popLast() {
+            chunks[Int(slot) >> Self.chunkBits][Int(slot) & (1 << Self.chunkBits - 1)] = row
+            return slot
         }
-        slots[Int(slot)] = row
-        return slot
+        if count >> Self.chunkBits == chunks.count {
+            chunks.append([])
+            chunks[chunks.count - 1].reserveCapacity(1 << Self.chunkBits)
+        }
+        chunks[chunks.count - 1].append(row)
+        count += 1
+        return Int32(count - 1)
     }
 
     @discardableResult
     mutating func remove(_ slot: Int32) -> Row? {
-        guard let row = slots[Int(slot)] else { return nil }
-        slots[Int(slot)] = nil
+        let chunk = Int(slot) >> Self.chunkBits, place = Int(slot) & (1 << Self.chunkBits - 1)
+        guard let row = chunks[chunk][place] else { return nil }
+        chunks[chunk][place] = nil
         free.append(slot)
         return row
     }

@@ -9,13 +9,39 @@ import MockHTTP
 /// the `--state` snapshot all come this way: a part of a larger text is read as it is, with
 /// `SeedJSON(bytes[range])`, and paths in errors start at that part.
 public struct SeedJSON: Sendable {
-    public let bytes: ArraySlice<UInt8>
+    private let text: ArraySlice<UInt8>
+    /// The file the text is in instead, mapped (`SeedDirectory.mappedDocument`).
+    private let mapping: MappedText?
     /// Nested arrays and objects allowed, counted from the document's root.
     public let maxDepth: Int
 
     public init(_ bytes: ArraySlice<UInt8>, maxDepth: Int = 128) {
-        self.bytes = bytes
+        text = bytes
+        mapping = nil
         self.maxDepth = maxDepth
+    }
+
+    init(_ file: MappedFile) {
+        text = []
+        mapping = MappedText(file)
+        maxDepth = 128
+    }
+
+    /// The text. A mapped document's is copied into memory, whole, the first time: read those
+    /// with `withUnsafeBytes` and `count`, which copy nothing.
+    public var bytes: ArraySlice<UInt8> {
+        mapping?.copy ?? text
+    }
+
+    /// How many bytes the text has.
+    public var count: Int {
+        mapping?.file.bytes.count ?? text.count
+    }
+
+    /// Calls `body` with the text, in place (offsets in it are a reader's `offset`s).
+    public func withUnsafeBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        guard let file = mapping?.file else { return text.withUnsafeBufferPointer(body) }
+        return withExtendedLifetime(file) { body(file.bytes) }
     }
 
     public init(_ bytes: [UInt8], maxDepth: Int = 128) {
@@ -32,7 +58,7 @@ public struct SeedJSON: Sendable {
     /// Reads the document: `body` gets a reader at its root value. The document must be exactly
     /// one JSON value; when it is not, that is the error, wherever it is and whatever `body` found.
     public func read<Result>(_ body: (inout SeedReader) throws(SeedError) -> Result) throws(SeedError) -> Result {
-        let outcome = bytes.withUnsafeBufferPointer { buffer in
+        let outcome = withUnsafeBytes { buffer in
             Swift.Result { () throws(SeedError) -> Result in
                 var root = SeedReader(JSONScanner(buffer), depth: 0, maxDepth: maxDepth)
                 do throws(SeedError) {
@@ -68,6 +94,9 @@ public final class SeedKeys: @unchecked Sendable {
     /// compared with each member name read, so kept where reading them takes no reference counting.
     private let utf8: UnsafeMutablePointer<UInt8>
     private let starts: UnsafeMutablePointer<Int>
+    /// Whether each name is written in JSON as its own bytes between quotes (it has no character
+    /// that needs an escape).
+    private let plain: UnsafeMutablePointer<Bool>
 
     /// `required` keys first, then `optional` ones (absent or `null` is the same for those).
     public init(_ required: [String], optional: [String] = []) {
@@ -81,11 +110,29 @@ public final class SeedKeys: @unchecked Sendable {
         starts = .allocate(capacity: count + 1)
         starts[0] = 0
         for (index, name) in names.enumerated() { starts[index + 1] = starts[index] + name.utf8.count }
+        plain = .allocate(capacity: max(count, 1))
+        for (index, name) in names.enumerated() {
+            plain[index] = !name.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        }
     }
 
     deinit {
         utf8.deallocate()
         starts.deallocate()
+        plain.deallocate()
+    }
+
+    /// The length of key `index`'s name written plainly, quotes included, when the text at
+    /// `position` is exactly that (`"name"`); 0 otherwise. Such a member name needs no scanning:
+    /// the bytes are those of a well-formed string without escapes.
+    @inline(__always)
+    func plainSpelling(of index: Int, in text: UnsafeBufferPointer<UInt8>, at position: Int) -> Int {
+        let length = starts[index + 1] - starts[index]
+        guard plain[index], position + length + 2 <= text.count, let base = text.baseAddress,
+              base[position] == UInt8(ascii: "\""), base[position + length + 1] == UInt8(ascii: "\"") else { return 0 }
+        let name = utf8 + starts[index], spelled = base + position + 1
+        for offset in 0..<length where spelled[offset] != name[offset] { return 0 }
+        return length + 2
     }
 
     /// The index of the key a member name spells, if any; `expected` is tried first.
@@ -227,8 +274,17 @@ public struct SeedReader {
         }
         if scanner.current != UInt8(ascii: "}") {
             while true {
-                let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
-                let index = keys.index(of: key, in: scanner, expected: handled)
+                let index: Int?
+                // Members mostly come in the order of `keys`: the expected name is checked in place.
+                let spelling = handled < keys.count ? keys.plainSpelling(of: handled, in: scanner.bytes, at: scanner.position) : 0
+                if spelling > 0 {
+                    scanner.position += spelling
+                    try syntax { () throws(JSONParseError) in try scanner.scanColon() }
+                    index = handled
+                } else {
+                    let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
+                    index = keys.index(of: key, in: scanner, expected: handled)
+                }
                 if let index, index == handled {
                     scanner.position = try handle(index, at: scanner.position)
                 } else {
@@ -258,6 +314,7 @@ public struct SeedReader {
     }
 
     /// Past an opening bracket and the space after it.
+    @inline(__always)
     private mutating func open() throws(SeedError) {
         guard depth < maxDepth else { throw SeedError(syntax: scanner.error("nesting deeper than \(maxDepth)")) }
         scanner.position += 1
@@ -265,6 +322,7 @@ public struct SeedReader {
     }
 
     /// After a value in a container: true when a comma leads to another one, false past the closing bracket.
+    @inline(__always)
     private mutating func next(closing: UInt8, else message: String) throws(SeedError) -> Bool {
         scanner.skipWhitespace()
         switch scanner.current {
@@ -353,6 +411,25 @@ public struct SeedReader {
     }
 }
 
+/// A mapped seed file, and its copy once `SeedJSON.bytes` asks for one.
+private final class MappedText: Sendable {
+    let file: MappedFile
+    private let copied = Locked<ArraySlice<UInt8>?>(nil)
+
+    init(_ file: MappedFile) {
+        self.file = file
+    }
+
+    var copy: ArraySlice<UInt8> {
+        copied.withLock { copy in
+            if let copy { return copy }
+            let made = Array(file.bytes)[...]
+            copy = made
+            return made
+        }
+    }
+}
+
 /// A whole file, read straight into the array; nil when it cannot be read.
 func contentsOfFile(_ path: String) -> [UInt8]? {
     let fd = open(path, O_RDONLY)
@@ -363,6 +440,7 @@ func contentsOfFile(_ path: String) -> [UInt8]? {
     let size = Int(status.st_size)
     var failed = false
     let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+        askForHugePages(UnsafeMutableRawBufferPointer(buffer))
         while count < size {
             let got = read(fd, buffer.baseAddress! + count, size - count)
             if got < 0, errno == EINTR { continue }
@@ -374,4 +452,19 @@ func contentsOfFile(_ path: String) -> [UInt8]? {
         }
     }
     return failed ? nil : bytes
+}
+
+/// Asks Linux to back the 2 MiB-aligned part of `buffer` with huge pages: fresh memory costs a
+/// page fault per page touched, and a large seed file read into 4 KiB pages is tens of thousands
+/// of them (about 30,000 for the large seed, some 40 ms of CPU at start-up). Elsewhere, or when
+/// there are no huge pages to be had, the memory is the same, in small pages.
+private func askForHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
+    #if os(Linux)
+    let hugePage = 2 << 20
+    guard let base = buffer.baseAddress else { return }
+    let start = (Int(bitPattern: base) + hugePage - 1) & ~(hugePage - 1)
+    let end = (Int(bitPattern: base) + buffer.count) & ~(hugePage - 1)
+    guard end > start else { return }
+    _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE)
+    #endif
 }

@@ -9,9 +9,10 @@ struct RowIndex {
 
     private static let hashMask: UInt64 = 0xFFFF_FFFF_0000_0000
 
-    /// Room for `rows` rows without growing: at most two thirds of the slots filled.
+    /// Room for `rows` rows without growing: at most two thirds of the slots filled (three
+    /// quarters of a small table), never all of them.
     mutating func reserveCapacity(_ rows: Int) {
-        let wanted = rows + rows / 2
+        let wanted = max(16, rows + rows / 2)
         if wanted > slots.count { rehash(capacity: wanted) }
     }
 
@@ -34,6 +35,28 @@ struct RowIndex {
         if (count + 1) * 4 > slots.count * 3 { rehash(capacity: max(16, slots.count * 2)) }
         place((hash & Self.hashMask) | UInt64(row + 1))
         count += 1
+    }
+
+    /// Files rows 0..<rows in an empty table, one after the other with nothing between them, so
+    /// the processor overlaps their waits for memory. False when two rows have the same key.
+    mutating func fill(rows: Int, hash: (Int) -> UInt64, sameKey: (Int, Int) -> Bool) -> Bool {
+        precondition(count == 0, "fill is for an empty table")
+        reserveCapacity(rows)
+        let size = slots.count
+        let filled = slots.withUnsafeMutableBufferPointer { slots in
+            for row in 0..<rows {
+                let entry = (hash(row) & Self.hashMask) | UInt64(row + 1)
+                var slot = Self.home(of: entry, size: size)
+                while slots[slot] != 0 {
+                    if (slots[slot] ^ entry) & Self.hashMask == 0, sameKey(Self.row(in: slots[slot]), row) { return false }
+                    slot = slot + 1 == size ? 0 : slot + 1
+                }
+                slots[slot] = entry
+            }
+            return true
+        }
+        if filled { count = rows }
+        return filled
     }
 
     /// Removes the row, which must be in the table under that hash.
@@ -61,8 +84,10 @@ struct RowIndex {
     private static func row(in entry: UInt64) -> Int { Int(entry & 0xFFFF_FFFF) - 1 }
 
     /// The first slot to try: the hash's high half scaled to the table's size.
-    private func home(of entry: UInt64) -> Int {
-        Int(truncatingIfNeeded: ((entry >> 32) &* UInt64(slots.count)) >> 32)
+    private func home(of entry: UInt64) -> Int { Self.home(of: entry, size: slots.count) }
+
+    private static func home(of entry: UInt64, size: Int) -> Int {
+        Int(truncatingIfNeeded: ((entry >> 32) &* UInt64(size)) >> 32)
     }
 
     /// Slots from `start` forward to `end`, wrapping around.
@@ -78,7 +103,9 @@ struct RowIndex {
 
     private mutating func rehash(capacity: Int) {
         let old = slots
-        slots = Array(repeating: 0, count: capacity)
+        slots = []
+        slots.reserveHugeCapacity(capacity)
+        slots.append(contentsOf: repeatElement(0, count: capacity))
         for entry in old where entry != 0 { place(entry) }
     }
 }

@@ -15,13 +15,16 @@ struct OTPSecret: Equatable {
     /// nil unless `utf8` is exactly `length` characters of A-Z, a-z, 0-9, - and _.
     init?(utf8: UnsafeBufferPointer<UInt8>, length: Int) {
         guard utf8.count == length, length <= Self.maxLength else { return nil }
-        var outside = false
-        for index in 0..<length {
-            let (sextet, valid) = Self.sextet(of: utf8[index])
-            outside = outside || !valid
-            set(sextet, at: index)
+        // No branch on what a character is: its value is looked up, and one outside the alphabet
+        // leaves a bit above the six set.
+        var packer = Packer(), outside: UInt8 = 0
+        for byte in utf8 {
+            let sextet = Self.sextets[Int(byte)]
+            outside |= sextet
+            packer.append(UInt64(sextet))
         }
-        if outside { return nil }
+        guard outside < 64 else { return nil }
+        words = packer.finished
     }
 
     init?(_ text: String, length: Int) {
@@ -33,8 +36,9 @@ struct OTPSecret: Equatable {
     /// `length` characters, each drawn from the system's cryptographic generator.
     static func random(length: Int) -> OTPSecret {
         var generator = SystemRandomNumberGenerator()
-        var secret = OTPSecret()
-        for index in 0..<length { secret.set(generator.next() & 63, at: index) }
+        var packer = Packer(), secret = OTPSecret()
+        for _ in 0..<length { packer.append(generator.next() & 63) }
+        secret.words = packer.finished
         return secret
     }
 
@@ -58,38 +62,51 @@ struct OTPSecret: Equatable {
         lhs.words == rhs.words
     }
 
-    /// The character's place in the alphabet `A-Z a-z 0-9 - _`, and whether it is in it. Worked out
-    /// without branches: the characters of random secrets would defeat a branch predictor.
-    private static func sextet(of byte: UInt8) -> (UInt64, valid: Bool) {
-        let upper = byte &- UInt8(ascii: "A") < 26, lower = byte &- UInt8(ascii: "a") < 26
-        let digit = byte &- UInt8(ascii: "0") < 10, dash = byte == UInt8(ascii: "-"), underscore = byte == UInt8(ascii: "_")
-        let value = upper ? byte &- UInt8(ascii: "A") : lower ? byte &- (UInt8(ascii: "a") - 26)
-            : digit ? byte &+ (52 - UInt8(ascii: "0")) : underscore ? 63 : 62
-        return (UInt64(value), upper || lower || digit || dash || underscore)
-    }
+    /// The alphabet in the order of the characters' values.
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    private static func character(_ sextet: UInt64) -> UInt8 {
-        let value = UInt8(sextet)
-        switch value {
-        case 0..<26: return UInt8(ascii: "A") + value
-        case 26..<52: return UInt8(ascii: "a") + value - 26
-        case 52..<62: return UInt8(ascii: "0") + value - 52
-        case 62: return UInt8(ascii: "-")
-        default: return UInt8(ascii: "_")
-        }
-    }
+    /// Each byte's value in `alphabet`; 255 for a byte that is not in it.
+    private static let sextets: [UInt8] = {
+        var sextets = [UInt8](repeating: 255, count: 256)
+        for (value, character) in alphabet.enumerated() { sextets[Int(character)] = UInt8(value) }
+        return sextets
+    }()
+
+    private static func character(_ sextet: UInt64) -> UInt8 { alphabet[Int(sextet)] }
 
     // Character `index` is bits 6 × index ..< 6 × index + 6 of the three words, low word first.
 
-    private mutating func set(_ sextet: UInt64, at index: Int) {
-        let bit = index * 6, word = bit >> 6, shift = bit & 63
-        withUnsafeMutableBytes(of: &words) { raw in
-            func add(_ bits: UInt64, to word: Int) {
-                let offset = word * MemoryLayout<UInt64>.stride
-                raw.storeBytes(of: raw.load(fromByteOffset: offset, as: UInt64.self) | bits, toByteOffset: offset, as: UInt64.self)
+    /// Fills the words six bits at a time, the word being filled kept in a register.
+    private struct Packer {
+        private var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        private var filling: UInt64 = 0
+        private var word = 0
+        /// Bits of `filling` already used.
+        private var used = 0
+
+        mutating func append(_ sextet: UInt64) {
+            filling |= sextet &<< used
+            used += 6
+            guard used >= 64 else { return }
+            // The bits that did not fit start the next word.
+            store()
+            used -= 64
+            filling = sextet &>> (6 - used)
+        }
+
+        var finished: (UInt64, UInt64, UInt64) {
+            var packer = self
+            if packer.used > 0 { packer.store() }
+            return packer.words
+        }
+
+        private mutating func store() {
+            switch word {
+            case 0: words.0 = filling
+            case 1: words.1 = filling
+            default: words.2 = filling
             }
-            add(sextet << shift, to: word)
-            if shift > 58 { add(sextet >> (64 - shift), to: word + 1) }
+            word += 1
         }
     }
 

@@ -168,16 +168,19 @@ public struct OTPDirectory {
         indexByToken.row(hash: secret.hashValue64) { tokens[$0].secret == secret }
     }
 
-    /// Adds `user` as row `users.count`; its tokens are in `tokens` already.
-    private mutating func add(_ user: OTPUser) {
-        indexByPhone.insert(hash: user.phone.hashValue64, row: users.count)
-        indexByUserID.insert(hash: user.userID.hashValue64, row: users.count)
+    /// Adds `user` as row `users.count`; its tokens are in `tokens` already. `indexed`: its keys
+    /// go into the indexes now (else `indexSeedRows` files them once every row is read).
+    private mutating func add(_ user: OTPUser, indexed: Bool = true) {
+        if indexed {
+            indexByPhone.insert(hash: user.phone.hashValue64, row: users.count)
+            indexByUserID.insert(hash: user.userID.hashValue64, row: users.count)
+        }
         users.append(user)
     }
 
     /// A new entry for `secret`, owned by row `owner` of `users` (the next row while a seed is read);
-    /// `link` then puts it in the owner's list.
-    private mutating func newToken(_ secret: OTPSecret, owner: Int) -> Int32 {
+    /// `link` then puts it in the owner's list. `indexed` as for `add`.
+    private mutating func newToken(_ secret: OTPSecret, owner: Int, indexed: Bool = true) -> Int32 {
         let token = Token(secret: secret, owner: Int32(owner), next: -1)
         let entry: Int32
         if freeToken >= 0 {
@@ -188,7 +191,7 @@ public struct OTPDirectory {
             entry = Int32(tokens.count)
             tokens.append(token)
         }
-        indexByToken.insert(hash: secret.hashValue64, row: Int(entry))
+        if indexed { indexByToken.insert(hash: secret.hashValue64, row: Int(entry)) }
         return entry
     }
 
@@ -329,27 +332,62 @@ extension OTPDirectory {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
+        // First the quick way: the rows are read, then each index is filled in one pass. Looked up
+        // and filed between the fields of each row, nearly every key waited for memory; in a pass
+        // of their own the waits overlap. A document with anything wrong is read again the careful
+        // way, key by key as read, which finds the first problem in reading order (a duplicate
+        // key included) and reports it.
+        if (try? read(document, indexingAsRead: false)) != nil, indexSeedRows() { return }
+        self = OTPDirectory()
+        changes.isRecording = false
+        try read(document, indexingAsRead: true)
+    }
+
+    private mutating func read(_ document: SeedJSON, indexingAsRead: Bool) throws(SeedError) {
         // Secrets and numbers are read straight from the text where they can be (`plainString`).
         let outcome = document.bytes.withUnsafeBufferPointer { text in
-            Result { () throws(SeedError) in try read(document, text: text) }
+            Result { () throws(SeedError) in try read(document, text: text, indexingAsRead: indexingAsRead) }
         }
         try outcome.get()
     }
 
-    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>, indexingAsRead: Bool) throws(SeedError) {
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { _, value throws(SeedError) in
-                // Sized up front, so the tables of a large seed are not rehashed as they fill.
-                let count = try value.count()
-                users.reserveCapacity(count)
-                indexByPhone.reserveCapacity(count)
-                indexByUserID.reserveCapacity(count)
-                // Most users have one token.
-                tokens.reserveCapacity(count)
-                indexByToken.reserveCapacity(count)
-                try value.elements { item throws(SeedError) in try addUser(&item, text: text) }
+                if indexingAsRead {
+                    // Sized up front, so the tables are not rehashed as they fill.
+                    let count = try value.count()
+                    indexByPhone.reserveCapacity(count)
+                    indexByUserID.reserveCapacity(count)
+                    indexByToken.reserveCapacity(count)
+                    users.reserveCapacity(count)
+                    tokens.reserveCapacity(count)
+                } else {
+                    // No counting pass: no more users than this fit in the text, so `users` never
+                    // grows, and memory no user fills is never touched. Most users have one token.
+                    users.reserveHugeCapacity(text.count / Self.leastUserBytes)
+                    tokens.reserveHugeCapacity(text.count / Self.leastUserBytes)
+                }
+                try value.elements { item throws(SeedError) in try addUser(&item, text: text, indexingAsRead: indexingAsRead) }
             }
         }
+    }
+
+    /// The shortest user object there is: its four required members, with nothing escaped.
+    private static let leastUserBytes =
+        #"{"user_id":"","e164_phone_number":"","name":"","keyfile_password":""}"#.utf8.count
+        + OTPSecret.userIDLength + "+15305550123".utf8.count + OTPSecret.length
+
+    /// Files every row's number, user id and tokens, each index in a pass of its own; false when
+    /// two rows share one.
+    private mutating func indexSeedRows() -> Bool {
+        let users = users, tokens = tokens
+        return indexByPhone.fill(rows: users.count, hash: { users[$0].phone.hashValue64 },
+                                 sameKey: { users[$0].phone == users[$1].phone })
+            && indexByUserID.fill(rows: users.count, hash: { users[$0].userID.hashValue64 },
+                                  sameKey: { users[$0].userID == users[$1].userID })
+            && indexByToken.fill(rows: tokens.count, hash: { tokens[$0].secret.hashValue64 },
+                                 sameKey: { tokens[$0].secret == tokens[$1].secret })
     }
 
     private enum Keys {
@@ -357,38 +395,42 @@ extension OTPDirectory {
         static let user = SeedKeys(["e164_phone_number", "user_id", "name", "keyfile_password"], optional: ["auth_tokens", "accounts"])
     }
 
-    private mutating func addUser(_ item: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+    private mutating func addUser(_ item: inout SeedReader, text: UnsafeBufferPointer<UInt8>, indexingAsRead: Bool) throws(SeedError) {
         var user = OTPUser(userID: OTPSecret(), phone: NormalizedPhone(), name: "", keyfilePassword: OTPSecret())
         // Each field is read by a mutating method: a closure that used `self` (captured, so perhaps
         // aliased) would copy the whole directory, one retain per table, for every lookup.
         try item.members(Keys.user) { key, value throws(SeedError) in
-            try read(key, &value, into: &user, text: text)
+            try read(key, &value, into: &user, text: text, indexingAsRead: indexingAsRead)
         }
-        add(user)
+        add(user, indexed: indexingAsRead)
     }
 
+    /// `indexingAsRead`: each key is looked up as it is read, so that a duplicate is an error there.
     private mutating func read(_ key: Int, _ value: inout SeedReader, into user: inout OTPUser,
-                               text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+                               text: UnsafeBufferPointer<UInt8>, indexingAsRead: Bool) throws(SeedError) {
         switch key {
         case 0:
             let phone = try Self.phone(&value, text: text)
-            if index(phone: phone) != nil { throw value.fail("duplicate number \(phone.text)") }
+            if indexingAsRead, index(phone: phone) != nil { throw value.fail("duplicate number \(phone.text)") }
             user.phone = phone
         case 1:
             user.userID = try Self.secret(&value, length: OTPSecret.userIDLength, text: text)
-            if index(userID: user.userID) != nil { throw value.fail("duplicate user_id \(user.userIDText)") }
+            if indexingAsRead, index(userID: user.userID) != nil { throw value.fail("duplicate user_id \(user.userIDText)") }
         case 2: user.name = try OTPUser.name(&value)
         case 3: user.keyfilePassword = try Self.secret(&value, length: OTPSecret.length, text: text)
-        case 4: try value.elements { token throws(SeedError) in try readToken(&token, into: &user, text: text) }
+        case 4:
+            try value.elements { token throws(SeedError) in
+                try readToken(&token, into: &user, text: text, indexingAsRead: indexingAsRead)
+            }
         default: user.accounts = try OTPAccount.list(&value)
         }
     }
 
     private mutating func readToken(_ value: inout SeedReader, into user: inout OTPUser,
-                                    text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+                                    text: UnsafeBufferPointer<UInt8>, indexingAsRead: Bool) throws(SeedError) {
         let token = try Self.secret(&value, length: OTPSecret.length, text: text)
-        if tokenEntry(token) != nil { throw value.fail("duplicate token \(token.text(length: OTPSecret.length))") }
-        Self.link(newToken(token, owner: users.count), to: &user, in: &tokens)
+        if indexingAsRead, tokenEntry(token) != nil { throw value.fail("duplicate token \(token.text(length: OTPSecret.length))") }
+        Self.link(newToken(token, owner: users.count, indexed: indexingAsRead), to: &user, in: &tokens)
     }
 
     private static func phone(_ value: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) -> NormalizedPhone {

@@ -19,15 +19,15 @@ struct EmailIndex {
         slots = Array(repeating: 0, count: 1 << bits)
     }
 
-    /// The position filed under `key` (an email's `key`) for which `matches` is true: `matches`
+    /// The position filed under `key` (an email's key, `withKey`) for which `matches` is true: `matches`
     /// gets a position and says whether the user there has this key (a slot holds only part of the hash).
-    func position(of key: String, matches: (Int) -> Bool) -> Int? {
+    func position(of key: UnsafeBufferPointer<UInt8>, matches: (Int) -> Bool) -> Int? {
         position(tag: Self.tag(key), matches: matches)
     }
 
     /// Files `position` under `key`, unless a position for which `matches` is true is filed there
     /// already: that one is returned and nothing changes.
-    mutating func insert(_ key: String, at position: Int, matches: (Int) -> Bool) -> Int? {
+    mutating func insert(_ key: UnsafeBufferPointer<UInt8>, at position: Int, matches: (Int) -> Bool) -> Int? {
         precondition(position < UInt32.max, "EmailIndex positions are 32-bit")
         let tag = Self.tag(key)
         if let existing = self.position(tag: tag, matches: matches) { return existing }
@@ -37,10 +37,12 @@ struct EmailIndex {
         return nil
     }
 
-    /// An email's key: its `lowercased()` form, the string itself when that changes nothing (no
-    /// upper case ASCII, no byte past ASCII).
-    static func key(_ email: String) -> String {
-        email.utf8.contains { $0 >= 0x41 && ($0 <= 0x5A || $0 >= 0x80) } ? email.lowercased() : email
+    /// Calls `body` with the UTF-8 of the key of the email whose UTF-8 is `email`: its `lowercased()`
+    /// form, the email itself when that changes nothing (no upper case ASCII, no byte past ASCII).
+    static func withKey<Result>(_ email: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        guard email.contains(where: { $0 >= 0x41 && ($0 <= 0x5A || $0 >= 0x80) }) else { return body(email) }
+        var key = String(decoding: email, as: UTF8.self).lowercased()
+        return key.withUTF8(body)
     }
 
     private func position(tag: UInt32, matches: (Int) -> Bool) -> Int? {
@@ -73,13 +75,9 @@ struct EmailIndex {
 
     private static let seed = UInt64.random(in: .min ... .max)
 
-    /// 32 bits of a seeded multiply-and-fold hash of the key's UTF-8, read eight bytes at a time.
-    private static func tag(_ key: String) -> UInt32 {
-        var key = key
-        return key.withUTF8 { tag(UnsafeRawBufferPointer($0)) }
-    }
-
-    private static func tag(_ raw: UnsafeRawBufferPointer) -> UInt32 {
+    /// 32 bits of a seeded multiply-and-fold hash of a key's UTF-8, read eight bytes at a time.
+    private static func tag(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        let raw = UnsafeRawBufferPointer(key)
         var hash = seed ^ UInt64(raw.count)
         var offset = 0
         while offset + 8 <= raw.count {

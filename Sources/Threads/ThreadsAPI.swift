@@ -59,9 +59,12 @@ public final class ThreadsAPI: CourseAPI {
     public var openAPIDocument: [UInt8]? { ThreadsOpenAPI.document }
 
     public var summary: APISummary {
-        let users = state.seed.users
+        let seed = state.seed
         return APISummary(title: "UNC Charlotte ITIS/CS 4180 message threads", basePaths: ["/api/"],
-                          seeded: users.rows, count: users.count, accounts: { .init(login: $0.email, password: $0.password, detail: "\($0.fname) \($0.lname)") })
+                          seeded: seed.users.rows, count: seed.users.count, accounts: { user in
+                              .init(login: seed.text(user.email), password: seed.text(user.password),
+                                    detail: "\(seed.text(user.fname)) \(seed.text(user.lname))")
+                          })
     }
 
     // MARK: Endpoints
@@ -72,7 +75,7 @@ public final class ThreadsAPI: CourseAPI {
         let password = try fields.required("password", else: "Password is required.")
         let now = unixNow()
         return try state.withLock { state throws(ThreadsError) in
-            guard let user = state.user(email: email), user.password.hasSameBytes(as: password) else { throw .badCredentials }
+            guard let user = state.user(email: email), state.texts.equals(user.password, password) else { throw .badCredentials }
             return Self.json(issueToken(for: user, in: &state, now: now))
         }
     }
@@ -86,10 +89,7 @@ public final class ThreadsAPI: CourseAPI {
         let now = unixNow()
         return try state.withLock { state throws(ThreadsError) in
             guard state.user(email: email) == nil else { throw .emailExists }
-            let user = ThreadsState.User(id: state.nextUserID, email: email, password: password,
-                                         fname: fname, lname: lname, role: "USER")
-            state.nextUserID += 1
-            state.add(user)
+            let user = state.addUser(email: email, password: password, fname: fname, lname: lname)
             return Self.json(issueToken(for: user, in: &state, now: now))
         }
     }
@@ -121,9 +121,7 @@ public final class ThreadsAPI: CourseAPI {
         let createdAt = stampNow()
         return try state.withLock { state throws(ThreadsError) in
             let caller = try authorize(request, in: state)
-            let thread = ThreadsState.Thread(id: state.nextThreadID, userID: caller.userID, title: title, createdAt: createdAt)
-            state.nextThreadID += 1
-            state.add(thread)
+            let thread = state.addThread(userID: caller.userID, title: title, createdAt: createdAt)
             if caller.isLegacy { return Self.json(ThreadAdded(thread: state.legacyShape(thread))) }
             return Self.json(ThreadAdded(thread: state.shape(thread)))
         }
@@ -166,10 +164,7 @@ public final class ThreadsAPI: CourseAPI {
             guard let id = Self.id(threadID.trimmingCharacters(in: .whitespaces)), state.thread(id) != nil else {
                 throw .threadNotFound
             }
-            let message = ThreadsState.Message(id: state.nextMessageID, threadID: id, userID: caller.userID, text: text,
-                                               createdAt: createdAt)
-            state.nextMessageID += 1
-            state.add(message)
+            let message = state.addMessage(threadID: id, userID: caller.userID, text: text, createdAt: createdAt)
             if caller.isLegacy { return Self.json(MessageAdded(message: state.legacyShape(message))) }
             return Self.json(MessageAdded(message: state.shape(message)))
         }
@@ -221,8 +216,8 @@ public final class ThreadsAPI: CourseAPI {
         let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
         state.issueToken(token, to: ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime),
                          limit: issuedTokenLimit)
-        return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
-                          userLname: user.lname, userRole: user.role)
+        return AuthAnswer(token: token, userID: user.id, userEmail: state.text(user.email), userFname: state.text(user.fname),
+                          userLname: state.text(user.lname), userRole: state.text(user.role))
     }
 
     /// A path or body id: ASCII digits only.

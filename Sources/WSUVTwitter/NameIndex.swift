@@ -1,3 +1,4 @@
+import Foundation
 import MockKit
 
 /// The rows of a table found by the UTF-8 bytes of a name each row holds (users by username), in
@@ -10,14 +11,13 @@ struct NameIndex {
     private(set) var count = 0
 
     /// The place in `rows` of the row whose name (`nameOf`) has the bytes of `name`.
+    func row<Row>(named name: UnsafeBufferPointer<UInt8>, in rows: [Row], nameOf: (Row) -> String) -> Int? {
+        find(name, hash: Self.hash(name), in: rows, nameOf: nameOf).row
+    }
+
     func row<Row>(named name: String, in rows: [Row], nameOf: (Row) -> String) -> Int? {
-        let hash = Self.hash(name)
-        var slot = Int(hash) & (slots.count - 1)
-        while slots[slot] != 0 {
-            if let row = Self.row(in: slots[slot], hash: hash, named: name, in: rows, nameOf: nameOf) { return row }
-            slot = (slot + 1) & (slots.count - 1)
-        }
-        return nil
+        var name = name
+        return name.withUTF8 { row(named: $0, in: rows, nameOf: nameOf) }
     }
 
     /// Files `row` (its place in `rows`, or `rows.count` for one about to be appended) under
@@ -25,44 +25,83 @@ struct NameIndex {
     /// One hash either way.
     mutating func insert<Row>(_ row: Int, named name: String, in rows: [Row], nameOf: (Row) -> String) -> Int? {
         precondition(row < Int(UInt32.max), "NameIndex holds fewer than 2^32 - 1 rows")
-        let hash = Self.hash(name)
-        var slot = Int(hash) & (slots.count - 1)
-        while slots[slot] != 0 {
-            if let earlier = Self.row(in: slots[slot], hash: hash, named: name, in: rows, nameOf: nameOf) { return earlier }
-            slot = (slot + 1) & (slots.count - 1)
-        }
+        var name = name
+        let hash = name.withUTF8(Self.hash)
+        let (slot, earlier) = name.withUTF8 { find($0, hash: hash, in: rows, nameOf: nameOf) }
+        if let earlier { return earlier }
         slots[slot] = UInt64(hash) << 32 | UInt64(row + 1)
         count += 1
-        // At most three quarters full, so a probe rarely goes far.
-        if count * 4 > slots.count * 3 { grow() }
+        if count * 4 > slots.count * 3 { reserveCapacity(count) }
         return nil
     }
 
-    private static func row<Row>(in slot: UInt64, hash: UInt32, named name: String, in rows: [Row], nameOf: (Row) -> String) -> Int? {
-        guard UInt32(truncatingIfNeeded: slot >> 32) == hash else { return nil }
-        let row = Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1
-        return nameOf(rows[row]).hasSameBytes(as: name) ? row : nil
+    /// Files each row of `rows` in `range` in turn, as `insert(_:named:in:nameOf:)`, into a table
+    /// grown once for them all; stops at the first whose name an earlier row has, and returns its
+    /// place.
+    mutating func insert<Row>(_ range: Range<Int>, of rows: [Row], nameOf: (Row) -> String) -> Int? {
+        reserveCapacity(count + range.count)
+        for row in range where insert(row, named: nameOf(rows[row]), in: rows, nameOf: nameOf) != nil { return row }
+        return nil
     }
 
-    /// Twice the slots, each entry placed again by the hash it keeps.
-    private mutating func grow() {
+    /// The row whose name has the bytes of `name`, with the slot holding it; otherwise the free
+    /// slot where the probe for it ended.
+    private func find<Row>(_ name: UnsafeBufferPointer<UInt8>, hash: UInt32, in rows: [Row],
+                           nameOf: (Row) -> String) -> (slot: Int, row: Int?) {
+        var slot = Int(hash) & (slots.count - 1)
+        while slots[slot] != 0 {
+            if UInt32(truncatingIfNeeded: slots[slot] >> 32) == hash {
+                let row = Int(truncatingIfNeeded: slots[slot] & 0xFFFF_FFFF) - 1
+                var rowName = nameOf(rows[row])
+                if rowName.withUTF8({ $0.count == name.count && (name.isEmpty || memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0) }) {
+                    return (slot, row)
+                }
+            }
+            slot = (slot + 1) & (slots.count - 1)
+        }
+        return (slot, nil)
+    }
+
+    /// At most three quarters full, so a probe rarely goes far: twice the slots until `count`
+    /// names fit, each entry placed again by the hash it keeps.
+    private mutating func reserveCapacity(_ count: Int) {
+        var size = slots.count
+        while size * 3 < count * 4 { size *= 2 }
+        guard size > slots.count else { return }
         let old = slots
-        slots = [UInt64](repeating: 0, count: old.count * 2)
+        slots = [UInt64](repeating: 0, count: size)
         for entry in old where entry != 0 {
-            var slot = Int(entry >> 32) & (slots.count - 1)
-            while slots[slot] != 0 { slot = (slot + 1) & (slots.count - 1) }
+            var slot = Int(entry >> 32) & (size - 1)
+            while slots[slot] != 0 { slot = (slot + 1) & (size - 1) }
             slots[slot] = entry
         }
     }
 
-    /// SipHash of the bytes (`Hasher`, seeded afresh by each process, so names sent to the server
-    /// cannot be chosen to collide), folded to 32 bits.
-    private static func hash(_ name: String) -> UInt32 {
-        var hasher = Hasher()
-        if name.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
-            Array(name.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
+    /// A key drawn afresh by each process, so names sent to the server cannot be chosen in
+    /// advance to collide.
+    private static let key = UInt64.random(in: .min ... .max)
+
+    /// 32 bits of a keyed multiply-and-fold hash of the bytes, taken eight at a time: a short
+    /// name costs a few multiplications, where SipHash (`Hasher`) costs several times more.
+    private static func hash(_ name: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        let bytes = UnsafeRawBufferPointer(name)
+        var state = key ^ UInt64(bytes.count)
+        for offset in stride(from: 0, to: bytes.count, by: 8) {
+            var word: UInt64 = 0
+            if offset + 8 <= bytes.count {
+                word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            } else {
+                for index in offset..<bytes.count { word |= UInt64(bytes[index]) << (8 * (index - offset)) }
+            }
+            state = fold(state ^ word, key ^ 0x9E37_79B9_7F4A_7C15)
         }
-        let value = UInt64(bitPattern: Int64(hasher.finalize()))
-        return UInt32(truncatingIfNeeded: value ^ value >> 32)
+        let hash = fold(state, 0xC2B2_AE3D_27D4_EB4F)
+        return UInt32(truncatingIfNeeded: hash ^ hash >> 32)
+    }
+
+    /// The two halves of the 128-bit product, combined.
+    private static func fold(_ lhs: UInt64, _ rhs: UInt64) -> UInt64 {
+        let product = lhs.multipliedFullWidth(by: rhs)
+        return product.high ^ product.low
     }
 }

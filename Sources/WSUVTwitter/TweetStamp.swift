@@ -7,20 +7,13 @@ import MockHTTP
 struct TweetStamp: Comparable {
     private let digits: Int
 
-    /// The stamp `text` spells; nil unless it has the shape `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`.
-    init?(_ text: String) {
-        // Stamps read from seeds and forms are native strings, whose bytes are at hand.
-        guard let digits = text.utf8.withContiguousStorageIfAvailable(Self.digits) ?? Self.digits(Array(text.utf8)) else {
-            return nil
-        }
-        self.digits = digits
-    }
-
-    private static func digits(_ bytes: some RandomAccessCollection<UInt8>) -> Int? {
-        guard bytes.count == length else { return nil }
+    /// The stamp the UTF-8 `bytes` spell; nil unless they have the shape `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`.
+    init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count == Self.length else { return nil }
         var digits = 0
-        for (position, byte) in zip(0..<length, bytes) {
-            if let separator = separator(at: position) {
+        for position in 0..<Self.length {
+            let byte = bytes[position]
+            if let separator = Self.separator(at: position) {
                 guard byte == separator else { return nil }
             } else {
                 let digit = byte &- UInt8(ascii: "0")
@@ -28,7 +21,7 @@ struct TweetStamp: Comparable {
                 digits = digits * 10 + Int(digit)
             }
         }
-        return digits
+        self.digits = digits
     }
 
     /// The stamp of a calendar time, truncated to the second. A time before year 0000 or after

@@ -15,11 +15,12 @@ public struct WSUVState {
         var sessionToken: String
     }
 
-    /// Users are never removed or renamed, so a tweet names its author by place in `users`.
+    /// Users are never removed or renamed, so a tweet names its author by place in `users`; its
+    /// text is in `texts`. 32 bytes.
     struct Tweet {
         var id: Int
         var timeStamp: TweetStamp
-        var text: String
+        var text: TweetTexts.Place
         var author: Int32
         var isDeleted: Bool
     }
@@ -47,6 +48,7 @@ public struct WSUVState {
     private var liveTokens: Set<ExactText> = []
     /// In ascending id: tweets are never removed, and the next id is the last one's + 1.
     private(set) var tweets: [Tweet] = []
+    private var texts = TweetTexts()
     /// Every tweet's (stamp, id), so `get-tweets.cgi?date=` finds the newer ones without a scan.
     private var tweetsByStamp = SortedIndex<StampedTweet>()
     public var changes = StateChanges()
@@ -71,7 +73,7 @@ public struct WSUVState {
         changes.touch(.row("users", "username", .string(users[index].username)))
     }
 
-    var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
+    private var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
 
     /// The place in `tweets` of the tweet with this id. Seeds number their tweets 1, 2, 3…, and
     /// later ones follow on, so the id usually says where it is; otherwise a bisection finds it.
@@ -89,8 +91,9 @@ public struct WSUVState {
 
     func tweet(_ id: Int) -> Tweet? { tweetIndex(id).map { tweets[$0] } }
 
-    /// Adds a tweet whose id is above every earlier one.
-    mutating func add(_ tweet: Tweet) {
+    /// Adds a tweet with the next id.
+    mutating func addTweet(_ text: String, author: Int, stamp: TweetStamp) {
+        let tweet = Tweet(id: nextTweetID, timeStamp: stamp, text: texts.append(text), author: Int32(author), isDeleted: false)
         tweets.append(tweet)
         tweetsByStamp.insert(StampedTweet(tweet))
         changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
@@ -129,7 +132,7 @@ public struct WSUVState {
 
     func shape(_ tweet: Tweet) -> TweetShape {
         TweetShape(tweetID: tweet.id, username: users[Int(tweet.author)].username, timeStamp: tweet.timeStamp.text,
-                   tweet: tweet.text, isDeleted: tweet.isDeleted ? 1 : 0)
+                   tweet: texts[tweet.text], isDeleted: tweet.isDeleted ? 1 : 0)
     }
 
     /// `^[0-9a-f]{40}$`
@@ -152,30 +155,19 @@ extension WSUVState {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
-        // Ids in ascending order, as saved states and most seeds have them, cannot repeat: a set of
-        // the ids read is kept only from the first one that is not above the one before.
-        var earlierIDs: Set<Int>?
         // Rows are appended uncounted, into room for as many as the document could hold: room
         // costs address space, not memory, until rows fill it, and nothing is copied as they come.
-        users.reserveCapacity(document.bytes.count / Self.smallestUserJSON.utf8.count)
-        tweets.reserveCapacity(document.bytes.count / Self.smallestTweetJSON.utf8.count)
-        try document.read { root throws(SeedError) in
-            try root.members(Keys.root) { key, value throws(SeedError) in
-                if key == 0 {
-                    try value.elements { item throws(SeedError) in try addUser(&item) }
-                } else {
-                    // The users are all read by now: members come in the order of `Keys.root`.
-                    let (users, names) = (users, userIndexByName)
-                    try value.elements { item throws(SeedError) in
-                        let tweet = try Self.tweet(&item, authors: users, names: names)
-                        if earlierIDs == nil, let last = tweets.last, tweet.id <= last.id { earlierIDs = Set(tweets.map(\.id)) }
-                        if earlierIDs?.insert(tweet.id).inserted == false { throw item.fail("duplicate tweet_id \(tweet.id)") }
-                        tweets.append(tweet)
-                    }
-                }
-            }
+        // No text is longer than the JSON string it is read from.
+        let size = document.bytes.count
+        users.reserveCapacity(size / Self.smallestUserJSON.utf8.count)
+        users.adviseHugePages()
+        tweets.reserveCapacity(size / Self.smallestTweetJSON.utf8.count)
+        tweets.adviseHugePages()
+        texts = TweetTexts(capacity: size)
+        let outcome = document.bytes.withUnsafeBufferPointer { text in
+            Result { () throws(SeedError) in try read(document, text: text) }
         }
-        if earlierIDs != nil { tweets.sort { $0.id < $1.id } }
+        try outcome.get()
         var stamped = tweets.map(StampedTweet.init)
         // Linear on tweets already in stamp order, as a saved state's and most seeds' are.
         stamped.sort()
@@ -191,46 +183,105 @@ extension WSUVState {
         static let tweet = SeedKeys(["tweet_id", "username", "time_stamp", "isdeleted", "tweet"])
     }
 
-    private mutating func addUser(_ item: inout SeedReader) throws(SeedError) {
+    /// Reads `document`, whose bytes are `text`, into the empty state.
+    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+        try document.read { root throws(SeedError) in
+            try root.members(Keys.root) { key, value throws(SeedError) in
+                if key == 0 {
+                    try readUsers(&value, text: text)
+                } else {
+                    try readTweets(&value, text: text)
+                }
+            }
+        }
+    }
+
+    /// The users are indexed by name once all are read, in a table made the right size at once
+    /// (none grown and left behind); a problem in a row still comes after a repeated name in an
+    /// earlier one, as if each had been indexed when read.
+    private mutating func readUsers(_ array: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+        let start = array
+        do throws(SeedError) {
+            try array.elements { item throws(SeedError) in try readUser(&item, text: text) }
+        } catch {
+            try indexUsers(in: start)
+            throw error
+        }
+        try indexUsers(in: start)
+    }
+
+    private mutating func readUser(_ item: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
         var user = User(username: "", password: "", sessionToken: "")
-        let row = item.offset
         try item.members(Keys.user) { key, value throws(SeedError) in
             switch key {
             case 0: user.username = try value.text()
             case 1: user.password = try value.text()
             default:
-                user.sessionToken = try value.string()
+                // Most users are logged out: their "0" needs no string of its own.
+                user.sessionToken = try SeedString.withUTF8(of: &value, in: text) { token in
+                    token.elementsEqual(Self.loggedOut.utf8) ? Self.loggedOut : String(decoding: token, as: UTF8.self)
+                }
                 guard user.sessionToken != Self.loggedOut else { return }
                 guard Self.isMintedToken(user.sessionToken) else { throw value.fail("expected \"0\" or 40 lowercase hex digits") }
                 if liveTokens.contains(ExactText(user.sessionToken)) { throw value.fail("another user holds this token") }
             }
         }
-        if add(user) != nil { throw item.fail(at: row, "duplicate username \(user.username)") }
+        if user.sessionToken != Self.loggedOut { liveTokens.insert(ExactText(user.sessionToken)) }
+        users.append(user)
     }
 
-    private static func tweet(_ item: inout SeedReader, authors: [User], names: NameIndex) throws(SeedError) -> Tweet {
-        var id = 0, author = 0, stamp: TweetStamp?, text = "", isDeleted = false
+    /// Indexes the users read from the array `array` starts; the first whose name an earlier one
+    /// has is the error.
+    private mutating func indexUsers(in array: SeedReader) throws(SeedError) {
+        var index = NameIndex()
+        if let row = index.insert(users.indices, of: users, nameOf: { $0.username }) {
+            // Found again only now, the row's place is where the array's element of that number starts.
+            var elements = array, offset = 0, count = 0
+            try? elements.elements { item throws(SeedError) in
+                if count == row { offset = item.offset }
+                count += 1
+            }
+            throw array.fail(at: offset, "duplicate username \(users[row].username)")
+        }
+        userIndexByName = index
+    }
+
+    private mutating func readTweets(_ array: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) {
+        // The users are all read by now: members come in the order of `Keys.root`.
+        let (users, names) = (users, userIndexByName)
+        // Ids in ascending order, as saved states and most seeds have them, cannot repeat: a set of
+        // the ids read is kept only from the first one that is not above the one before.
+        var earlierIDs: Set<Int>?
+        try array.elements { item throws(SeedError) in
+            let tweet = try Self.tweet(&item, in: text, users: users, names: names, texts: &texts)
+            if earlierIDs == nil, let last = tweets.last, tweet.id <= last.id { earlierIDs = Set(tweets.map(\.id)) }
+            if earlierIDs?.insert(tweet.id).inserted == false { throw item.fail("duplicate tweet_id \(tweet.id)") }
+            tweets.append(tweet)
+        }
+        if earlierIDs != nil { tweets.sort { $0.id < $1.id } }
+    }
+
+    /// A tweet of a document whose bytes are `document`, by one of `users`; its text goes into `texts`.
+    private static func tweet(_ item: inout SeedReader, in document: UnsafeBufferPointer<UInt8>, users: [User], names: NameIndex,
+                              texts: inout TweetTexts) throws(SeedError) -> Tweet {
+        var author = 0, id = 0, stamp: TweetStamp?, text = TweetTexts.deleted, isDeleted = false
         try item.members(Keys.tweet) { key, value throws(SeedError) in
             switch key {
             case 0:
                 id = try value.int()
                 guard id >= 1 else { throw value.fail("must be 1 or more") }
             case 1:
-                let username = try value.string()
-                guard let index = names.row(named: username, in: authors, nameOf: { $0.username }) else {
-                    throw value.fail("\(username) is not a user")
-                }
-                author = index
+                author = try SeedString.parse(&value, in: document, { names.row(named: $0, in: users) { $0.username } },
+                                              else: { "\($0) is not a user" })
             case 2:
-                let stampText = try value.string()
-                stamp = TweetStamp(stampText)
-                guard stamp != nil else { throw value.fail("expected YYYY-MM-DD HH:MM:SS, got \(stampText)") }
+                stamp = try SeedString.parse(&value, in: document, TweetStamp.init(utf8:),
+                                             else: { "expected YYYY-MM-DD HH:MM:SS, got \($0)" })
             case 3:
                 let deleted = try value.int()
                 guard deleted == 0 || deleted == 1 else { throw value.fail("expected 0 or 1") }
                 isDeleted = deleted == 1
             default:
-                text = try value.string()
+                text = try SeedString.withUTF8(of: &value, in: document) { texts.append($0) }
             }
         }
         // Every key is required, so the stamp was read.

@@ -122,7 +122,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         let stamp = stampNow()
         return try state.withLock { state throws(WSUVError) in
             let author = try Self.authorize(username, token, in: state)
-            state.add(WSUVState.Tweet(id: state.nextTweetID, timeStamp: stamp, text: text, author: Int32(author), isDeleted: false))
+            state.addTweet(text, author: author, stamp: stamp)
             return Self.json(TweetAdded(tweet: text))
         }
     }
@@ -138,7 +138,7 @@ public final class WSUVTwitterAPI: CourseAPI {
                   var tweet = state.tweet(id) else { throw .noSuchTweet }
             guard state.users[Int(tweet.author)].username == username else { throw .notYourTweet }
             // A soft delete: the new stamp makes clients that fetch after their newest stamp see it.
-            tweet.text = WSUVState.deletedText
+            tweet.text = TweetTexts.deleted
             tweet.isDeleted = true
             tweet.timeStamp = stamp
             state.replace(tweet)

@@ -88,6 +88,144 @@ final class CSE118SeedTests: XCTestCase {
         }
     }
 
+    func testTheFirstProblemInTheDocumentIsReportedWhenAnIdRepeats() throws {
+        let messages = (1...3000).map { Self.message(String(format: "dddddddd-0000-4000-8000-%012x", $0 * 7919), posted: "2024-02-03T18:04:05.125Z") }
+        let first = "dddddddd-0000-4000-8000-000000001eef"
+        let cases: [(document: String, path: String, detail: String)] = [
+            // Members repeat ids before a later problem in the members and one in the workspaces.
+            (Self.document(messages: []) {
+                $0.replacingOccurrences(of: Self.other, with: Self.member).replacingOccurrences(of: "bob@x.com", with: "ann@x.com")
+                    .replacingOccurrences(of: "\"owner\":\"\(Self.member)\"", with: "\"owner\":\"nobody\"")
+            }, "$.members[1].id", "duplicate id \(Self.member)"),
+            // A message repeats a member's id, before a bad time further on.
+            (Self.document(messages: [Self.message(Self.other, posted: "2024-02-03T18:04:05.125Z"), Self.message(first, posted: "2024-02-30T00:00:00.000Z")]),
+             "$.workspaces[0].channels[0].messages[0].id", "duplicate id \(Self.other)"),
+            // The last of thousands of messages repeats the first, after a member with no such id.
+            (Self.document(messages: messages + [Self.message(first, posted: "2024-02-03T18:04:05.125Z")]) {
+                $0.replacingOccurrences(of: "\"members\":[\"\(Self.other)\"]", with: "\"members\":[\"\(Self.other)\",\"\(first)\"]")
+            }, "$.workspaces[0].members[1]", "\(first) is not the id of a member"),
+            (Self.document(messages: messages + [Self.message(first, posted: "2024-02-03T18:04:05.125Z")]),
+             "$.workspaces[0].channels[0].messages[3000].id", "duplicate id \(first)"),
+            (Self.document(messages: messages + [Self.message(Self.workspace, posted: "2024-02-03T18:04:05.125Z")]),
+             "$.workspaces[0].channels[0].messages[3000].id", "duplicate id \(Self.workspace)"),
+        ]
+        for (document, path, detail) in cases {
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
+            XCTAssertEqual(answer.status, 400)
+            XCTAssertEqual(answer.text, refusal(path, detail))
+        }
+        // Without the repeat, all of them load.
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: messages)).status, 200)
+        let token = try client.login(("ann@x.com", "pw"))
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: token)).count, 3000)
+        XCTAssertEqual(try client.call("DELETE", "/message/\(first)", token: token).status, 200)
+    }
+
+    func testEmailsAreUniqueAndFoundWhateverTheirLetterCase() throws {
+        let others = (3..<3000).map {
+            #"{"id":"\#(String(format: "aaaaaaaa-0000-4000-8000-%012x", $0))","name":"M","email":"member.number.\#($0)@x.com","password":"pw"}"#
+        }
+        func document(ann: String, bob: String, more: [String] = []) -> String {
+            Self.document(messages: []) {
+                $0.replacingOccurrences(of: "ann@x.com", with: ann).replacingOccurrences(of: "bob@x.com", with: bob)
+                    .replacingOccurrences(of: "\"password\":\"pw\"}],", with: "\"password\":\"pw\"}\(more.map { "," + $0 }.joined())],")
+            }
+        }
+        let refused: [(document: String, path: String, detail: String)] = [
+            (document(ann: "ann@x.com", bob: "ANN@x.com"), "$.members[1]", "duplicate email ANN@x.com"),
+            (document(ann: "Ébé@x.com", bob: "éBÉ@X.COM"), "$.members[1]", "duplicate email éBÉ@X.COM"),
+            (document(ann: "ann@x.com", bob: "bob@x.com", more: others + [others[5].replacingOccurrences(of: "8000-000000000008", with: "8000-00000000ffff").replacingOccurrences(of: "member.number", with: "Member.Number")]),
+             "$.members[2999]", "duplicate email Member.Number.8@x.com"),
+            // The repeat is reported before a problem further on.
+            (document(ann: "ann@x.com", bob: "Ann@x.com").replacingOccurrences(of: "\"owner\":\"\(Self.member)\"", with: "\"owner\":\"nobody\""),
+             "$.members[1]", "duplicate email Ann@x.com"),
+        ]
+        for (document, path, detail) in refused {
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
+            XCTAssertEqual(answer.status, 400)
+            XCTAssertEqual(answer.text, refusal(path, detail))
+        }
+
+        // Lowered on both sides, then compared byte for byte: a precomposed é is not e and U+0301.
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: document(ann: "Ébé@x.com", bob: "bob.has.a.long.address@x.com", more: others)).status, 200)
+        for email in ["ébé@x.com", "ÉBÉ@X.COM", "Bob.Has.A.Long.Address@X.com", "member.number.2999@x.com", "MEMBER.NUMBER.3@X.COM"] {
+            XCTAssertEqual(try client.call("POST", "/login", body: #"{"email":"\#(email)","password":"pw"}"#).status, 200, email)
+        }
+        for email in ["e\u{301}be\u{301}@x.com", "ébé@x.co", "bob.has.a.long.address@x.com ", "member.number.3000@x.com"] {
+            XCTAssertEqual(try client.call("POST", "/login", body: #"{"email":"\#(email)","password":"pw"}"#).status, 401, email)
+        }
+    }
+
+    func testEmailsComeBackAsReadWhateverTheirSpelling() throws {
+        // Escaped, past ASCII, long or short: each is the text the document spelled.
+        let spelled = [#"bob\u0040x.com"#: "bob@x.com", #"b\"o\\b@x.com"#: #"b"o\b@x.com"#, "b@x": "b@x", "Ébé.has.a.long.address@x.com": "Ébé.has.a.long.address@x.com"]
+        for (spelling, email) in spelled {
+            let document = Self.document(messages: []).replacingOccurrences(of: "bob@x.com", with: spelling)
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: document).status, 200, spelling)
+            let body = try JSONSerialization.data(withJSONObject: ["email": email.uppercased(), "password": "pw"])
+            let login = try client.call("POST", "/login", body: String(decoding: body, as: UTF8.self))
+            XCTAssertEqual(login.status, 200, spelling)
+            let token = try XCTUnwrap(client.json(login)["accessToken"] as? String)
+            let payload = try XCTUnwrap(Data(base64Encoded: token.split(separator: ".")[1].padding(toLength: 4 * ((token.split(separator: ".")[1].count + 3) / 4), withPad: "=", startingAt: 0)))
+            let quoted = email.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            XCTAssertEqual(String(decoding: payload, as: UTF8.self), #"{"id":"\#(Self.other)","email":"\#(quoted)","iat":1706983445}"#, spelling)
+            let exported = try JSONParser.parse(server.request("GET", "/_mock/state/cse118").body)
+            XCTAssertEqual(exported.objectValue?["members"]?.arrayValue?[1].objectValue?["email"]?.stringValue, email, spelling)
+        }
+    }
+
+    func testIdDigitsAndMonthLengthsAtTheirEdges() throws {
+        // Bytes on either side of 0-9, a-f and A-F are no digits; upper case is for requests only.
+        for digit in ["/", ":", "@", "G", "`", "g", "\u{7f}", "A", "F"] {
+            let bad = "bbbbbbbb-0000-4000-8000-00000000000" + digit
+            let document = Self.document(messages: []).replacingOccurrences(of: Self.workspace, with: bad)
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
+            XCTAssertEqual(answer.text, refusal("$.workspaces[0].id", "expected a lowercase UUID, got \(bad)"), digit)
+        }
+        let message = "dddddddd-0000-4000-8000-000000000001"
+        for day in ["1900-02-29", "2100-02-29", "2023-06-31", "2023-09-31", "2023-11-31", "2023-12-32"] {
+            let posted = day + "T00:00:00.000Z"
+            let answer = try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: [Self.message(message, posted: posted)]))
+            XCTAssertEqual(answer.text, refusal("$.workspaces[0].channels[0].messages[0].posted", "expected YYYY-MM-DDTHH:MM:SS.mmmZ, got \(posted)"))
+        }
+        let ann = "aaaaaaaa-0000-4000-8000-000000000001"
+        for day in ["0000-02-29", "2400-02-29", "2023-01-31", "2023-03-31", "2023-05-31", "2023-07-31", "2023-08-31", "2023-10-31", "2023-12-31", "2023-04-30"] {
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: [Self.message(message, posted: day + "T23:59:59.999Z")])).status, 200, day)
+            let token = try client.login(("ann@x.com", "pw"))
+            assertCSE118(try client.call("GET", "/channel/\(Self.channel)/message", token: token), 200,
+                         #"[{"id":"\#(message)","member":"\#(ann)","posted":"\#(day)T23:59:59.999Z","content":"m"}]"#)
+        }
+        // Requests name ids in any letter case.
+        let token = try client.login(("ann@x.com", "pw"))
+        XCTAssertEqual(try client.call("DELETE", "/message/\(message.uppercased())", token: token).status, 200)
+        XCTAssertEqual(try client.call("GET", "/channel/\(Self.channel.uppercased())/message", token: token).text, "[]")
+    }
+
+    func testMessagesKeepTheirMembersWhoeverPostedBefore() throws {
+        let third = "aaaaaaaa-0000-4000-8000-000000000003"
+        let posters = [Self.other, Self.other, third, Self.member, third, Self.other, Self.member, Self.member]
+        let messages = posters.enumerated().map {
+            Self.message(String(format: "dddddddd-0000-4000-8000-%012x", $0.offset), member: $0.element, posted: "2024-02-03T18:04:05.125Z")
+        }
+        func document(_ messages: [String]) -> String {
+            Self.document(messages: messages) {
+                $0.replacingOccurrences(of: "\"password\":\"pw\"}],", with: #""password":"pw"},{"id":"\#(third)","name":"Cid","email":"cid@x.com","password":"pw"}],"#)
+                    .replacingOccurrences(of: "\"members\":[\"\(Self.other)\"]", with: "\"members\":[\"\(third)\"]")
+            }
+        }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: document(messages)).status, 200)
+        let token = try client.login(("cid@x.com", "pw"))
+        let listed = try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: token))
+        XCTAssertEqual(listed.compactMap { $0["member"] as? String }, posters)
+        // The workspace's member is Cid, listed after the owner Ann, not Bob who comes between them.
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace", token: token)).count, 1)
+        XCTAssertEqual(try client.call("GET", "/workspace", token: client.login(("bob@x.com", "pw"))).text, "[]")
+        // Right after a member's id, ids that are not a member's are still refused.
+        let stranger = Self.message("dddddddd-0000-4000-8000-0000000000ff", member: Self.workspace, posted: "2024-02-03T18:04:05.125Z")
+        let answer = try server.request("PUT", "/_mock/state/cse118", body: document(Array(messages.prefix(3)) + [stranger]))
+        XCTAssertEqual(answer.text, refusal("$.workspaces[0].channels[0].messages[3].member", "\(Self.workspace) is not the id of a member"))
+    }
+
     func testIdsAndTimesComeBackAsTheDocumentSpelledThem() throws {
         // Escaped characters are read as what they stand for; times sort as times, ties in document order.
         let times = ["2024-02-29T23:59:59.999Z", "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
@@ -154,6 +292,37 @@ final class CSE118SeedTests: XCTestCase {
         XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace", token: bob)).compactMap { $0["name"] as? String }, ["Last"])
         assertCSE118(try client.call("GET", "/workspace/\(last)/member", token: bob), 200,
                      #"[{"id":"\#(Self.other)","name":"Bob"}]"#)
+    }
+
+    func testRowsOnBothSidesOfATableChunksEdgeComeAndGo() throws {
+        // Tables hold rows in chunks of 4,096: slots 4,095 and 4,096 sit in two chunks.
+        let ids = (0..<4100).map { String(format: "dddddddd-0000-4000-8000-%012x", $0 * 7919) }
+        let messages = ids.map { Self.message($0, posted: "2024-02-03T18:04:05.125Z") }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: messages)).status, 200)
+        let ann = try client.login(("ann@x.com", "pw"))
+        func listed() throws -> [(id: String, content: String)] {
+            try client.jsonArray(client.call("GET", "/channel/\(Self.channel)/message", token: ann)).map {
+                (try XCTUnwrap($0["id"] as? String), try XCTUnwrap($0["content"] as? String))
+            }
+        }
+        for gone in [4095, 4096, 0] {
+            XCTAssertEqual(try client.call("DELETE", "/message/\(ids[gone])", token: ann).status, 200)
+        }
+        // New rows take the freed slots, and come after the others all the same.
+        var added: [String] = []
+        for content in ["a", "b", "c"] {
+            let answer = try client.call("POST", "/channel/\(Self.channel)/message", token: ann, body: #"{"content":"\#(content)"}"#)
+            added.append(try XCTUnwrap(client.json(answer)["id"] as? String))
+        }
+        let kept = ids.enumerated().filter { ![0, 4095, 4096].contains($0.offset) }.map(\.element)
+        let list = try listed()
+        XCTAssertEqual(list.map(\.id), kept + added)
+        XCTAssertEqual(list.suffix(4).map(\.content), ["m", "a", "b", "c"])
+        for id in added + [ids[4097], ids[4094]] {
+            XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 200, id)
+            XCTAssertEqual(try client.call("DELETE", "/message/\(id)", token: ann).status, 404, id)
+        }
+        XCTAssertEqual(try listed().map(\.id), kept.filter { $0 != ids[4097] && $0 != ids[4094] })
     }
 
     func testEveryRowIsFoundByIdAsOthersAreDeleted() throws {

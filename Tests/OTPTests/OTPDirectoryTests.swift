@@ -81,6 +81,58 @@ final class OTPDirectoryTests: OTPTestCase {
                        + #""detail":"duplicate token ABCDEFGHIJKLMNOPQRSTUVWXYZabcde_"}"#)
     }
 
+    func testEveryCharacterOutsideTheAlphabetIsRefusedInAnyWord() throws {
+        // ASCII not in the alphabet, then a character of two bytes (with one k fewer, so that the
+        // secret still has 32 bytes); in the text as they are, but for those JSON must escape.
+        let outside = (0x00...0x7F).compactMap(Unicode.Scalar.init).filter { !Self.alphabet.unicodeScalars.contains($0) } + ["é"]
+        XCTAssertEqual(outside.count, 128 - 64 + 1)
+        for (number, character) in outside.enumerated() {
+            // Places 0, 10 (across the first two words), 21 (across the last two) and the last.
+            let width = character.utf8.count, place = min([0, 10, 21, 31][number % 4], 32 - width)
+            let written = character.value < 0x20 ? String(format: "\\u%04x", character.value)
+                : character == "\"" || character == "\\" ? "\\\(character)" : String(character)
+            let keyfile = String(repeating: "k", count: place) + written + String(repeating: "k", count: 32 - place - width)
+            let document = state([user(id: String(repeating: "u", count: 24), phone: "+15305551000", keyfile: keyfile, tokens: [])])
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: document).text,
+                           #"{"error":"invalid_state","path":"$.users[0].keyfile_password","#
+                           + #""detail":"expected 32 characters of A-Z, a-z, 0-9, - and _"}"#, String(character))
+        }
+    }
+
+    func testADuplicateKeyIsTheFirstProblemInReadingOrder() throws {
+        func id(_ number: Int) -> String { "user_\(number)".padding(toLength: 24, withPad: "0", startingAt: 0) }
+        func token(_ number: Int) -> String { "token_\(number)".padding(toLength: 32, withPad: "0", startingAt: 0) }
+        func row(_ number: Int, id userID: String? = nil, phone: String? = nil,
+                 keyfile: String = String(repeating: "k", count: 32), token userToken: String? = nil) -> String {
+            user(id: userID ?? id(number), phone: phone ?? "+1530555\(1000 + number)", keyfile: keyfile, tokens: [userToken ?? token(number)])
+        }
+        func refusal(_ users: [String]) throws -> String? {
+            try server.request("PUT", "/_mock/state/otp", body: state(users)).text
+        }
+        func refused(_ path: String, _ detail: String) -> String {
+            #"{"error":"invalid_state","path":"$.users[\#(path)","detail":"\#(detail)"}"#
+        }
+        let rows = (0..<4).map { row($0) }
+        XCTAssertEqual(try refusal(rows + [row(4, phone: "+15305551002")]), refused("4].e164_phone_number", "duplicate number +15305551002"))
+        XCTAssertEqual(try refusal(rows + [row(4, id: id(3))]), refused("4].user_id", "duplicate user_id \(id(3))"))
+        XCTAssertEqual(try refusal(rows + [row(4, token: token(1))]), refused("4].auth_tokens[0]", "duplicate token \(token(1))"))
+        // The number is read before the user id, whatever their order in the text.
+        XCTAssertEqual(try refusal(rows + [row(4, id: id(0), phone: "+15305551001")]),
+                       refused("4].e164_phone_number", "duplicate number +15305551001"))
+        // A duplicate before another problem is the one reported, and one after it is not.
+        XCTAssertEqual(try refusal(rows + [row(4, phone: "+15305551000"), row(5, keyfile: "short")]),
+                       refused("4].e164_phone_number", "duplicate number +15305551000"))
+        XCTAssertEqual(try refusal([row(0, keyfile: "short")] + rows.dropFirst() + [row(4, phone: "+15305551003")]),
+                       refused("0].keyfile_password", "expected 32 characters of A-Z, a-z, 0-9, - and _"))
+        // Nothing refused was loaded: the shipped seed still answers, until a good document replaces it.
+        XCTAssertEqual(try object(readUser(Self.alexToken))[string: "status"], "ok")
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: state(rows)).status, 200)
+        for number in 0..<4 {
+            XCTAssertEqual(try object(readUser(token(number))).user?[string: "user_id"], id(number))
+        }
+        assertError(try readUser(Self.alexToken), "invalid_auth_token", "Your auth token is invalid")
+    }
+
     func testIssuedTokensEndOldestFirstAcrossUsersAndTheRestKeepWorking() throws {
         try startServer(issuedTokenLimit: 5)
         let phones = ["5305550100", "5305550101", "5305550123", "5305550124"]

@@ -122,6 +122,10 @@ final class ThreadsStateDocumentTests: XCTestCase {
         try assertRefused(document(users: [user(1, "a@x.com"), user(1, "b@x.com")]), "$.users[1]", "duplicate user_id 1")
         try assertRefused(document(users: [user(1, "a@x.com"), user(2, "A@X.com")]), "$.users[1]", "duplicate email A@X.com")
         try assertRefused(document(users: [user(1, "kate@x.com"), user(2, "\u{212A}ate@x.com")]), "$.users[1]", "duplicate email \u{212A}ate@x.com")
+        // The first bad row is named, whatever is wrong with the rows after it.
+        try assertRefused(document(users: [user(1, "a@x.com"), user(2, "A@X.com"), user(2, "c@x.com")]), "$.users[1]", "duplicate email A@X.com")
+        try assertRefused(document(users: [user(1, "a@x.com"), user(2, "A@X.com"), #"{"user_id":3}"#]), "$.users[1]", "duplicate email A@X.com")
+        try assertRefused(document(users: [user(1, "a@x.com"), #"{"user_id":3}"#, user(2, "A@X.com")]), "$.users[1].email", "missing")
         try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(3, user: 1), thread(1, user: 1), thread(3, user: 1)]),
                           "$.threads[2]", "duplicate thread_id 3")
         try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1), thread(2, user: 9)]), "$.threads[1]", "user_id 9 is not a user")
@@ -162,9 +166,50 @@ final class ThreadsStateDocumentTests: XCTestCase {
         }
         let signup = "/api/signup", form = [("Content-Type", "application/x-www-form-urlencoded")]
         XCTAssertEqual(try server.request("POST", signup, headers: form, body: Array("email=USER7%40x.com&password=p&fname=F&lname=L".utf8)).status, 409)
-        XCTAssertEqual(try server.request("POST", signup, headers: form, body: Array("email=New%40x.com&password=pw&fname=F&lname=L".utf8)).status, 200)
-        XCTAssertTrue(try login("NEW%40X.com").text.contains(#""user_id":41,"user_email":"New@x.com""#))
-        XCTAssertTrue(try login("user40%40x.com").text.contains(#""user_id":40,"#))
+        // The index is made at the seed's size: signups grow it.
+        for id in 41...100 {
+            let body = "email=New\(id)%40x.com&password=pw&fname=F&lname=L"
+            XCTAssertEqual(try server.request("POST", signup, headers: form, body: Array(body.utf8)).status, 200, "signup \(id)")
+        }
+        for id in 1...100 {
+            let email = id > 40 ? "New\(id)@x.com" : "User\(id)@X.com"
+            XCTAssertTrue(try login("\(email.uppercased())").text.contains(#""user_id":\#(id),"user_email":"\#(email)""#), "user \(id)")
+        }
+        XCTAssertEqual(try server.request("POST", signup, headers: form, body: Array("email=new77%40X.COM&password=p&fname=F&lname=L".utf8)).status, 409)
+    }
+
+    func testStringsKeepTheirTextThroughEscapesAndManyDeletes() throws {
+        let users = [#"{"user_id":1,"email":"a@x.com","password":"p\/w","fname":"F\u00e9","lname":"Müller","role":""}"#,
+                     #"{"user_id":3,"email":"b@x.com","password":"1234567","fname":"12345678","lname":"é12345","role":"é123456"}"#,
+                     #"{"user_id":2,"email":"second.user@example.com","password":"pw","fname":"F2","lname":"L2","role":null}"#]
+        let threads = [#"{"thread_id":1,"user_id":1,"title":"Say \"hi\"","created_at":"2019-11-20 14:05:12"}"#]
+        let messages = [#"{"message_id":1,"thread_id":1,"user_id":2,"message":"A message longer than fifteen bytes","created_at":"2019-11-20 14:05:12"}"#]
+        XCTAssertEqual(try load(#"{"users":[\#(users.joined(separator: ","))],"threads":[\#(threads.joined(separator: ","))],"messages":[\#(messages.joined(separator: ","))]}"#).status, 200)
+        let token = try login("second.user@example.com")
+        XCTAssertFalse(try login("a@x.com", "p%2Fw").isEmpty)
+        XCTAssertFalse(try login("b@x.com", "1234567").isEmpty)
+        let saved = try server.request("GET", "/_mock/state/threads").text
+        XCTAssertTrue(saved.hasPrefix(#"{"users":[{"user_id":1,"email":"a@x.com","password":"p/w","fname":"Fé","lname":"Müller","role":""},"#
+                                      + #"{"user_id":2,"email":"second.user@example.com","password":"pw","fname":"F2","lname":"L2","role":"USER"},"#
+                                      + #"{"user_id":3,"email":"b@x.com","password":"1234567","fname":"12345678","lname":"é12345","role":"é123456"}],"#
+                                      + #""threads":[{"thread_id":1,"user_id":1,"title":"Say \"hi\"","created_at":"2019-11-20 14:05:12"}],"#
+                                      + #""messages":[{"message_id":1,"thread_id":1,"user_id":2,"message":"A message longer than fifteen bytes","#), saved)
+        // 100 KB of messages, then most of them deleted out of order: past half of the text the
+        // strings still in use move, and every row keeps its own.
+        let long = String(repeating: "x", count: 1_000)
+        for n in 2...101 { XCTAssertEqual(try post("/api/message/add", "thread_id=1&message=\(n)\(long)", token).status, 200) }
+        for n in stride(from: 101, through: 2, by: -1) where n % 10 != 0 {
+            XCTAssertEqual(try get("/api/message/delete/\(n)", token).status, 200, "message \(n)")
+        }
+        XCTAssertEqual(try texts(1, token), stride(from: 100, through: 10, by: -10).map { "\($0)\(long)" } + ["A message longer than fifteen bytes"])
+        for n in stride(from: 100, through: 10, by: -10) { XCTAssertEqual(try get("/api/message/delete/\(n)", token).status, 200) }
+        XCTAssertEqual(try post("/api/thread/add", "title=New", token).status, 200)
+        let after = try server.request("GET", "/_mock/state/threads").text
+        XCTAssertEqual(after.prefix(while: { $0 != "]" }), saved.prefix(while: { $0 != "]" }))
+        XCTAssertTrue(after.contains(#"{"thread_id":2,"user_id":2,"title":"New","#), after)
+        XCTAssertTrue(after.contains(#""messages":[{"message_id":1,"thread_id":1,"user_id":2,"message":"A message longer than fifteen bytes","#), after)
+        XCTAssertFalse(try login("a@x.com", "p%2Fw").isEmpty)
+        XCTAssertFalse(try login("SECOND.user@example.com").isEmpty)
     }
 
     func testStampsKeepTheirBytesWhateverTheSpacingAround() throws {
@@ -177,6 +222,22 @@ final class ThreadsStateDocumentTests: XCTestCase {
         XCTAssertTrue(state.contains(#""threads":[{"thread_id":1,"user_id":1,"title":"T","created_at":"0000-01-01 00:00:00"},"#
                                      + #"{"thread_id":2,"user_id":1,"title":"U","created_at":"9999-12-31 23:59:59"}],"#
                                      + #""messages":[{"message_id":1,"thread_id":2,"user_id":1,"message":"M","created_at":"2016-02-29 12:00:00"}]"#), state)
+    }
+
+    func testStampsOneAfterAnotherKeepTheirDates() throws {
+        // Read in a row, stamps of one day share its date; each new day is checked on its own.
+        let stamps = ["2019-11-20 14:05:12", "2019-11-20 14:05:13", "2019-11-20 00:00:00", "2019-11-21 23:59:59", "2019-11-21 00:00:00",
+                      "2020-02-29 12:00:00", "2019-11-20 14:05:12"]
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1), thread(2, user: 1, at: "2019-11-20 24:05:12")]),
+                          "$.threads[1].created_at", "expected YYYY-MM-DD HH:MM:SS, got 2019-11-20 24:05:12")
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1, at: "2019-02-28 10:00:00"), thread(2, user: 1, at: "2019-02-29 10:00:00")]),
+                          "$.threads[1].created_at", "expected YYYY-MM-DD HH:MM:SS, got 2019-02-29 10:00:00")
+        XCTAssertEqual(try load(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1)],
+                                         messages: stamps.enumerated().map { message($0.offset + 1, thread: 1, at: $0.element) })).status, 200)
+        let state = try server.request("GET", "/_mock/state/threads").text
+        for (index, stamp) in stamps.enumerated() {
+            XCTAssertTrue(state.contains(#""message":"M\#(index + 1)","created_at":"\#(stamp)"}"#), stamp)
+        }
     }
 
     func testIDsWithGapsAndAtTheEndsOfTheRangeAreFoundThroughManyDeletes() throws {
@@ -211,6 +272,19 @@ final class ThreadsStateDocumentTests: XCTestCase {
     }
 
     // MARK: A thread's messages
+
+    func testAThreadsFirstMessageHasNoneBeforeItWhateverTheIDs() throws {
+        let document = document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1), thread(2, user: 1)],
+                                messages: [message(Int.min, thread: 2), message(-1, thread: 1), message(0, thread: 2), message(1, thread: 1)])
+        XCTAssertEqual(try load(document).status, 200)
+        let token = try login("a@x.com")
+        XCTAssertEqual(try texts(1, token), ["M1", "M-1"])
+        XCTAssertEqual(try texts(2, token), ["M0", "M\(Int.min)"])
+        XCTAssertEqual(try get("/api/message/delete/0", token).status, 200)  // ids in paths are digits only
+        XCTAssertEqual(try texts(2, token), ["M\(Int.min)"])
+        XCTAssertEqual(try post("/api/message/add", "thread_id=2&message=new", token).status, 200)
+        XCTAssertEqual(try texts(2, token), ["new", "M\(Int.min)"])
+    }
 
     func testThreadMessagesStayRightThroughDeletesAndAdds() throws {
         let document = document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1), thread(2, user: 1)],

@@ -778,6 +778,147 @@ final class WSUVTwitterTests: XCTestCase {
         }
     }
 
+    /// A state document's strings are read where they lie unless escaped: escaped and raw ones,
+    /// non-ASCII, empty and long texts (lengths kept in one, two and three bytes) all come back
+    /// exactly, through deletes, a new tweet and an export; their problems name them decoded.
+    func testStateStringsEscapedRawLongAndWrong() throws {
+        let token = String(repeating: "b2", count: 20)
+        let (medium, long) = (String(repeating: "m", count: 200), String(repeating: "l", count: 20_000))
+        func tweet(_ id: Int, _ user: String, _ stamp: String, _ text: String, deleted: Int = 0) -> String {
+            #"{"tweet_id":\#(id),"username":"\#(user)","time_stamp":"\#(stamp)","tweet":"\#(text)","isdeleted":\#(deleted)}"#
+        }
+        func document(_ tweets: [String]) -> String {
+            #"{"users":[{"username":"a","password":"p","session_token":"\#(token)"},"#
+                + #"{"username":"\u00e9t\u00e9 \/ x","password":"p","session_token":"0"},"#
+                + #"{"username":"a name of more than fifteen bytes","password":"p","session_token":"0"}],"#
+                + #""tweets":[\#(tweets.joined(separator: ","))]}"#
+        }
+        let loaded = try server.request("PUT", "/_mock/state/wsuv", body: document([
+            tweet(1, #"\u0061"#, "2016-01-01 00:00:01", "plain"),
+            tweet(2, "été / x", #"2016-01-01 00:00:0\u0032"#, #"two\nlines \"quoted\" \u00e9 \ud83d\ude00 a\/b"#),
+            tweet(3, "a name of more than fifteen bytes", "2016-01-01 00:00:03", "日本語 ✓", deleted: 1),
+            tweet(4, "a", "2016-01-01 00:00:04", medium),
+            tweet(5, "a", "2016-01-01 00:00:05", long),
+            tweet(6, "a", "2016-01-01 00:00:06", ""),
+        ]))
+        XCTAssertEqual(loaded.text, #"{"loaded":"wsuv"}"#)
+        func expected(_ id: Int, _ user: String, _ stamp: String, _ text: String, deleted: Int = 0) -> String {
+            #"{"tweet_id":\#(id),"username":"\#(user)","time_stamp":"\#(stamp)","tweet":"\#(text)","isdeleted":\#(deleted)}"#
+        }
+        let seeded = [
+            expected(1, "a", "2016-01-01 00:00:01", "plain"),
+            expected(2, "été / x", "2016-01-01 00:00:02", #"two\nlines \"quoted\" é 😀 a/b"#),
+            expected(3, "a name of more than fifteen bytes", "2016-01-01 00:00:03", "日本語 ✓", deleted: 1),
+            expected(4, "a", "2016-01-01 00:00:04", medium),
+            expected(5, "a", "2016-01-01 00:00:05", long),
+            expected(6, "a", "2016-01-01 00:00:06", ""),
+        ]
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(seeded.joined(separator: ","))]}"#)
+
+        for _ in 0..<2 {
+            assertJSON(try post("/del-tweet.cgi", ["username": "a", "session_token": token, "tweet_id": "4"]),
+                       #"{"tweet_id":"4","isdeleted":1,"tweet":"[deleted]"}"#)
+        }
+        XCTAssertEqual(try post("/add-tweet.cgi", ["username": "a", "session_token": token, "tweet": "new é"]).status, 200)
+        let changed = [seeded[0], seeded[1], seeded[2], expected(4, "a", "2016-04-22 10:00:00", "[deleted]", deleted: 1),
+                       seeded[4], seeded[5], expected(7, "a", "2016-04-22 10:00:00", "new é")]
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(changed.joined(separator: ","))]}"#)
+        let exported = try get("/_mock/state/wsuv")
+        XCTAssertTrue(exported.text.hasSuffix(#""tweets":[\#(changed.joined(separator: ","))]}"#), exported.text)
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: exported.body).status, 200)
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(changed.joined(separator: ","))]}"#)
+
+        for (tweets, path, detail) in [
+            ([tweet(1, #"\u0063"#, "2016-01-01 00:00:01", "t")], "$.tweets[0].username", "c is not a user"),
+            ([tweet(1, "été / y", "2016-01-01 00:00:01", "t")], "$.tweets[0].username", "été / y is not a user"),
+            ([tweet(1, "a", #"2016-01-01 0\u0030:00:1"#, "t")], "$.tweets[0].time_stamp", "expected YYYY-MM-DD HH:MM:SS, got 2016-01-01 00:00:1"),
+            ([tweet(1, "a", "2016-01-01T00:00:01", "t")], "$.tweets[0].time_stamp", "expected YYYY-MM-DD HH:MM:SS, got 2016-01-01T00:00:01"),
+            ([tweet(1, "a", "2016-01-01 00:00:01", "t").replacingOccurrences(of: #""tweet":"t""#, with: #""tweet":7"#)],
+             "$.tweets[0].tweet", "expected a string"),
+            ([tweet(1, "a", "2016-01-01 00:00:01", "t").replacingOccurrences(of: #""username":"a""#, with: #""username":null"#)],
+             "$.tweets[0].username", "expected a string"),
+        ] {
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: document(tweets)).text,
+                           #"{"error":"invalid_state","path":"\#(path)","detail":"\#(detail)"}"#, tweets[0])
+        }
+        // A control character or a cut string is not JSON, whichever field it is in.
+        for broken in [tweet(1, "a", "2016-01-01 00:00:01", "t\u{1}"), tweet(1, "a\u{1}", "2016-01-01 00:00:01", "t"),
+                       tweet(1, "a", "2016-01-01 00:00:01\u{1}", "t")] {
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: document([broken])).text,
+                           #"{"error":"invalid_state","path":"$","detail":"the body is not valid JSON"}"#, broken)
+        }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/wsuv", body: #"{"users":[],"tweets":[{"tweet_id":1,"username":"a"#).text,
+                       #"{"error":"invalid_state","path":"$","detail":"the body is not valid JSON"}"#)
+        assertJSON(try get("/get-tweets.cgi"), #"{"tweets":[\#(changed.joined(separator: ","))]}"#)
+    }
+
+    /// Users are indexed by name only once all are read: every author is still found, and every
+    /// problem is the one a row-by-row reading meets first. A logged-out token is `"0"` however
+    /// it is spelled, and nothing else is.
+    func testUsersIndexedOnceAllAreReadKeepProblemsInOrder() throws {
+        let count = 300
+        func user(_ n: Int, name: String? = nil, password: String = "pw", token: String = "0") -> String {
+            #"{"username":"\#(name ?? "user \(n)")","password":"\#(password)","session_token":"\#(token)"}"#
+        }
+        func tweet(_ id: Int, author: String? = nil, stamp: String? = nil) -> String {
+            let seconds = String(id % 60).count == 1 ? "0\(id % 60)" : String(id % 60)
+            return #"{"tweet_id":\#(id),"username":"\#(author ?? "user \(id * 7 % count)")","#
+                + #""time_stamp":"\#(stamp ?? "2016-01-01 00:\(id / 60 + 10):\(seconds)")","tweet":"t\#(id)","isdeleted":0}"#
+        }
+        func document(users: [Int: String] = [:], tweets: [Int: String] = [:]) -> String {
+            let userRows = (0..<count).map { users[$0] ?? user($0) }
+            let tweetRows = (1...count).map { tweets[$0] ?? tweet($0) }
+            return #"{"users":[\#(userRows.joined(separator: ","))],"tweets":[\#(tweetRows.joined(separator: ","))]}"#
+        }
+        func load(_ document: String) throws -> String {
+            try server.request("PUT", "/_mock/state/wsuv", body: document).text
+        }
+        func problem(_ path: String, _ detail: String) -> String {
+            #"{"error":"invalid_state","path":"\#(path)","detail":"\#(detail)"}"#
+        }
+
+        let token = String(repeating: "c3", count: 20)
+        XCTAssertEqual(try load(document(users: [250: user(250, token: token), 251: user(251, token: #"\u0030"#)],
+                                         tweets: [200: tweet(200, author: #"\u0075ser 3"#)])),
+                       #"{"loaded":"wsuv"}"#)
+        let answer = try JSONParser.parse(get("/get-tweets.cgi").body)
+        let authors = try XCTUnwrap(answer.objectValue?["tweets"]?.arrayValue).map { $0.objectValue?["username"]?.stringValue }
+        XCTAssertEqual(authors, (1...count).map { $0 == 200 ? "user 3" : "user \($0 * 7 % count)" })
+        XCTAssertEqual(try login("user 199", "pw").utf8.count, 40)
+        assertError(try post("/register.cgi", ["username": "user 299", "password": "x"]), 409, "Conflict User Exists")
+        XCTAssertEqual(try post("/register.cgi", ["username": "user 300", "password": "x"]).status, 200)
+        XCTAssertEqual(try post("/add-tweet.cgi", ["username": "user 250", "session_token": token, "tweet": "late"]).status, 200)
+        assertUnauthorized(try post("/add-tweet.cgi", ["username": "user 251", "session_token": "0", "tweet": "no"]))
+        XCTAssertEqual(try login("user 251", "pw").utf8.count, 40)
+
+        for (document, expected) in [
+            // A repeated name is found once all users are read, but named before a later row's problem.
+            (document(users: [40: user(40, name: "user 3")]), problem("$.users[40]", "duplicate username user 3")),
+            (document(users: [70: user(70, name: "user 3")]), problem("$.users[70]", "duplicate username user 3")),
+            (document(users: [70: user(70, name: "user 3"), 280: user(280, password: "")]), problem("$.users[70]", "duplicate username user 3")),
+            (document(users: [69: user(69, password: ""), 70: user(70, name: "user 3")]), problem("$.users[69].password", "must not be empty")),
+            (document(users: [5: user(5, token: token), 70: user(70, name: "user 3", token: token)]),
+             problem("$.users[70].session_token", "another user holds this token")),
+            (document(users: [9: user(9, token: "00")]), problem("$.users[9].session_token", #"expected \"0\" or 40 lowercase hex digits"#)),
+            (document(users: [9: user(9, token: "")]), problem("$.users[9].session_token", #"expected \"0\" or 40 lowercase hex digits"#)),
+            // An unknown author is named before any later problem.
+            (document(tweets: [150: tweet(150, author: "nobody")]), problem("$.tweets[149].username", "nobody is not a user")),
+            (document(tweets: [150: tweet(150, author: "nobody"), 151: tweet(151, stamp: "soon")]),
+             problem("$.tweets[149].username", "nobody is not a user")),
+            (document(tweets: [130: tweet(130, author: "nobody"), 131: tweet(131).replacingOccurrences(of: #","isdeleted":0"#, with: "")]),
+             problem("$.tweets[129].username", "nobody is not a user")),
+            (document(tweets: [150: tweet(150, author: "nobody"), 151: tweet(150)]), problem("$.tweets[149].username", "nobody is not a user")),
+            (document(tweets: [128: tweet(128, author: "nobody"), 129: tweet(129, author: "nobody either")]),
+             problem("$.tweets[127].username", "nobody is not a user")),
+            (document(tweets: [149: tweet(149, stamp: "soon"), 150: tweet(150, author: "nobody")]),
+             problem("$.tweets[148].time_stamp", "expected YYYY-MM-DD HH:MM:SS, got soon")),
+            (document(tweets: [150: tweet(149)]), problem("$.tweets[149]", "duplicate tweet_id 149")),
+            (document(tweets: [count: tweet(count, author: "nobody")]), problem("$.tweets[299].username", "nobody is not a user")),
+        ] {
+            XCTAssertEqual(try load(document), expected)
+        }
+    }
+
     func testAClockOutsideSQLitesYearsStampsTheNearestEnd() throws {
         try start(timeZone: XCTUnwrap(TimeZone(identifier: "UTC")))
         let token = try login("bob", "builder42")

@@ -19,13 +19,15 @@ public struct JSONScanner {
         public var hasEscapes: Bool
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public var current: UInt8? { position < bytes.count ? bytes[position] : nil }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public var atEnd: Bool { position >= bytes.count }
 
-    @inline(__always)
+    /// Inlinable, like `current`: it runs between every two tokens, mostly finding no space at all,
+    /// so a call would cost more than the work.
+    @inlinable @inline(__always)
     public mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
@@ -344,11 +346,17 @@ public struct JSONScanner {
     public mutating func scanKey() throws(JSONParseError) -> StringToken {
         guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
         let key = try scanString()
+        try scanColon()
+        return key
+    }
+
+    /// Called past a member name: its colon, and the space around it.
+    @inlinable
+    public mutating func scanColon() throws(JSONParseError) {
         skipWhitespace()
         guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
         position += 1
         skipWhitespace()
-        return key
     }
 
     private mutating func skipKey() throws(JSONParseError) {
