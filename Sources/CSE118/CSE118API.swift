@@ -84,10 +84,10 @@ public final class CSE118API: CourseAPI {
     }
 
     public var summary: APISummary {
-        let members = state.seed.members
+        let seed = state.seed, members = seed.members
         return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: ["/api/v2", "/api/v1"],
                           note: "each student has a private copy of the graded fixtures; PUT /api/v2/reset restores the caller's",
-                          seeded: members, count: members.count, accounts: { .init(login: $0.email, password: $0.password, detail: $0.name) })
+                          seeded: members, count: members.count, accounts: { .init(login: seed.email(of: $0), password: $0.password, detail: $0.name) })
     }
 
     // MARK: Endpoints
@@ -98,7 +98,7 @@ public final class CSE118API: CourseAPI {
         return try state.withLock { state throws(CSE118Error) in
             guard let member = state.member(email: input[field: "email"]),
                   member.password.hasSameBytes(as: input[field: "password"]) else { throw .invalidCredentials }
-            let token = CSE118Token.mint(for: member, issuedAt: issuedAt)
+            let token = CSE118Token.mint(for: member, email: state.email(of: member), issuedAt: issuedAt)
             state.issueToken(token, member: member.id, limit: issuedTokenLimit)
             return Self.json(CSE118Shape.Login(id: member.id.text, name: member.name, accessToken: token))
         }

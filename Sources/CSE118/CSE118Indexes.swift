@@ -37,29 +37,37 @@ struct CSE118IDIndex {
 
 /// Members by email, whatever its letter case: each member's slot filed under the hash of their
 /// email's key, its `lowercased()` form, which is compared byte for byte; the email is read from
-/// the member's row.
+/// where the member's row says it is.
 struct CSE118EmailIndex {
+    /// Calls its second argument with the UTF-8 of the email of the member in a slot.
+    typealias EmailOf = (Int32, (UnsafeRawBufferPointer) -> Bool) -> Bool
+
     private var table = CSE118HashTable()
     private let seed = UInt64.random(in: .min ... .max)
 
     /// The slot of the member whose email has the same key as `email`, if one has.
-    func find(_ email: String, emailAt: (Int32) -> String) -> Int32? {
+    func find(_ email: UnsafeRawBufferPointer, emailOf: EmailOf) -> Int32? {
         Self.withKey(email) { key in
             table.find(CSE118Hash(key, seed: seed)) { slot in
-                Self.withKey(emailAt(Int32(bitPattern: slot))) { $0.elementsEqual(key) }
+                emailOf(Int32(bitPattern: slot)) { Self.withKey($0) { $0.elementsEqual(key) } }
             }.map { Int32(bitPattern: $0) }
         }
     }
 
-    /// Files `slot` under `email`, whose key must not be filed already.
-    mutating func insert(_ slot: Int32, email: String) {
-        table.insert(UInt32(bitPattern: slot), hash(email))
+    /// What an email is filed under.
+    func hash(_ email: UnsafeRawBufferPointer) -> CSE118Hash {
+        Self.withKey(email) { CSE118Hash($0, seed: seed) }
     }
 
-    /// Keeps `slot` under `email` to be filed with the others by `filePending`; until then `find`
+    /// Files `slot` under `hash`, that of an email whose key must not be filed already.
+    mutating func insert(_ slot: Int32, _ hash: CSE118Hash) {
+        table.insert(UInt32(bitPattern: slot), hash)
+    }
+
+    /// Keeps `slot` under `hash` to be filed with the others by `filePending`; until then `find`
     /// does not see it, and nothing checks whether its key is filed already.
-    mutating func fileLater(_ slot: Int32, email: String) {
-        table.fileLater(UInt32(bitPattern: slot), hash(email))
+    mutating func fileLater(_ slot: Int32, _ hash: CSE118Hash) {
+        table.fileLater(UInt32(bitPattern: slot), hash)
     }
 
     /// Files what `fileLater` kept; returns the pairs of slots whose emails may have the same key.
@@ -69,22 +77,15 @@ struct CSE118EmailIndex {
 
     mutating func reserveCapacity(_ total: Int) { table.reserveCapacity(total) }
 
-    static func sameKey(_ email: String, _ other: String) -> Bool {
+    static func sameKey(_ email: UnsafeRawBufferPointer, _ other: UnsafeRawBufferPointer) -> Bool {
         withKey(email) { key in withKey(other) { $0.elementsEqual(key) } }
-    }
-
-    private func hash(_ email: String) -> CSE118Hash {
-        Self.withKey(email) { CSE118Hash($0, seed: seed) }
     }
 
     /// Calls `body` with the UTF-8 of the email's key: the email's own bytes when lowering changes
     /// nothing (no upper case ASCII, nothing past ASCII), as for nearly every email.
-    private static func withKey<Result>(_ email: String, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        let plain = email.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } ? nil : body(UnsafeRawBufferPointer(bytes))
-        }
-        if let plain = plain.flatMap({ $0 }) { return plain }
-        var key = email.lowercased()
+    private static func withKey<Result>(_ email: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        guard email.contains(where: { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { return body(email) }
+        var key = String(decoding: email, as: UTF8.self).lowercased()
         return key.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 }

@@ -67,7 +67,7 @@ struct CSE118SeedFile: Encodable {
     var tokens: [Token]
 
     init(_ state: CSE118State) {
-        members = state.members.map { Member(id: $0.id.text, name: $0.name, email: $0.email, password: $0.password) }
+        members = state.members.map { Member(id: $0.id.text, name: $0.name, email: state.email(of: $0), password: $0.password) }
         workspaces = state.allWorkspaces.map { Workspace($0, in: state) }
         tokens = state.tokens.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }
             .map { Token(token: $0.key.string, member: $0.value.text) }
@@ -81,13 +81,13 @@ enum CSE118Token {
     /// `{"alg":"HS256","typ":"JWT"}`
     static let header = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
 
-    static func mint(for member: CSE118State.Member, issuedAt: Int) -> String {
+    static func mint(for member: CSE118State.Member, email: String, issuedAt: Int) -> String {
         var payload = JSONWriter(escapeSlash: false)
         payload.beginObject()
         payload.key("id")
         payload.string(member.id.text)
         payload.key("email")
-        payload.string(member.email)
+        payload.string(email)
         payload.key("iat")
         payload.int(issuedAt)
         payload.endObject()

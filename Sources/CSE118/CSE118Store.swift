@@ -14,7 +14,9 @@ public struct CSE118State {
     struct Member {
         var id = CSE118ID()
         var name = ""
-        var email = ""
+        /// Where the UTF-8 of their email sits in `emails` (`email(of:)`): an email is rarely short
+        /// enough for a String to hold it without an allocation of its own.
+        var emailBytes: Range<Int32> = 0..<0
         var password = ""
         /// The slots of the workspaces they own or belong to, in no particular order.
         var workspaces = SlotList()
@@ -83,6 +85,8 @@ public struct CSE118State {
 
     /// In the loaded document's order; members are neither added nor removed.
     private(set) var members: [Member] = []
+    /// Every member's email, one after the other, in the members' order.
+    private var emails: [UInt8] = []
     /// Emails are unique whatever their letter case, and otherwise compared byte for byte.
     private var memberSlotByEmail = CSE118EmailIndex()
     private(set) var workspaces = Slots<Workspace>()
@@ -117,7 +121,25 @@ public struct CSE118State {
     func member(_ id: CSE118ID) -> Member? { slot(of: id, .member).map { members[Int($0)] } }
 
     func member(email: String) -> Member? {
-        memberSlotByEmail.find(email) { members[Int($0)].email }.map { members[Int($0)] }
+        var email = email
+        return email.withUTF8 { memberSlotByEmail.find(UnsafeRawBufferPointer($0), emailOf: withEmail) }.map { members[Int($0)] }
+    }
+
+    func email(of member: Member) -> String {
+        String(decoding: emails[Int(member.emailBytes.lowerBound)..<Int(member.emailBytes.upperBound)], as: UTF8.self)
+    }
+
+    /// Calls `body` with the UTF-8 of the email of the member in `slot`.
+    private func withEmail<Result>(of slot: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        Self.withEmail(of: slot, in: members, emails, body)
+    }
+
+    /// The same, from the two tables alone: while the seed is read, a call on the whole state
+    /// would copy it (reference counting every table) at each member.
+    private static func withEmail<Result>(of slot: Int32, in members: [Member], _ emails: [UInt8],
+                                          _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let bytes = members[Int(slot)].emailBytes
+        return emails.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[Int(bytes.lowerBound)..<Int(bytes.upperBound)])) }
     }
 
     /// Every workspace in list order.
@@ -381,6 +403,19 @@ extension CSE118State {
                       text[start + length + 1] == UInt8(ascii: "\"") else { return nil }
                 return UnsafeBufferPointer(rebasing: text[start + 1..<start + 1 + length])
             }
+            /// The bytes of the non-empty string at `value` when they are its text as they are: plain
+            /// ASCII, no backslash. Otherwise nil, and the string is read the usual way.
+            func plainText(_ value: SeedReader) -> UnsafeBufferPointer<UInt8>? {
+                let start = value.offset + 1
+                guard start < text.count, text[start - 1] == UInt8(ascii: "\"") else { return nil }
+                var end = start
+                while end < text.count, text[end] != UInt8(ascii: "\"") {
+                    guard (0x20..<0x80).contains(text[end]), text[end] != UInt8(ascii: "\\") else { return nil }
+                    end += 1
+                }
+                guard end < text.count, end > start else { return nil }
+                return UnsafeBufferPointer(rebasing: text[start..<end])
+            }
             /// A lowercase UUID, as every id of the API is.
             func uuid(_ value: inout SeedReader) throws(SeedError) -> CSE118ID {
                 if let bytes = plain(value, length: 36), let id = CSE118ID(bytes) { return id }
@@ -408,8 +443,8 @@ extension CSE118State {
                     throw value.fail("duplicate id \(id(at: kept).text)")
                 }
                 for (filed, kept) in memberSlotByEmail.filePending()
-                where CSE118EmailIndex.sameKey(members[Int(filed)].email, members[Int(kept)].email) {
-                    throw value.fail("duplicate email \(members[Int(kept)].email)")
+                where withEmail(of: filed, { email in withEmail(of: kept) { CSE118EmailIndex.sameKey(email, $0) } }) {
+                    throw value.fail("duplicate email \(email(of: members[Int(kept)]))")
                 }
             }
             /// The slot of the member `knownMember` found last. A channel's messages are often one
@@ -484,19 +519,25 @@ extension CSE118State {
                             switch key {
                             case 0: members.append(Member(id: try newID(&value, Place(.member, slot))))
                             case 1: members[Int(slot)].name = try value.text()
-                            case 2: members[Int(slot)].email = try value.text()
+                            case 2:
+                                let start = Int32(emails.count)
+                                if let bytes = plainText(value) { emails.append(contentsOf: bytes) } else { emails.append(contentsOf: try value.text().utf8) }
+                                members[Int(slot)].emailBytes = start..<Int32(emails.count)
                             default: members[Int(slot)].password = try value.text()
                             }
                         }
-                        let email = members[Int(slot)].email
+                        let hash = Self.withEmail(of: slot, in: members, emails) { memberSlotByEmail.hash($0) }
                         guard checkingIDsAsRead else {
-                            memberSlotByEmail.fileLater(slot, email: email)
+                            memberSlotByEmail.fileLater(slot, hash)
                             return
                         }
-                        if memberSlotByEmail.find(email, emailAt: { members[Int($0)].email }) != nil {
-                            throw item.fail("duplicate email \(email)")
+                        let found = Self.withEmail(of: slot, in: members, emails) { email in
+                            memberSlotByEmail.find(email) { Self.withEmail(of: $0, in: members, emails, $1) }
                         }
-                        memberSlotByEmail.insert(slot, email: email)
+                        if found != nil {
+                            throw item.fail("duplicate email \(email(of: members[Int(slot)]))")
+                        }
+                        memberSlotByEmail.insert(slot, hash)
                     }
                     try fileIDs(of: value)
                 case 1:

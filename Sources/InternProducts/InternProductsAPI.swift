@@ -84,7 +84,7 @@ public final class InternProductsAPI: CourseAPI {
         let token = try InternProductsInput(request).required("loginToken")
         let body = try state.withLock { state throws(InternProductsError) in
             guard state.isLive(token: token) else { throw .invalidToken }
-            return state.productsBody
+            return state.catalog.body
         }
         return Self.json(body)
     }

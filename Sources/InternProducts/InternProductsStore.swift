@@ -3,7 +3,7 @@ import MockHTTP
 import MockKit
 
 /// The InternProducts data: users with their one lifelong token, and the read-only product list
-/// with its `/products` answer encoded once.
+/// with its `/products` answer encoded on first use.
 public struct InternProductsState {
     struct User {
         var username: String
@@ -22,36 +22,75 @@ public struct InternProductsState {
 
     /// Users in registration order (seeded ones first).
     private(set) var users: [User] = []
-    /// Names compare byte for byte, as the real server's strings did; a token's text is one number.
-    private var userIndex: [ExactText: Int32] = [:]
-    private var tokens: Set<InternProductsToken> = []
-    /// Newest first.
-    private(set) var products: [Product] = []
-    /// The whole SUCCESS body of `/products`. Base64 images make it a few hundred kilobytes, so
-    /// it is written once per product list, never per request.
-    private(set) var productsBody: [UInt8] = []
+    /// Users by name, compared byte for byte as the real server's strings were: each entry is 32
+    /// bits of the name's hash above the user's place + 1.
+    private var placesByName = InternProductsSlots()
+    /// Every user's token, each entry its microseconds (never 0: the last digit is not 0).
+    private var liveTokens = InternProductsSlots()
+    private(set) var catalog = InternProductsCatalog([])
     public var changes = StateChanges()
 
     func user(named username: String) -> User? {
-        userIndex[ExactText(username)].map { users[Int($0)] }
+        let hash = Self.nameHash(username)
+        return placesByName.first(from: UInt64(hash)) { Self.isEntry($0, of: username, hash: hash, in: users) }.map { users[Self.place(in: $0)] }
     }
 
-    func isLive(token: String) -> Bool { InternProductsToken(token).map(tokens.contains) ?? false }
+    func isLive(token: String) -> Bool {
+        guard let token = InternProductsToken(token) else { return false }
+        return liveTokens.first(from: Self.tokenHome(token.entry)) { $0 == token.entry } != nil
+    }
 
     /// Creates the user with a fresh token (docs/apis/internproducts.md#tokens); nil when the name is taken.
     mutating func register(username: String, password: String, at now: Date) -> InternProductsToken? {
-        guard userIndex[ExactText(username)] == nil else { return nil }
-        return addMinting(username: username, password: password, at: now)
+        guard file(username, at: users.count) == nil else { return nil }
+        return appendMinting(username: username, password: password, at: now)
     }
 
-    /// Adds the user with the first free token at `now`, under a name that is free or already filed for it.
-    private mutating func addMinting(username: String, password: String, at now: Date) -> InternProductsToken {
-        let token = InternProductsToken.mint(at: now, isTaken: tokens.contains)
-        userIndex[ExactText(username)] = Int32(users.count)
-        tokens.insert(token)
+    /// Appends the user, already filed by name at its place, with the first free token at `now`.
+    private mutating func appendMinting(username: String, password: String, at now: Date) -> InternProductsToken {
+        let token = InternProductsToken.mint(at: now) { fileToken($0) }
         users.append(User(username: username, password: password, loginToken: token))
         changes.touch(.row("users", "username", .string(username)))
         return token
+    }
+
+    /// Files `place` under `username`, unless a user has that name already: then that user's place.
+    private mutating func file(_ username: String, at place: Int) -> Int? {
+        precondition(place < Int(UInt32.max) - 1, "at most 2^32 - 2 users")
+        let hash = Self.nameHash(username)
+        let entry = UInt64(hash) << 32 | UInt64(place + 1)
+        let users = users
+        return placesByName.insert(entry, home: { $0 >> 32 }, where: { Self.isEntry($0, of: username, hash: hash, in: users) }).map(Self.place)
+    }
+
+    /// Files the token; false when it is taken.
+    private mutating func fileToken(_ token: InternProductsToken) -> Bool {
+        liveTokens.insert(token.entry, home: Self.tokenHome, where: { $0 == token.entry }) == nil
+    }
+
+    private static func isEntry(_ entry: UInt64, of username: String, hash: UInt32, in users: [User]) -> Bool {
+        UInt32(truncatingIfNeeded: entry >> 32) == hash && users[place(in: entry)].username.hasSameBytes(as: username)
+    }
+
+    private static func place(in entry: UInt64) -> Int {
+        Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+    }
+
+    /// SipHash of the name's bytes (`Hasher`, seeded afresh by each process, so names sent to
+    /// `/register` cannot be chosen to collide), folded to 32 bits.
+    private static func nameHash(_ name: String) -> UInt32 {
+        var hasher = Hasher()
+        if name.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+            Array(name.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+        let value = UInt64(bitPattern: Int64(hasher.finalize()))
+        return UInt32(truncatingIfNeeded: value ^ value >> 32)
+    }
+
+    /// Fibonacci hashing: tokens are minted by this server or given by the seed, never chosen by
+    /// a request, and even evenly spaced ones (a second apart) spread over the slots.
+    private static func tokenHome(_ entry: UInt64) -> UInt64 {
+        (entry &* 0x9E37_79B9_7F4A_7C15) >> 32
     }
 }
 
@@ -76,17 +115,17 @@ extension InternProductsState {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
-        var unminted: [(username: String, password: String)] = []
         var loaded: [(product: Product, offset: Int)] = []
         // Titles compare as Swift strings (canonical equivalence), as they always did here.
         var titles: [String: Int] = [:], dates: [Int: Int] = [:]
+        var anyUnminted = false
         // Users are appended uncounted, into room for as many as the document could hold: room
         // costs address space, not memory, until rows fill it, and nothing is copied as they come.
         users.reserveCapacity(document.bytes.count / Self.smallestUserJSON.utf8.count)
         try document.read { root throws(SeedError) in
             try root.members(Keys.root) { key, value throws(SeedError) in
                 if key == 0 {
-                    try value.elements { item throws(SeedError) in try readUser(&item, unminted: &unminted) }
+                    try value.elements { item throws(SeedError) in anyUnminted = try readUser(&item) || anyUnminted }
                 } else {
                     try value.elements { item throws(SeedError) in
                         let product = try Self.product(&item, images: images)
@@ -103,45 +142,48 @@ extension InternProductsState {
                 }
             }
         }
-        // Minted after every given token is known, so a minted one never collides with a later user's.
-        for (username, password) in unminted {
-            _ = addMinting(username: username, password: password, at: now)
-        }
-        products = loaded.map(\.product).sorted { $0.date > $1.date }
-        let shapes = products.map { product in
-            InternProductsAPI.ProductShape(tags: product.tags, title: product.title, image: product.image,
-                                           description: product.description, date: product.date)
-        }
-        productsBody = OrderedJSON.encode(InternProductsAPI.ProductList(products: shapes), escapeSlash: true)
+        if anyUnminted { mintMissingTokens(at: now) }
+        catalog = InternProductsCatalog(loaded.map(\.product).sorted { $0.date > $1.date })
     }
 
     private static let smallestUserJSON = #"{"username":"u","password":"p"}"#
 
-    /// One user. A name is filed when read, so that a later row with it is the duplicate; a user
-    /// without a token waits in `unminted` (filed at the place a user with a token would have).
-    private mutating func readUser(_ item: inout SeedReader, unminted: inout [(username: String, password: String)]) throws(SeedError) {
-        var username = "", password = "", token: InternProductsToken?
+    /// One user, appended as read, so that a later row with its name is the duplicate; true when
+    /// it has no token yet (its `loginToken` is `unminted` until `mintMissingTokens`).
+    private mutating func readUser(_ item: inout SeedReader) throws(SeedError) -> Bool {
+        var username = "", password = "", token = InternProductsToken.unminted
         try item.members(Keys.user) { key, value throws(SeedError) in
             switch key {
             case 0:
                 username = try value.text()
-                if userIndex.updateValue(Int32(users.count), forKey: ExactText(username)) != nil {
-                    throw value.fail("duplicate username \(username)")
-                }
+                if file(username, at: users.count) != nil { throw value.fail("duplicate username \(username)") }
             case 1: password = try value.text()
             default:
                 let text = try value.string()
                 guard let given = InternProductsToken(text), given.isWellFormed else {
                     throw value.fail("expected seconds since 2001 with six decimals, the last not 0, e.g. 668961808.772846")
                 }
-                guard tokens.insert(given).inserted else { throw value.fail("duplicate loginToken \(text)") }
+                guard fileToken(given) else { throw value.fail("duplicate loginToken \(text)") }
                 token = given
             }
         }
-        if let token {
-            users.append(User(username: username, password: password, loginToken: token))
-        } else {
-            unminted.append((username, password))
+        users.append(User(username: username, password: password, loginToken: token))
+        return token == .unminted
+    }
+
+    /// Users given a token stay first, in document order; those without one follow, in document
+    /// order, each minted a token once every given one is known, so none collides with a later user's.
+    private mutating func mintMissingTokens(at now: Date) {
+        let read = users
+        users.removeAll(keepingCapacity: true)
+        placesByName = InternProductsSlots()
+        for user in read where user.loginToken != .unminted {
+            _ = file(user.username, at: users.count)
+            users.append(user)
+        }
+        for user in read where user.loginToken == .unminted {
+            _ = file(user.username, at: users.count)
+            _ = appendMinting(username: user.username, password: user.password, at: now)
         }
     }
 
@@ -244,7 +286,7 @@ struct InternProductsSeedFile: Encodable {
 
     init(_ state: InternProductsState) {
         users = state.users.map(User.init)
-        products = state.products.map { Product(title: $0.title, description: $0.description, tags: $0.tags,
+        products = state.catalog.products.map { Product(title: $0.title, description: $0.description, tags: $0.tags,
                                                 date: $0.date, image: $0.image) }
     }
 }
@@ -263,8 +305,15 @@ extension InternProductsState: LoggedState {
 /// A login token (docs/apis/internproducts.md#tokens): seconds since 2001-01-01 UTC with six
 /// decimals, the last never 0, so that a client's `Double` prints the same text back. Kept as the
 /// whole number of microseconds, which its text spells in exactly one way.
-struct InternProductsToken: Hashable {
+struct InternProductsToken: Equatable {
     let micros: Int
+
+    /// What a seed user without a token holds until one is minted: no text parses to it as a
+    /// live token, since none is ever minted or filed.
+    static let unminted = InternProductsToken(micros: 0)
+
+    /// The token as an entry of `InternProductsSlots`: never 0 for a minted or well-formed one.
+    var entry: UInt64 { UInt64(bitPattern: Int64(micros)) }
 
     init(micros: Int) {
         self.micros = micros
@@ -304,13 +353,43 @@ struct InternProductsToken: Hashable {
         return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
-    /// The first free microsecond at or after `now` whose last digit is not 0, as a token.
-    static func mint(at now: Date, isTaken: (InternProductsToken) -> Bool) -> InternProductsToken {
+    /// The first microsecond at or after `now` whose last digit is not 0 and that `claim` takes
+    /// (false: it is taken already), as a token.
+    static func mint(at now: Date, claim: (InternProductsToken) -> Bool) -> InternProductsToken {
         // Rounded, not truncated: a Double a hair below a whole microsecond still names it.
         var micros = Int((now.timeIntervalSinceReferenceDate * 1_000_000).rounded())
         while true {
-            if micros % 10 != 0, !isTaken(InternProductsToken(micros: micros)) { return InternProductsToken(micros: micros) }
+            if micros % 10 != 0, claim(InternProductsToken(micros: micros)) { return InternProductsToken(micros: micros) }
             micros += 1
         }
+    }
+}
+
+// MARK: Products
+
+/// The product list, read-only once loaded, and its `/products` SUCCESS body, written on first
+/// use: the seed and every state made from it share one catalog, so the body (base64 pictures,
+/// a few hundred kilobytes) is written once per list, neither at start-up nor per request.
+final class InternProductsCatalog: @unchecked Sendable {
+    /// Newest first.
+    let products: [InternProductsState.Product]
+    private let lock = NSLock()
+    private var encodedBody: [UInt8]?
+
+    init(_ products: [InternProductsState.Product]) {
+        self.products = products
+    }
+
+    var body: [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let encodedBody { return encodedBody }
+        let shapes = products.map { product in
+            InternProductsAPI.ProductShape(tags: product.tags, title: product.title, image: product.image,
+                                           description: product.description, date: product.date)
+        }
+        let body = OrderedJSON.encode(InternProductsAPI.ProductList(products: shapes), escapeSlash: true)
+        encodedBody = body
+        return body
     }
 }

@@ -156,10 +156,28 @@ final class CSE118SeedTests: XCTestCase {
         }
     }
 
+    func testEmailsComeBackAsReadWhateverTheirSpelling() throws {
+        // Escaped, past ASCII, long or short: each is the text the document spelled.
+        let spelled = [#"bob\u0040x.com"#: "bob@x.com", #"b\"o\\b@x.com"#: #"b"o\b@x.com"#, "b@x": "b@x", "Ébé.has.a.long.address@x.com": "Ébé.has.a.long.address@x.com"]
+        for (spelling, email) in spelled {
+            let document = Self.document(messages: []).replacingOccurrences(of: "bob@x.com", with: spelling)
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: document).status, 200, spelling)
+            let body = try JSONSerialization.data(withJSONObject: ["email": email.uppercased(), "password": "pw"])
+            let login = try client.call("POST", "/login", body: String(decoding: body, as: UTF8.self))
+            XCTAssertEqual(login.status, 200, spelling)
+            let token = try XCTUnwrap(client.json(login)["accessToken"] as? String)
+            let payload = try XCTUnwrap(Data(base64Encoded: token.split(separator: ".")[1].padding(toLength: 4 * ((token.split(separator: ".")[1].count + 3) / 4), withPad: "=", startingAt: 0)))
+            let quoted = email.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            XCTAssertEqual(String(decoding: payload, as: UTF8.self), #"{"id":"\#(Self.other)","email":"\#(quoted)","iat":1706983445}"#, spelling)
+            let exported = try JSONParser.parse(server.request("GET", "/_mock/state/cse118").body)
+            XCTAssertEqual(exported.objectValue?["members"]?.arrayValue?[1].objectValue?["email"]?.stringValue, email, spelling)
+        }
+    }
+
     func testIdDigitsAndMonthLengthsAtTheirEdges() throws {
         // Bytes on either side of 0-9, a-f and A-F are no digits; upper case is for requests only.
-        for digit in ["/", ":", "@", "G", "`", "g", "\u{7f}", "A", "F"] {
-            let bad = "bbbbbbbb-0000-4000-8000-00000000000" + digit
+        for digit in ["/", ":", "@", "G", "`", "g", "\u{7f}", "A", "F", "\u{e9}"] {
+            let bad = "bbbbbbbb-0000-4000-8000-0000000000" + (digit == "\u{e9}" ? "" : "0") + digit
             let document = Self.document(messages: []).replacingOccurrences(of: Self.workspace, with: bad)
             let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
             XCTAssertEqual(answer.text, refusal("$.workspaces[0].id", "expected a lowercase UUID, got \(bad)"), digit)
@@ -177,7 +195,14 @@ final class CSE118SeedTests: XCTestCase {
             assertCSE118(try client.call("GET", "/channel/\(Self.channel)/message", token: token), 200,
                          #"[{"id":"\#(message)","member":"\#(ann)","posted":"\#(day)T23:59:59.999Z","content":"m"}]"#)
         }
-        // Requests name ids in any letter case.
+        // Every digit in every place comes back as written, and requests name ids in any letter case.
+        for id in ["01234567-89ab-cdef-0123-456789abcdef", "fedcba98-7654-3210-fedc-ba9876543210", "a0b1c2d3-e4f5-a6b7-c8d9-e0f1a2b3c4d5"] {
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: []).replacingOccurrences(of: Self.workspace, with: id)).status, 200)
+            let token = try client.login(("ann@x.com", "pw"))
+            XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace", token: token)).compactMap { $0["id"] as? String }, [id])
+            XCTAssertEqual(try client.call("GET", "/workspace/\(id.uppercased())/channel", token: token).status, 200)
+        }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: [Self.message(message, posted: "2023-04-30T23:59:59.999Z")])).status, 200)
         let token = try client.login(("ann@x.com", "pw"))
         XCTAssertEqual(try client.call("DELETE", "/message/\(message.uppercased())", token: token).status, 200)
         XCTAssertEqual(try client.call("GET", "/channel/\(Self.channel.uppercased())/message", token: token).text, "[]")

@@ -460,6 +460,24 @@ final class InternProductsTests: XCTestCase {
         XCTAssertEqual(try otherServer.request("GET", "/products?loginToken=\(token)").body, before)
     }
 
+    /// The body is written on first use, once per product list: a loaded list answers its own,
+    /// and reset answers the seed's again, byte for byte.
+    func testEachProductListAnswersItsOwnBody() throws {
+        let seeded = try productsBody()
+        let document = try editedState { state in
+            state["products"] = Array((state["products"] as! [[String: Any]]).suffix(2).reversed())
+        }
+        try api.loadState(document)
+        let loaded = try JSONParser.parse(try productsBody())
+        let titles = loaded.objectValue?["products"]?.arrayValue?.compactMap { $0.objectValue?["title"]?.stringValue }
+        let seededTitles = try JSONParser.parse(seeded).objectValue?["products"]?.arrayValue?.compactMap { $0.objectValue?["title"]?.stringValue }
+        XCTAssertEqual(titles, seededTitles.map { Array($0.suffix(2)) })
+        XCTAssertEqual(try server.request("POST", "/_mock/reset/internproducts").status, 200)
+        XCTAssertEqual(try productsBody(), seeded)
+        try api.loadState(document)
+        XCTAssertEqual(try JSONParser.parse(try productsBody()), loaded)
+    }
+
     func testLoadedUsersWithoutATokenGetOneMinted() throws {
         let document = try editedState { state in
             state["users"] = [["username": "dora", "password": "d"], ["username": "eve", "password": "e"],

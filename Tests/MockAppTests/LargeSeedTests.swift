@@ -251,6 +251,38 @@ final class LargeSeedTests: XCTestCase {
         XCTAssertEqual(try get("/login?username=user0&password=pw0"), "SUCCESS")
     }
 
+    /// Users without a token, among many with one: each is found by name after the index is
+    /// rebuilt, they follow the others in the export, and their tokens are minted after every given one.
+    func testInternProductsUsersWithoutTokensAmongMany() throws {
+        let n = Self.rows
+        let users = (0..<n).map { i in
+            i % 3 == 0 ? #"{"username":"u\#(i)","password":"p\#(i)"}"#
+                : #"{"username":"u\#(i)","password":"p\#(i)","loginToken":"\#(600_000_000 + i).000001"}"#
+        }
+        // The clock stands on the first given token: minting must step over every given one.
+        try serve("internproducts", #"{"users":[\#(users.joined(separator: ","))],"products":[]}"#,
+                  now: Date(timeIntervalSinceReferenceDate: 600_000_001.000_001))
+        func token(_ i: Int) throws -> String {
+            try XCTUnwrap(json(server.request("GET", "/login?username=u\(i)&password=p\(i)")).objectValue?["loginToken"]?.stringValue)
+        }
+        XCTAssertEqual(try token(0), "600000001.000002")
+        XCTAssertEqual(try token(3), "600000001.000003")
+        XCTAssertEqual(try token(1), "600000001.000001")
+        XCTAssertEqual(try token(n - 1), "\(600_000_000 + n - 1).000001")
+        let exported = try JSONParser.parse(api.exportState()).objectValue?["users"]?.arrayValue ?? []
+        let names = exported.compactMap { $0.objectValue?["username"]?.stringValue }
+        XCTAssertEqual(names, (0..<n).filter { $0 % 3 != 0 }.map { "u\($0)" } + (0..<n).filter { $0 % 3 == 0 }.map { "u\($0)" })
+
+        // A name given twice is refused at its second place, with or without tokens.
+        for (first, second) in [(0, n - 3), (1, n - 2), (3, n - 1)] {
+            var twice = users
+            twice[second] = twice[first].replacingOccurrences(of: "p\(first)", with: "other")
+            XCTAssertThrowsError(try api.loadState(SeedJSON(Array(#"{"users":[\#(twice.joined(separator: ","))],"products":[]}"#.utf8)))) { error in
+                XCTAssertEqual(error as? SeedError, SeedError(path: "$.users[\(second)].username", problem: "duplicate username u\(first)"))
+            }
+        }
+    }
+
     // MARK: OTP
 
     func testOTPPhonesAndTokens() throws {
