@@ -252,6 +252,35 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(answer.text.hasPrefix(#"{"course": "CS 118", "term": "fall", "announcements": ["#), answer.text)
     }
 
+    func testAnInstalledProgramRunByNameFindsItsSeed() throws {
+        // Installed as bin/mock-backend with share/mock-backend/Seed, found on the PATH, and started
+        // from a folder with no Seed/ above it: argv[0] is just "mock-backend", so only the
+        // program's own file leads to the seed.
+        let temporary = FileManager.default.temporaryDirectory, name = UUID().uuidString
+        let install = temporary.appendingPathComponent("mock-install-\(name)")
+        let elsewhere = temporary.appendingPathComponent("mock-work-\(name)"), bin = install.appendingPathComponent("bin")
+        defer { for folder in [install, elsewhere] { try? FileManager.default.removeItem(at: folder) } }
+        for folder in [temporary, temporary.deletingLastPathComponent()]
+            where FileManager.default.fileExists(atPath: folder.appendingPathComponent("Seed").path) {
+            throw XCTSkip("\(folder.path)/Seed would be found from any folder below it")
+        }
+        for folder in [bin, elsewhere, install.appendingPathComponent("share/mock-backend")] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(at: ChildProcess.executable, to: bin.appendingPathComponent("mock-backend"))
+        try FileManager.default.copyItem(at: repository.appendingPathComponent("Seed"),
+                                         to: install.appendingPathComponent("share/mock-backend/Seed"))
+        // The shell drops the test build's path that ChildProcess puts first, and runs the name.
+        let byName = ["/bin/sh", "-c", #"shift; exec mock-backend "$@""#, "sh"]
+        let (_, port) = try ChildProcess.startServer(["--only", "threads", "-q"], environment: ["PATH": bin.path + ":/usr/bin:/bin"],
+                                                         directory: elsewhere, wrapper: byName)
+        let server = try BlockingClient(port: port)
+        server.send("GET /_mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let health = try server.readResponse()
+        XCTAssertEqual(health.status, 200)
+        XCTAssertTrue(health.text.contains(#""apis":["threads"]"#), health.text)
+    }
+
     func testServesTheShippedSeedLogsRequestsAndStopsCleanly() throws {
         // Started from a sub-folder: the seed is found in a parent of the working directory.
         let (child, port) = try startServer(directory: repository.appendingPathComponent("Sources"))
