@@ -29,41 +29,38 @@ struct CSE118ID: Hashable, Comparable {
     /// 8-4-4-4-12 hexadecimal digits, lower case only unless `anyCase`; nil for anything else.
     init?(_ text: UnsafeBufferPointer<UInt8>, anyCase: Bool = false) {
         let dash = UInt8(ascii: "-")
-        guard text.count == 36, text[8] == dash, text[13] == dash, text[18] == dash, text[23] == dash else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0
-        // Every digit's value or'ed together: one check at the end instead of one per byte.
-        var seen: UInt8 = 0
-        Self.add(text[0..<8], to: &high, seen: &seen)
-        Self.add(text[9..<13], to: &high, seen: &seen)
-        Self.add(text[14..<18], to: &high, seen: &seen)
-        Self.add(text[19..<23], to: &low, seen: &seen)
-        Self.add(text[24..<36], to: &low, seen: &seen)
-        guard seen < (anyCase ? 0x20 : 0x10) else { return nil }
-        self.init(high: high, low: low)
+        guard text.count == 36, let start = text.baseAddress,
+              text[8] == dash, text[13] == dash, text[18] == dash, text[23] == dash else { return nil }
+        let bytes = UnsafeRawPointer(start)
+        func eight(_ offset: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+        func four(_ offset: Int) -> UInt64 { UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
+        // Eight digits at a time: 0-7, 9-12 with 14-17, 19-22 with 24-27, 28-35.
+        guard let first = Self.number(eight(0), anyCase: anyCase), let second = Self.number(four(9) | four(14) << 32, anyCase: anyCase),
+              let third = Self.number(four(19) | four(24) << 32, anyCase: anyCase), let fourth = Self.number(eight(28), anyCase: anyCase)
+        else { return nil }
+        self.init(high: first << 32 | second, low: third << 32 | fourth)
     }
 
-    private static func add(_ digits: Slice<UnsafeBufferPointer<UInt8>>, to half: inout UInt64, seen: inout UInt8) {
-        for digit in digits {
-            let value = digitValues[Int(digit)]
-            seen |= value
-            half = half << 4 | UInt64(value & 0xF)
-        }
+    /// The number that eight hexadecimal digits spell, the first digit in the word's lowest byte;
+    /// nil unless every byte is `0`-`9` or `a`-`f` (or `A`-`F` with `anyCase`). All eight bytes are
+    /// checked and converted at once, with no branch per byte.
+    private static func number(_ word: UInt64, anyCase: Bool) -> UInt64? {
+        let ones: UInt64 = 0x0101_0101_0101_0101, tops = ones &* 0x80
+        // In an ASCII byte, adding 0x80 - n sets the top bit exactly when the byte is at least n.
+        // A byte of 0x80 or more is in neither range, whatever carries into it, and only such a
+        // byte carries into the next.
+        func atLeast(_ word: UInt64, _ n: UInt64) -> UInt64 { (word &+ ones &* (0x80 - n)) & tops }
+        let lowered = anyCase ? word | ones &* 0x20 : word
+        let digits = atLeast(word, 0x30) & ~atLeast(word, 0x3A)
+        let letters = atLeast(lowered, 0x61) & ~atLeast(lowered, 0x67)
+        guard digits | letters == tops else { return nil }
+        // A digit's low four bits are its value; a letter's are 1-6, for 10-15.
+        let values = (word & (ones &* 0x0F)) &+ (letters >> 7) &* 9
+        // Then each byte's four bits moved next to its neighbour's, the first digit highest.
+        let pairs = (values & 0x000F_000F_000F_000F) << 4 | (values >> 8) & 0x000F_000F_000F_000F
+        let quads = (pairs & 0x0000_00FF_0000_00FF) << 8 | (pairs >> 16) & 0x0000_00FF_0000_00FF
+        return (quads & 0xFFFF) << 16 | (quads >> 32) & 0xFFFF
     }
-
-    /// Each byte's value as a hexadecimal digit: 0-15 for `0`-`9` and `a`-`f`, 0x10 more for `A`-`F`,
-    /// 0xFF for any other byte. Allocated once and kept, so reading it takes no reference counting.
-    private nonisolated(unsafe) static let digitValues: UnsafePointer<UInt8> = {
-        let values = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
-        for byte in UInt8.min...UInt8.max {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): values[Int(byte)] = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): values[Int(byte)] = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): values[Int(byte)] = 0x10 | (byte - UInt8(ascii: "A") + 10)
-            default: values[Int(byte)] = 0xFF
-            }
-        }
-        return UnsafePointer(values)
-    }()
 
     init?(_ text: String, anyCase: Bool = false) {
         var text = text

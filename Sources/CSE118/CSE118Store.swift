@@ -131,6 +131,13 @@ public struct CSE118State {
 
     /// Calls `body` with the UTF-8 of the email of the member in `slot`.
     private func withEmail<Result>(of slot: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        Self.withEmail(of: slot, in: members, emails, body)
+    }
+
+    /// The same, from the two tables alone: while the seed is read, a call on the whole state
+    /// would copy it (reference counting every table) at each member.
+    private static func withEmail<Result>(of slot: Int32, in members: [Member], _ emails: [UInt8],
+                                          _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         let bytes = members[Int(slot)].emailBytes
         return emails.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[Int(bytes.lowerBound)..<Int(bytes.upperBound)])) }
     }
@@ -519,12 +526,15 @@ extension CSE118State {
                             default: members[Int(slot)].password = try value.text()
                             }
                         }
-                        let hash = withEmail(of: slot) { memberSlotByEmail.hash($0) }
+                        let hash = Self.withEmail(of: slot, in: members, emails) { memberSlotByEmail.hash($0) }
                         guard checkingIDsAsRead else {
                             memberSlotByEmail.fileLater(slot, hash)
                             return
                         }
-                        if withEmail(of: slot, { memberSlotByEmail.find($0, emailOf: withEmail) }) != nil {
+                        let found = Self.withEmail(of: slot, in: members, emails) { email in
+                            memberSlotByEmail.find(email) { Self.withEmail(of: $0, in: members, emails, $1) }
+                        }
+                        if found != nil {
                             throw item.fail("duplicate email \(email(of: members[Int(slot)]))")
                         }
                         memberSlotByEmail.insert(slot, hash)

@@ -5,8 +5,7 @@ import Glibc
 #endif
 
 /// A whole file mapped read-only, unmapped when the last reference goes: its pages are the page
-/// cache's own, where reading the file would zero fresh memory and copy the text into it (for the
-/// large seed, about a tenth of the start-up).
+/// cache's own, where reading the file would zero fresh memory and copy the text into it.
 ///
 /// Only for a file nobody changes while it is mapped: one that another program truncates ends
 /// this process (SIGBUS) when the lost pages are read. Seeds are mapped at start-up only, for the

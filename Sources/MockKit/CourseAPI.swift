@@ -41,7 +41,7 @@ extension CourseAPI {
 
     /// The same, mapped (`SeedDirectory.mappedDocument`), for an `init(seed:options:)` that reads it
     /// through `read`, `withUnsafeBytes` and `count` only, never `bytes`: no fresh memory to zero
-    /// and fill with the text (for the large seed's five files, some 50 ms of CPU at start-up).
+    /// and fill with the text (cse118's 50 MB large seed: about 4 ms less CPU, 3%).
     public static func mappedSeedDocument(in seed: SeedDirectory) throws(SeedError) -> SeedJSON {
         try seed.mappedDocument("\(name).json")
     }

@@ -176,8 +176,8 @@ final class CSE118SeedTests: XCTestCase {
 
     func testIdDigitsAndMonthLengthsAtTheirEdges() throws {
         // Bytes on either side of 0-9, a-f and A-F are no digits; upper case is for requests only.
-        for digit in ["/", ":", "@", "G", "`", "g", "\u{7f}", "A", "F"] {
-            let bad = "bbbbbbbb-0000-4000-8000-00000000000" + digit
+        for digit in ["/", ":", "@", "G", "`", "g", "\u{7f}", "A", "F", "\u{e9}"] {
+            let bad = "bbbbbbbb-0000-4000-8000-0000000000" + (digit == "\u{e9}" ? "" : "0") + digit
             let document = Self.document(messages: []).replacingOccurrences(of: Self.workspace, with: bad)
             let answer = try server.request("PUT", "/_mock/state/cse118", body: document)
             XCTAssertEqual(answer.text, refusal("$.workspaces[0].id", "expected a lowercase UUID, got \(bad)"), digit)
@@ -195,7 +195,14 @@ final class CSE118SeedTests: XCTestCase {
             assertCSE118(try client.call("GET", "/channel/\(Self.channel)/message", token: token), 200,
                          #"[{"id":"\#(message)","member":"\#(ann)","posted":"\#(day)T23:59:59.999Z","content":"m"}]"#)
         }
-        // Requests name ids in any letter case.
+        // Every digit in every place comes back as written, and requests name ids in any letter case.
+        for id in ["01234567-89ab-cdef-0123-456789abcdef", "fedcba98-7654-3210-fedc-ba9876543210", "a0b1c2d3-e4f5-a6b7-c8d9-e0f1a2b3c4d5"] {
+            XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: []).replacingOccurrences(of: Self.workspace, with: id)).status, 200)
+            let token = try client.login(("ann@x.com", "pw"))
+            XCTAssertEqual(try client.jsonArray(client.call("GET", "/workspace", token: token)).compactMap { $0["id"] as? String }, [id])
+            XCTAssertEqual(try client.call("GET", "/workspace/\(id.uppercased())/channel", token: token).status, 200)
+        }
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/cse118", body: Self.document(messages: [Self.message(message, posted: "2023-04-30T23:59:59.999Z")])).status, 200)
         let token = try client.login(("ann@x.com", "pw"))
         XCTAssertEqual(try client.call("DELETE", "/message/\(message.uppercased())", token: token).status, 200)
         XCTAssertEqual(try client.call("GET", "/channel/\(Self.channel.uppercased())/message", token: token).text, "[]")
