@@ -322,19 +322,19 @@ struct InternProductsToken: Equatable {
     /// The token whose text (`text`) is `text`; nil for any other text, a zero before the other
     /// digits or more than twelve digits before the point included.
     init?(_ text: String) {
-        guard let micros = text.utf8.withContiguousStorageIfAvailable(Self.micros) ?? Self.micros(Array(text.utf8)) else {
+        guard let micros = text.utf8.withContiguousStorageIfAvailable(Self.micros) ?? Array(text.utf8).withUnsafeBufferPointer(Self.micros) else {
             return nil
         }
         self.micros = micros
     }
 
-    private static func micros(_ bytes: some Collection<UInt8>) -> Int? {
+    private static func micros(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard (8...19).contains(bytes.count) else { return nil }
         let point = bytes.count - 7
-        guard point == 1 || bytes.first != UInt8(ascii: "0"), bytes.dropFirst(point).first == UInt8(ascii: ".") else { return nil }
+        guard point == 1 || bytes[0] != UInt8(ascii: "0"), bytes[point] == UInt8(ascii: ".") else { return nil }
         var micros = 0
-        for (position, byte) in bytes.enumerated() where position != point {
-            let digit = byte &- UInt8(ascii: "0")
+        for position in bytes.indices where position != point {
+            let digit = bytes[position] &- UInt8(ascii: "0")
             guard digit < 10 else { return nil }
             micros = micros * 10 + Int(digit)
         }
