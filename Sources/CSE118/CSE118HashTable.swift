@@ -153,17 +153,23 @@ struct CSE118Hash {
         bits = Self.finish(hash)
     }
 
+    // Wrapping products are spelled `&*=`: FixedWidthInteger's `&*` is declared for macOS 15,
+    // which scripts/check-availability.py refuses.
     private static func start(_ seed: UInt64, count: Int) -> UInt64 {
-        seed ^ UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+        var scaled = UInt64(truncatingIfNeeded: count)
+        scaled &*= 0x9E37_79B9_7F4A_7C15
+        return seed ^ scaled
     }
 
     private static func add(_ word: UInt64, to hash: inout UInt64) {
-        hash = (hash ^ word) &* 0xBF58_476D_1CE4_E5B9
+        hash ^= word
+        hash &*= 0xBF58_476D_1CE4_E5B9
         hash ^= hash >> 31
     }
 
     private static func finish(_ hash: UInt64) -> UInt32 {
-        let mixed = (hash ^ (hash >> 29)) &* 0x94D0_49BB_1331_11EB
+        var mixed = hash ^ (hash >> 29)
+        mixed &*= 0x94D0_49BB_1331_11EB
         return UInt32(truncatingIfNeeded: mixed ^ (mixed >> 32)) | 0x8000_0000
     }
 }

@@ -45,17 +45,20 @@ struct CSE118ID: Hashable, Comparable {
     /// nil unless every byte is `0`-`9` or `a`-`f` (or `A`-`F` with `anyCase`). All eight bytes are
     /// checked and converted at once, with no branch per byte.
     private static func number(_ word: UInt64, anyCase: Bool) -> UInt64? {
-        let ones: UInt64 = 0x0101_0101_0101_0101, tops = ones &* 0x80
+        // Products are spelled with `*` (none overflows) or `&*=`: FixedWidthInteger's `&*` is
+        // declared for macOS 15, which scripts/check-availability.py refuses.
+        let ones: UInt64 = 0x0101_0101_0101_0101, tops = ones * 0x80
         // In an ASCII byte, adding 0x80 - n sets the top bit exactly when the byte is at least n.
         // A byte of 0x80 or more is in neither range, whatever carries into it, and only such a
         // byte carries into the next.
-        func atLeast(_ word: UInt64, _ n: UInt64) -> UInt64 { (word &+ ones &* (0x80 - n)) & tops }
-        let lowered = anyCase ? word | ones &* 0x20 : word
+        func atLeast(_ word: UInt64, _ n: UInt64) -> UInt64 { (word &+ ones * (0x80 - n)) & tops }
+        let lowered = anyCase ? word | ones * 0x20 : word
         let digits = atLeast(word, 0x30) & ~atLeast(word, 0x3A)
         let letters = atLeast(lowered, 0x61) & ~atLeast(lowered, 0x67)
         guard digits | letters == tops else { return nil }
-        // A digit's low four bits are its value; a letter's are 1-6, for 10-15.
-        let values = (word & (ones &* 0x0F)) &+ (letters >> 7) &* 9
+        // A digit's low four bits are its value; a letter's are 1-6, for 10-15 (9 more: its top bit
+        // moved down to 8 and to 1).
+        let values = (word & (ones * 0x0F)) &+ (letters >> 4 | letters >> 7)
         // Then each byte's four bits moved next to its neighbour's, the first digit highest.
         let pairs = (values & 0x000F_000F_000F_000F) << 4 | (values >> 8) & 0x000F_000F_000F_000F
         let quads = (pairs & 0x0000_00FF_0000_00FF) << 8 | (pairs >> 16) & 0x0000_00FF_0000_00FF

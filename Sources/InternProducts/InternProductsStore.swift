@@ -90,7 +90,9 @@ public struct InternProductsState {
     /// Fibonacci hashing: tokens are minted by this server or given by the seed, never chosen by
     /// a request, and even evenly spaced ones (a second apart) spread over the slots.
     private static func tokenHome(_ entry: UInt64) -> UInt64 {
-        (entry &* 0x9E37_79B9_7F4A_7C15) >> 32
+        var scattered = entry
+        scattered &*= 0x9E37_79B9_7F4A_7C15  // not `&*`, which FixedWidthInteger declares for macOS 15
+        return scattered >> 32
     }
 }
 
