@@ -47,7 +47,8 @@ def status_of(port, target):
     """The status of one GET over a fresh connection, or None while nothing listens."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=2) as connection:
-            connection.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+            # localhost: /_mock answers only under a loopback name or address (docs/admin.md#who-may-call-it)
+            connection.sendall(f"GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode())
             head = connection.recv(64)
             match = re.match(rb"HTTP/1\.[01] (\d{3})", head)
             return int(match.group(1)) if match else None

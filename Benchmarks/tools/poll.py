@@ -49,7 +49,7 @@ def idle(port, count):
     held = []
     for _ in range(count):
         connection = socket.create_connection(("127.0.0.1", port), timeout=10)
-        connection.sendall(f"GET {TARGET} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        connection.sendall(f"GET {TARGET} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode())  # a loopback name, as /_mock wants
         connection.recv(4096)
         held.append(connection)
     return held

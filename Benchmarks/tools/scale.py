@@ -64,6 +64,10 @@ wrk.headers["Content-Type"] = "application/json"
 }
 
 
+# Start-ups timed per seed (the median is reported): a few runs land on a busy moment of a shared machine.
+STARTUP_RUNS = 9
+
+
 def start(binary, seed, port, only=None):
     """Starts the server; returns (process, milliseconds from spawn to the first 200 answer, CPU
     milliseconds the process had used by then: on a busy machine the wall time also counts waiting)."""
@@ -154,9 +158,12 @@ def measure(binary, seeds, seconds, rounds, scripts, stamps):
     turn for `rounds` rounds (medians), so a busy moment of the shared machine hits both sizes."""
     results = {size: {"runs": {}} for size in seeds}
     results["load_average"] = os.getloadavg()[0]
+    # The seed folders were just written: their pages go to disk first, so that the kernel's
+    # writing back does not run beside the start-ups being timed.
+    os.sync()
     for size, seed in seeds.items():
         times, cpu = [], []
-        for _ in range(5):
+        for _ in range(STARTUP_RUNS):
             process, milliseconds, used = start(binary, seed, PORTS[size])
             times.append(milliseconds)
             cpu.append(used)

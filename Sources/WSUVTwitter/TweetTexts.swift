@@ -2,8 +2,10 @@ import MockKit
 
 /// Every tweet's text, one after another in one byte buffer, each after its length (LEB128: one
 /// byte below 128): no string allocated and kept for each of 100,000 tweets, and a text is
-/// written back as the very bytes it came as. Texts are only ever added; a deleted tweet points at
-/// the one `[deleted]` kept first, so deleting stores nothing.
+/// written back as the very bytes it came as. A deleted tweet points at the one `[deleted]` kept
+/// first; the text it had stays until deleted texts are most of the buffer (`isMostlyUnused`), and
+/// then the owner copies the live texts into a fresh one (`copy`), so adding and deleting long
+/// tweets cannot grow the server without bound.
 struct TweetTexts {
     /// Where a text is: the offset of its length.
     struct Place: Equatable {
@@ -14,6 +16,8 @@ struct TweetTexts {
     static let deleted = Place(offset: 0)
 
     private var bytes: [UInt8] = []
+    /// Bytes that the texts of deleted tweets hold here.
+    private var unused = 0
 
     /// Room for `capacity` bytes of texts and their lengths: address space, not memory, until
     /// texts fill it.
@@ -41,16 +45,33 @@ struct TweetTexts {
     }
 
     subscript(place: Place) -> String {
-        bytes.withUnsafeBufferPointer { buffer in
-            var offset = place.offset, length = 0, shift = 0
-            while true {
-                let byte = buffer[offset]
-                offset += 1
-                length |= Int(byte & 0x7F) << shift
-                guard byte >= 0x80 else { break }
-                shift += 7
-            }
-            return String(decoding: UnsafeBufferPointer(rebasing: buffer[offset..<offset + length]), as: UTF8.self)
+        String(decoding: bytes[range(of: place)], as: UTF8.self)
+    }
+
+    /// Whether deleted texts hold more than half of the bytes (and enough of them to be worth a copy).
+    var isMostlyUnused: Bool { unused > 1 << 16 && unused * 2 > bytes.count }
+
+    /// The text at `place` is no longer any tweet's.
+    mutating func release(_ place: Place) {
+        if place != Self.deleted { unused += range(of: place).upperBound - place.offset }
+    }
+
+    /// The same text in a new collection, for a copy of the live tweets' texts.
+    func copy(_ place: Place, to other: inout TweetTexts) -> Place {
+        guard place != Self.deleted else { return place }
+        return bytes.withUnsafeBufferPointer { other.append(UnsafeBufferPointer(rebasing: $0[range(of: place)])) }
+    }
+
+    /// Where the text at `place` lies, after its length.
+    private func range(of place: Place) -> Range<Int> {
+        var offset = place.offset, length = 0, shift = 0
+        while true {
+            let byte = bytes[offset]
+            offset += 1
+            length |= Int(byte & 0x7F) << shift
+            guard byte >= 0x80 else { break }
+            shift += 7
         }
+        return offset..<offset + length
     }
 }

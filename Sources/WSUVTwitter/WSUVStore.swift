@@ -103,9 +103,18 @@ public struct WSUVState {
     mutating func replace(_ tweet: Tweet) {
         guard let index = tweetIndex(tweet.id) else { preconditionFailure("WSUVState.replace of a missing tweet") }
         tweetsByStamp.remove(StampedTweet(tweets[index]))
+        if tweets[index].text != tweet.text { texts.release(tweets[index].text) }
         tweets[index] = tweet
         tweetsByStamp.insert(StampedTweet(tweet))
         changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))
+        if texts.isMostlyUnused { copyLiveTexts() }
+    }
+
+    /// Moves the live tweets' texts into a fresh buffer, leaving the deleted ones' bytes behind.
+    private mutating func copyLiveTexts() {
+        var fresh = TweetTexts()
+        for index in tweets.indices { tweets[index].text = texts.copy(tweets[index].text, to: &fresh) }
+        texts = fresh
     }
 
     /// `SELECT … WHERE time_stamp > ?date`, ascending id: the tweets stamped after `date` as text,
