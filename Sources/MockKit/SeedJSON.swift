@@ -440,7 +440,7 @@ func contentsOfFile(_ path: String) -> [UInt8]? {
     let size = Int(status.st_size)
     var failed = false
     let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-        askForHugePages(UnsafeMutableRawBufferPointer(buffer))
+        HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
         while count < size {
             let got = read(fd, buffer.baseAddress! + count, size - count)
             if got < 0, errno == EINTR { continue }
@@ -452,19 +452,4 @@ func contentsOfFile(_ path: String) -> [UInt8]? {
         }
     }
     return failed ? nil : bytes
-}
-
-/// Asks Linux to back the 2 MiB-aligned part of `buffer` with huge pages: fresh memory costs a
-/// page fault per page touched, and a large seed file read into 4 KiB pages is tens of thousands
-/// of them (about 30,000 for the large seed, some 40 ms of CPU at start-up). Elsewhere, or when
-/// there are no huge pages to be had, the memory is the same, in small pages.
-private func askForHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
-    #if os(Linux)
-    let hugePage = 2 << 20
-    guard let base = buffer.baseAddress else { return }
-    let start = (Int(bitPattern: base) + hugePage - 1) & ~(hugePage - 1)
-    let end = (Int(bitPattern: base) + buffer.count) & ~(hugePage - 1)
-    guard end > start else { return }
-    _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE)
-    #endif
 }

@@ -1,3 +1,5 @@
+import MockKit
+
 /// Row numbers by a key the rows themselves hold (a user's number, a token): open addressing with
 /// linear probing, 8 bytes a slot, where a `Dictionary` would keep a second copy of every key and
 /// hash it with SipHash. Callers hash the key (`OTPHash`) and say whether a row holds it.
@@ -104,7 +106,7 @@ struct RowIndex {
     private mutating func rehash(capacity: Int) {
         let old = slots
         slots = []
-        slots.reserveHugeCapacity(capacity)
+        slots.reserveCapacityInHugePages(capacity)
         slots.append(contentsOf: repeatElement(0, count: capacity))
         for entry in old where entry != 0 { place(entry) }
     }

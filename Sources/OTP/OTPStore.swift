@@ -365,8 +365,8 @@ extension OTPDirectory {
                 } else {
                     // No counting pass: no more users than this fit in the text, so `users` never
                     // grows, and memory no user fills is never touched. Most users have one token.
-                    users.reserveHugeCapacity(text.count / Self.leastUserBytes)
-                    tokens.reserveHugeCapacity(text.count / Self.leastUserBytes)
+                    users.reserveCapacityInHugePages(text.count / Self.leastUserBytes)
+                    tokens.reserveCapacityInHugePages(text.count / Self.leastUserBytes)
                 }
                 try value.elements { item throws(SeedError) in try addUser(&item, text: text, indexingAsRead: indexingAsRead) }
             }

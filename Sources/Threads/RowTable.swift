@@ -1,3 +1,5 @@
+import MockKit
+
 /// Rows kept in ascending id order, found by id without hashing. Ids rise by at least one from
 /// slot to slot, so an id can only sit in the slots no further from the first (or last) id than it
 /// is: with ids that run without gaps, as a seed's and the store's own new ones do, that is one

@@ -1,3 +1,5 @@
+import MockKit
+
 /// One string of a row, in 8 bytes instead of a 16-byte `String` (which past 15 UTF-8 bytes, as
 /// most emails and messages are, is a heap allocation of its own besides): up to 7 bytes in the
 /// span itself, as Swift keeps its small strings, longer ones in `RowTexts`.

@@ -1,3 +1,5 @@
+import MockKit
+
 /// Every tweet's text, one after another in one byte buffer, each after its length (LEB128: one
 /// byte below 128): no string allocated and kept for each of 100,000 tweets, and a text is
 /// written back as the very bytes it came as. A deleted tweet points at the one `[deleted]` kept
@@ -20,8 +22,7 @@ struct TweetTexts {
     /// Room for `capacity` bytes of texts and their lengths: address space, not memory, until
     /// texts fill it.
     init(capacity: Int = 0) {
-        bytes.reserveCapacity(capacity + WSUVState.deletedText.utf8.count + 1)
-        bytes.adviseHugePages()
+        bytes.reserveCapacityInHugePages(capacity + WSUVState.deletedText.utf8.count + 1)
         _ = append(WSUVState.deletedText)
     }
 

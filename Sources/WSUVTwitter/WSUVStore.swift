@@ -168,10 +168,8 @@ extension WSUVState {
         // costs address space, not memory, until rows fill it, and nothing is copied as they come.
         // No text is longer than the JSON string it is read from.
         let size = document.bytes.count
-        users.reserveCapacity(size / Self.smallestUserJSON.utf8.count)
-        users.adviseHugePages()
-        tweets.reserveCapacity(size / Self.smallestTweetJSON.utf8.count)
-        tweets.adviseHugePages()
+        users.reserveCapacityInHugePages(size / Self.smallestUserJSON.utf8.count)
+        tweets.reserveCapacityInHugePages(size / Self.smallestTweetJSON.utf8.count)
         texts = TweetTexts(capacity: size)
         let outcome = document.bytes.withUnsafeBufferPointer { text in
             Result { () throws(SeedError) in try read(document, text: text) }

@@ -1,7 +1,7 @@
 @testable import OTP
 import XCTest
 
-/// `RowIndex.fill`, which files a seed's rows at once, and the arrays a seed reserves.
+/// `RowIndex.fill`, which files a seed's rows at once.
 final class OTPRowIndexTests: XCTestCase {
     /// Keys that share a hash (ten per hash here, by chance in real tables) are told apart by the rows.
     func testFillTellsRowsWithTheSameHashApartAndFindsEach() {
@@ -32,20 +32,6 @@ final class OTPRowIndexTests: XCTestCase {
             XCTAssertNil(index.row(hash: 99 << 40) { _ in false })
             index.insert(hash: 5 << 40, row: rows)
             XCTAssertEqual(index.row(hash: 5 << 40) { $0 == rows }, rows)
-        }
-    }
-
-    func testHugeCapacityKeepsTheElementsAndIsThereToFill() {
-        // Below and above one huge page (2 MiB) of elements.
-        for capacity in [1_000, 600_000] {
-            var numbers: [UInt64] = [1, 2, 3]
-            numbers.reserveHugeCapacity(capacity)
-            XCTAssertEqual(numbers, [1, 2, 3])
-            XCTAssertGreaterThanOrEqual(numbers.capacity, capacity)
-            let base = numbers.withUnsafeBufferPointer { $0.baseAddress }
-            numbers.append(contentsOf: 3..<UInt64(capacity))
-            XCTAssertEqual(numbers.withUnsafeBufferPointer { $0.baseAddress }, base, "grown while filling")
-            XCTAssertEqual(numbers.last, UInt64(capacity - 1))
         }
     }
 }
