@@ -6,12 +6,15 @@ import MockKit
 struct TextSpan: Equatable {
     /// Inline (top bit set): the length in bits 56-58 and the bytes from the lowest up. Otherwise
     /// where the bytes are in `RowTexts`: the start in the low 36 bits, the count in the next 27.
+    /// A count of `longCount` marks a string of 128 MiB or more, kept apart: its start is its place
+    /// in `RowTexts.longTexts`.
     fileprivate let bits: UInt64
 
     fileprivate static let inlineFlag: UInt64 = 1 << 63
     fileprivate static let inlineCapacity = 7
 
     fileprivate static let startBits = 36, countBits = 27
+    fileprivate static let longCount = 1 << countBits - 1
 
     fileprivate init(start: Int, count: Int) {
         bits = UInt64(count) << Self.startBits | UInt64(start)
@@ -24,6 +27,7 @@ struct TextSpan: Equatable {
     }
 
     fileprivate var isInline: Bool { bits & Self.inlineFlag != 0 }
+    fileprivate var isLong: Bool { !isInline && count == Self.longCount }
     fileprivate var start: Int { Int(truncatingIfNeeded: bits & (1 << Self.startBits - 1)) }
     fileprivate var count: Int {
         isInline ? Int(truncatingIfNeeded: bits >> 56 & 7) : Int(truncatingIfNeeded: bits >> Self.startBits & (1 << Self.countBits - 1))
@@ -39,6 +43,9 @@ struct TextSpan: Equatable {
 /// (`isMostlyUnused`); then the owner copies the live strings into a fresh one (`copy`).
 struct RowTexts {
     private var bytes: [UInt8] = []
+    /// Strings too long for a span's count, each in an array of its own (only a seed or state
+    /// file can hold one: requests store at most 1 MiB a field).
+    private var longTexts: [[UInt8]] = []
     /// Bytes that removed rows' strings hold here.
     private(set) var unused = 0
 
@@ -56,9 +63,11 @@ struct RowTexts {
 
     mutating func append(_ utf8: UnsafeBufferPointer<UInt8>) -> TextSpan {
         guard utf8.count > TextSpan.inlineCapacity else { return TextSpan(inline: utf8) }
-        // Requests store at most 1 MiB a field; only a seed could hold a longer string.
-        precondition(utf8.count < 1 << TextSpan.countBits && bytes.count + utf8.count < 1 << TextSpan.startBits,
-                     "a threads string is under 128 MiB, all of a state's text under 64 GiB")
+        guard utf8.count < TextSpan.longCount else {
+            longTexts.append(Array(utf8))
+            return TextSpan(start: longTexts.count - 1, count: TextSpan.longCount)
+        }
+        precondition(bytes.count + utf8.count < 1 << TextSpan.startBits, "all of a state's text is under 64 GiB")
         let span = TextSpan(start: bytes.count, count: utf8.count)
         bytes.append(contentsOf: utf8)
         return span
@@ -66,7 +75,11 @@ struct RowTexts {
 
     /// The text of a removed row no longer needs its bytes.
     mutating func release(_ span: TextSpan) {
-        if !span.isInline { unused += span.count }
+        if span.isLong {
+            longTexts[span.start] = []
+        } else if !span.isInline {
+            unused += span.count
+        }
     }
 
     /// The same text in a new collection, for a copy of the live rows' strings.
@@ -85,6 +98,7 @@ struct RowTexts {
     }
 
     func withUTF8<Result>(_ span: TextSpan, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if span.isLong { return longTexts[span.start].withUnsafeBufferPointer(body) }
         guard span.isInline else {
             return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[span.start..<span.start + span.count])) }
         }

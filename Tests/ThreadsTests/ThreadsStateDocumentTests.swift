@@ -77,6 +77,39 @@ final class ThreadsStateDocumentTests: XCTestCase {
 
     // MARK: Loading
 
+    /// A string of 128 MiB or more (longer than a text span can count) is kept apart, served and
+    /// saved byte for byte, and given back with its row. Only a seed or state file can hold one.
+    func testASeedMessageOf128MiBOrMoreIsServedAndSavedAsItCame() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("threads-long-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let long = "<" + String(repeating: "a", count: 128 << 20) + ">"
+        let seed = document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1)],
+                            messages: [message(1, thread: 1).replacingOccurrences(of: "\"M1\"", with: "\"\(long)\"")])
+        try Data(seed.utf8).write(to: folder.appendingPathComponent("threads.json"))
+        let apis = try APICatalog.load(["threads"], seed: SeedDirectory(url: folder), options: APIOptions())
+        server = try TestServer(responder: MockApp(apis: apis))
+
+        // The answers are 128 MiB: room for a slow machine to write them.
+        func slowGet(_ target: String, _ headers: [(String, String)] = []) throws -> ClientResponse {
+            let client = try server.connect(timeout: 300)
+            client.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n")
+            return try client.readResponse()
+        }
+        let saved = seed.replacingOccurrences(of: #""lname":"L1"}"#, with: #""lname":"L1","role":"USER"}"#).dropLast()
+            + #","tokens":[],"next_ids":{"user":2,"thread":2,"message":2}}"#
+        let exported = try slowGet("/_mock/state/threads").text
+        XCTAssertTrue(exported == saved, "the saved state differs from the seed: \(exported.prefix(300)) … \(exported.suffix(300))")
+        let token = try login("a@x.com")
+        let listed = try slowGet("/api/messages/1", [("Authorization", "Bearer \(token)")])
+        XCTAssertEqual(listed.status, 200)
+        XCTAssertTrue(listed.text.contains("\"message\":\"\(long)\""), "the message differs from the seed")
+        XCTAssertEqual(try post("/api/thread/delete/1", "", token).status, 200)
+        let emptied = try server.request("GET", "/_mock/state/threads").text
+        XCTAssertTrue(emptied.hasPrefix(#"{"users":[{"user_id":1,"email":"a@x.com","password":"pw","fname":"F1","lname":"L1","role":"USER"}],"#
+                                        + #""threads":[],"messages":[],"tokens":"#), emptied)
+    }
+
     func testRowsOutOfIDOrderAreServedAndSavedInIDOrder() throws {
         // Messages 1 and 3 share a second: the higher id comes first. Thread 2's stamp has an escaped space.
         let document = document(
