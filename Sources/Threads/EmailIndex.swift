@@ -1,11 +1,12 @@
+import MockKit
+
 /// Users by email, whatever its letter case: an open-addressing table of 8-byte slots, each a
 /// user's position in the users table and 32 bits of its email key's hash. Replaces a
 /// `[ExactText: Int]`, which hashed every seeded email twice over as it grew (SipHash), compared
 /// candidates through reference-counted strings and took 24 bytes a slot.
 ///
 /// The key of an email is its `lowercased()` form, compared byte for byte; an address without
-/// upper case letters or non-ASCII bytes, as nearly all are, is its own key. The hash is seeded
-/// at random per process, so addresses chosen to collide cannot be made in advance.
+/// upper case letters or non-ASCII bytes, as nearly all are, is its own key, hashed by `KeyHash`.
 struct EmailIndex {
     /// 0: empty; otherwise the key's hash tag in the high 32 bits, position + 1 (never 0) in the low ones.
     private var slots: [UInt64]
@@ -22,14 +23,14 @@ struct EmailIndex {
     /// The position filed under `key` (an email's key, `withKey`) for which `matches` is true: `matches`
     /// gets a position and says whether the user there has this key (a slot holds only part of the hash).
     func position(of key: UnsafeBufferPointer<UInt8>, matches: (Int) -> Bool) -> Int? {
-        position(tag: Self.tag(key), matches: matches)
+        position(tag: KeyHash.of(key), matches: matches)
     }
 
     /// Files `position` under `key`, unless a position for which `matches` is true is filed there
     /// already: that one is returned and nothing changes.
     mutating func insert(_ key: UnsafeBufferPointer<UInt8>, at position: Int, matches: (Int) -> Bool) -> Int? {
         precondition(position < UInt32.max, "EmailIndex positions are 32-bit")
-        let tag = Self.tag(key)
+        let tag = KeyHash.of(key)
         if let existing = self.position(tag: tag, matches: matches) { return existing }
         if (count + 1) * 4 > slots.count * 3 { grow() }
         place(UInt64(tag) << 32 | UInt64(position + 1))
@@ -69,31 +70,5 @@ struct EmailIndex {
         bits += 1
         slots = Array(repeating: 0, count: 1 << bits)
         for slot in old where slot != 0 { place(slot) }
-    }
-
-    // MARK: Keys and their hash
-
-    private static let seed = UInt64.random(in: .min ... .max)
-
-    /// 32 bits of a seeded multiply-and-fold hash of a key's UTF-8, read eight bytes at a time.
-    private static func tag(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        let raw = UnsafeRawBufferPointer(key)
-        var hash = seed ^ UInt64(raw.count)
-        var offset = 0
-        while offset + 8 <= raw.count {
-            hash = mix(hash, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            offset += 8
-        }
-        if offset < raw.count {
-            var tail: UInt64 = 0
-            for index in (offset..<raw.count).reversed() { tail = tail << 8 | UInt64(raw[index]) }
-            hash = mix(hash, tail)
-        }
-        return UInt32(truncatingIfNeeded: mix(hash, 0x9E37_79B9_7F4A_7C15) >> 32)
-    }
-
-    private static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
-        let product = (hash ^ word).multipliedFullWidth(by: 0xA076_1D64_78BD_642F ^ seed)
-        return product.high ^ product.low
     }
 }

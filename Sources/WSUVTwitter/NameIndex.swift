@@ -12,7 +12,7 @@ struct NameIndex {
 
     /// The place in `rows` of the row whose name (`nameOf`) has the bytes of `name`.
     func row<Row>(named name: UnsafeBufferPointer<UInt8>, in rows: [Row], nameOf: (Row) -> String) -> Int? {
-        find(name, hash: Self.hash(name), in: rows, nameOf: nameOf).row
+        find(name, hash: KeyHash.of(name), in: rows, nameOf: nameOf).row
     }
 
     func row<Row>(named name: String, in rows: [Row], nameOf: (Row) -> String) -> Int? {
@@ -26,7 +26,7 @@ struct NameIndex {
     mutating func insert<Row>(_ row: Int, named name: String, in rows: [Row], nameOf: (Row) -> String) -> Int? {
         precondition(row < Int(UInt32.max), "NameIndex holds fewer than 2^32 - 1 rows")
         var name = name
-        let hash = name.withUTF8(Self.hash)
+        let hash = name.withUTF8(KeyHash.of)
         let (slot, earlier) = name.withUTF8 { find($0, hash: hash, in: rows, nameOf: nameOf) }
         if let earlier { return earlier }
         slots[slot] = UInt64(hash) << 32 | UInt64(row + 1)
@@ -75,33 +75,5 @@ struct NameIndex {
             while slots[slot] != 0 { slot = (slot + 1) & (size - 1) }
             slots[slot] = entry
         }
-    }
-
-    /// A key drawn afresh by each process, so names sent to the server cannot be chosen in
-    /// advance to collide.
-    private static let key = UInt64.random(in: .min ... .max)
-
-    /// 32 bits of a keyed multiply-and-fold hash of the bytes, taken eight at a time: a short
-    /// name costs a few multiplications, where SipHash (`Hasher`) costs several times more.
-    private static func hash(_ name: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        let bytes = UnsafeRawBufferPointer(name)
-        var state = key ^ UInt64(bytes.count)
-        for offset in stride(from: 0, to: bytes.count, by: 8) {
-            var word: UInt64 = 0
-            if offset + 8 <= bytes.count {
-                word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            } else {
-                for index in offset..<bytes.count { word |= UInt64(bytes[index]) << (8 * (index - offset)) }
-            }
-            state = fold(state ^ word, key ^ 0x9E37_79B9_7F4A_7C15)
-        }
-        let hash = fold(state, 0xC2B2_AE3D_27D4_EB4F)
-        return UInt32(truncatingIfNeeded: hash ^ hash >> 32)
-    }
-
-    /// The two halves of the 128-bit product, combined.
-    private static func fold(_ lhs: UInt64, _ rhs: UInt64) -> UInt64 {
-        let product = lhs.multipliedFullWidth(by: rhs)
-        return product.high ^ product.low
     }
 }
