@@ -314,6 +314,13 @@ extension ThreadsState {
         nextMessageID = max((messages.last?.id ?? 0) + 1, nextMessageID)
     }
 
+    /// A row's own id: any integer but the largest, after which there would be no next id.
+    private static func rowID(_ value: inout SeedReader) throws(SeedError) -> Int {
+        let id = try value.int()
+        guard id < Int.max else { throw value.fail("must be below \(Int.max)") }
+        return id
+    }
+
     private enum Keys {
         static let root = SeedKeys(["users", "threads", "messages"], optional: ["tokens", "next_ids"])
         static let user = SeedKeys(["user_id", "email", "password", "fname", "lname"], optional: ["role"])
@@ -340,7 +347,7 @@ extension ThreadsState {
                 var user = User(id: 0, email: none, password: none, fname: none, lname: none, role: defaultRole)
                 try item.members(Keys.user) { key, value throws(SeedError) in
                     switch key {
-                    case 0: user.id = try value.int()
+                    case 0: user.id = try Self.rowID(&value)
                     case 1: user.email = try Self.text(&value, in: document, into: &texts)
                     case 2: user.password = try Self.text(&value, in: document, into: &texts)
                     case 3: user.fname = try Self.text(&value, in: document, into: &texts)
@@ -385,7 +392,7 @@ extension ThreadsState {
             var thread = Thread(id: 0, userID: 0, title: .empty, createdAt: Stamp(unixSeconds: 0))
             try item.members(Keys.thread) { key, value throws(SeedError) in
                 switch key {
-                case 0: thread.id = try value.int()
+                case 0: thread.id = try Self.rowID(&value)
                 case 1: thread.userID = try value.int()
                 case 2: thread.title = try Self.text(&value, in: document, into: &texts)
                 default: thread.createdAt = try Self.stamp(&value, in: document, with: &stamps)
@@ -405,7 +412,7 @@ extension ThreadsState {
             var message = Message(id: 0, threadID: 0, userID: 0, text: .empty, createdAt: Stamp(unixSeconds: 0))
             try item.members(Keys.message) { key, value throws(SeedError) in
                 switch key {
-                case 0: message.id = try value.int()
+                case 0: message.id = try Self.rowID(&value)
                 case 1: message.threadID = try value.int()
                 case 2: message.userID = try value.int()
                 case 3: message.text = try Self.text(&value, in: document, into: &texts)

@@ -150,6 +150,16 @@ final class ThreadsStateDocumentTests: XCTestCase {
         XCTAssertEqual(taken.status, 409, taken.text)
     }
 
+    /// The id after the largest would overflow: such a document used to end the server.
+    func testTheLargestIDIsRefusedForLeavingNoNextOne() throws {
+        let largest = Int.max
+        try assertRefused(document(users: [user(largest, "a@x.com")]), "$.users[0].user_id", "must be below \(largest)")
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(largest, user: 1)]), "$.threads[0].thread_id", "must be below \(largest)")
+        try assertRefused(document(users: [user(1, "a@x.com")], threads: [thread(1, user: 1)], messages: [message(largest, thread: 1)]),
+                          "$.messages[0].message_id", "must be below \(largest)")
+        XCTAssertEqual(try load(document(users: [user(largest - 1, "a@x.com")])).text, #"{"loaded":"threads"}"#)
+    }
+
     func testEveryBrokenRowIsNamedWithTheOldMessage() throws {
         try assertRefused(document(users: [user(2, "a@x.com"), user(1, "b@x.com"), user(2, "c@x.com")]), "$.users[2]", "duplicate user_id 2")
         try assertRefused(document(users: [user(1, "a@x.com"), user(1, "b@x.com")]), "$.users[1]", "duplicate user_id 1")
