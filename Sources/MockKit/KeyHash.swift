@@ -8,7 +8,17 @@ public enum KeyHash {
 
     @inlinable
     public static func of(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        let raw = UnsafeRawBufferPointer(key)
+        of(UnsafeRawBufferPointer(key))
+    }
+
+    /// The hash of the bytes of a value held in integers alone (an id's words), as a key.
+    @inlinable
+    public static func of<Value>(bytesOf value: Value) -> UInt32 {
+        withUnsafeBytes(of: value) { of($0) }
+    }
+
+    @inlinable
+    public static func of(_ raw: UnsafeRawBufferPointer) -> UInt32 {
         var hash = seed
         var offset = 0
         while offset + 8 <= raw.count {

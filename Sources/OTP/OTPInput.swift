@@ -78,5 +78,5 @@ struct NormalizedPhone: Equatable {
 
     var text: String { "+1" + String(digits) }
 
-    var hashValue64: UInt64 { OTPHash.of(digits) }
+    var keyHash: UInt32 { KeyHash.of(bytesOf: digits) }
 }

@@ -1,3 +1,5 @@
+import MockKit
+
 /// A token, keyfile password or user id: URL-safe base64 characters (docs/apis/otp.md#tokens), kept
 /// as their 6-bit values, so 32 characters fit in three words. A user's secrets then take no heap
 /// strings (no allocation, no reference counting) and compare and hash as three integers. How many
@@ -56,7 +58,7 @@ struct OTPSecret: Equatable {
         }
     }
 
-    var hashValue64: UInt64 { OTPHash.of(words.0, words.1, words.2) }
+    var keyHash: UInt32 { KeyHash.of(bytesOf: words) }
 
     static func == (lhs: OTPSecret, rhs: OTPSecret) -> Bool {
         lhs.words == rhs.words

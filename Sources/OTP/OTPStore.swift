@@ -79,10 +79,10 @@ public struct OTPDirectory {
     private var tokens: [Token] = []
     private var freeToken: Int32 = -1
     /// Numbers, tokens and user ids compare byte for byte, as the real server's strings did.
-    private var indexByPhone = RowIndex()
-    private var indexByUserID = RowIndex()
+    private var indexByPhone = TaggedRowIndex()
+    private var indexByUserID = TaggedRowIndex()
     /// Rows of `tokens`.
-    private var indexByToken = RowIndex()
+    private var indexByToken = TaggedRowIndex()
     /// The tokens logins issued, which end oldest first past a limit.
     private var issuedTokens = IssuedTokens()
 
@@ -157,23 +157,23 @@ public struct OTPDirectory {
     }
 
     private func index(phone: NormalizedPhone) -> Int? {
-        indexByPhone.row(hash: phone.hashValue64) { users[$0].phone == phone }
+        indexByPhone.row(hash: phone.keyHash) { users[$0].phone == phone }
     }
 
     private func index(userID: OTPSecret) -> Int? {
-        indexByUserID.row(hash: userID.hashValue64) { users[$0].userID == userID }
+        indexByUserID.row(hash: userID.keyHash) { users[$0].userID == userID }
     }
 
     private func tokenEntry(_ secret: OTPSecret) -> Int? {
-        indexByToken.row(hash: secret.hashValue64) { tokens[$0].secret == secret }
+        indexByToken.row(hash: secret.keyHash) { tokens[$0].secret == secret }
     }
 
     /// Adds `user` as row `users.count`; its tokens are in `tokens` already. `indexed`: its keys
     /// go into the indexes now (else `indexSeedRows` files them once every row is read).
     private mutating func add(_ user: OTPUser, indexed: Bool = true) {
         if indexed {
-            indexByPhone.insert(hash: user.phone.hashValue64, row: users.count)
-            indexByUserID.insert(hash: user.userID.hashValue64, row: users.count)
+            indexByPhone.add(users.count, hash: user.phone.keyHash)
+            indexByUserID.add(users.count, hash: user.userID.keyHash)
         }
         users.append(user)
     }
@@ -191,7 +191,7 @@ public struct OTPDirectory {
             entry = Int32(tokens.count)
             tokens.append(token)
         }
-        if indexed { indexByToken.insert(hash: secret.hashValue64, row: Int(entry)) }
+        if indexed { indexByToken.add(Int(entry), hash: secret.keyHash) }
         return entry
     }
 
@@ -212,7 +212,7 @@ public struct OTPDirectory {
         }
         if previous >= 0 { tokens[Int(previous)].next = next } else { users[owner].firstToken = next }
         if users[owner].lastToken == Int32(entry) { users[owner].lastToken = previous }
-        indexByToken.remove(hash: tokens[entry].secret.hashValue64, row: entry)
+        indexByToken.remove(entry, hash: tokens[entry].secret.keyHash)
         tokens[entry].next = freeToken
         freeToken = Int32(entry)
     }
@@ -381,13 +381,15 @@ extension OTPDirectory {
     /// Files every row's number, user id and tokens, each index in a pass of its own; false when
     /// two rows share one.
     private mutating func indexSeedRows() -> Bool {
+        for row in users.indices {
+            indexByPhone.fileLater(row, hash: users[row].phone.keyHash)
+            indexByUserID.fileLater(row, hash: users[row].userID.keyHash)
+        }
+        for entry in tokens.indices { indexByToken.fileLater(entry, hash: tokens[entry].secret.keyHash) }
         let users = users, tokens = tokens
-        return indexByPhone.fill(rows: users.count, hash: { users[$0].phone.hashValue64 },
-                                 sameKey: { users[$0].phone == users[$1].phone })
-            && indexByUserID.fill(rows: users.count, hash: { users[$0].userID.hashValue64 },
-                                  sameKey: { users[$0].userID == users[$1].userID })
-            && indexByToken.fill(rows: tokens.count, hash: { tokens[$0].secret.hashValue64 },
-                                 sameKey: { tokens[$0].secret == tokens[$1].secret })
+        return !indexByPhone.filePending().contains { users[$0.filed].phone == users[$0.kept].phone }
+            && !indexByUserID.filePending().contains { users[$0.filed].userID == users[$0.kept].userID }
+            && !indexByToken.filePending().contains { tokens[$0.filed].secret == tokens[$0.kept].secret }
     }
 
     private enum Keys {

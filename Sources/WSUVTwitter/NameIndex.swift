@@ -2,7 +2,7 @@ import Foundation
 import MockKit
 
 /// The rows of a table found by the UTF-8 bytes of a name each row holds (users by username), in
-/// O(1), in a `TaggedRowIndex`: 8 bytes a name and no strings of its own, about 1.5 MB for 100,000
+/// O(1), in a `TaggedRowIndex`: 8 bytes a name and no strings of its own, about 1 MB for 100,000
 /// names. Rows are only ever added, and keep their names.
 struct NameIndex {
     private var table = TaggedRowIndex()
