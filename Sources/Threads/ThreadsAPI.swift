@@ -89,7 +89,7 @@ public final class ThreadsAPI: CourseAPI {
         let now = unixNow()
         return try state.withLock { state throws(ThreadsError) in
             guard state.user(email: email) == nil else { throw .emailExists }
-            let user = state.addUser(email: email, password: password, fname: fname, lname: lname)
+            let user = try state.addUser(email: email, password: password, fname: fname, lname: lname)
             return Self.json(issueToken(for: user, in: &state, now: now))
         }
     }
@@ -121,7 +121,7 @@ public final class ThreadsAPI: CourseAPI {
         let createdAt = stampNow()
         return try state.withLock { state throws(ThreadsError) in
             let caller = try authorize(request, in: state)
-            let thread = state.addThread(userID: caller.userID, title: title, createdAt: createdAt)
+            let thread = try state.addThread(userID: caller.userID, title: title, createdAt: createdAt)
             if caller.isLegacy { return Self.json(ThreadAdded(thread: state.legacyShape(thread))) }
             return Self.json(ThreadAdded(thread: state.shape(thread)))
         }
@@ -164,7 +164,7 @@ public final class ThreadsAPI: CourseAPI {
             guard let id = Self.id(threadID.trimmingCharacters(in: .whitespaces)), state.thread(id) != nil else {
                 throw .threadNotFound
             }
-            let message = state.addMessage(threadID: id, userID: caller.userID, text: text, createdAt: createdAt)
+            let message = try state.addMessage(threadID: id, userID: caller.userID, text: text, createdAt: createdAt)
             if caller.isLegacy { return Self.json(MessageAdded(message: state.legacyShape(message))) }
             return Self.json(MessageAdded(message: state.shape(message)))
         }

@@ -18,6 +18,8 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
     case messageNotFound
     case methodNotAllowed
     case emailExists
+    /// A create when that table's next id would be the largest integer (docs/apis/threads.md#errors).
+    case idsUsedUp(table: String)
     case serviceUnavailable
 
     public var status: Int {
@@ -29,6 +31,7 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
         case .threadNotFound, .messageNotFound: return 404
         case .methodNotAllowed: return 405
         case .emailExists: return 409
+        case .idsUsedUp: return 500
         case .serviceUnavailable: return 503
         }
     }
@@ -48,6 +51,7 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
         case .messageNotFound: return "Message not found."
         case .methodNotAllowed: return "Method not allowed."
         case .emailExists: return "Email already exists."
+        case let .idsUsedUp(table): return "No \(table) id is left."
         case .serviceUnavailable: return "Service unavailable."
         }
     }
@@ -67,6 +71,8 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
         case .messageNotFound: return "no such message (never created, or deleted)"
         case .methodNotAllowed: return "this path does not take \(request.method)"
         case .emailExists: return "an account with that email exists already; log in instead"
+        case let .idsUsedUp(table): return "the next \(table) id would be \(Int.max), the largest integer, which is never an id: "
+            + "the seed or state file set `next_ids` or an id that high"
         case .serviceUnavailable: return "injected fault"
         }
     }

@@ -127,10 +127,10 @@ public struct ThreadsState {
     }
 
     /// Adds a user with the next user id, which is above every earlier one.
-    mutating func addUser(email: String, password: String, fname: String, lname: String) -> User {
-        let user = User(id: nextUserID, email: texts.append(email), password: texts.append(password),
+    mutating func addUser(email: String, password: String, fname: String, lname: String) throws(ThreadsError) -> User {
+        let id = try Self.take(&nextUserID, "user")
+        let user = User(id: id, email: texts.append(email), password: texts.append(password),
                         fname: texts.append(fname), lname: texts.append(lname), role: texts.append("USER"))
-        nextUserID += 1
         users.append(user)
         let (table, strings) = (users, texts)
         _ = Self.withEmailKey(user, in: strings) { key in
@@ -142,9 +142,8 @@ public struct ThreadsState {
     }
 
     /// Adds a thread with the next thread id, which is above every earlier one.
-    mutating func addThread(userID: Int, title: String, createdAt: Stamp) -> Thread {
-        let thread = Thread(id: nextThreadID, userID: userID, title: texts.append(title), createdAt: createdAt)
-        nextThreadID += 1
+    mutating func addThread(userID: Int, title: String, createdAt: Stamp) throws(ThreadsError) -> Thread {
+        let thread = Thread(id: try Self.take(&nextThreadID, "thread"), userID: userID, title: texts.append(title), createdAt: createdAt)
         threads.append(thread)
         changes.touch(.row("threads", "thread_id", .int(thread.id)))
         changes.touch(.member("next_ids"))
@@ -152,9 +151,9 @@ public struct ThreadsState {
     }
 
     /// Adds a message, to an existing thread, with the next message id, which is above every earlier one.
-    mutating func addMessage(threadID: Int, userID: Int, text: String, createdAt: Stamp) -> Message {
-        var message = Message(id: nextMessageID, threadID: threadID, userID: userID, text: texts.append(text), createdAt: createdAt)
-        nextMessageID += 1
+    mutating func addMessage(threadID: Int, userID: Int, text: String, createdAt: Stamp) throws(ThreadsError) -> Message {
+        let id = try Self.take(&nextMessageID, "message")
+        var message = Message(id: id, threadID: threadID, userID: userID, text: texts.append(text), createdAt: createdAt)
         Self.chain(&message, into: &threads)
         messages.append(message)
         changes.touch(.row("messages", "message_id", .int(message.id)))
@@ -162,7 +161,16 @@ public struct ThreadsState {
         return message
     }
 
-    /// Makes a message with an id above all of its thread's the thread's newest.
+    /// The id `next` holds, which then moves on by one. The largest integer is never an id (no row
+    /// may have it), so a counter that reaches it has no id left: the create fails, as a database
+    /// refuses an insert past its last id, and nothing changes.
+    private static func take(_ next: inout Int, _ table: String) throws(ThreadsError) -> Int {
+        guard next < Int.max else { throw .idsUsedUp(table: table) }
+        defer { next += 1 }
+        return next
+    }
+
+    /// Makes a message, whose id is above all of its thread's, the thread's newest.
     private static func chain(_ message: inout Message, into threads: inout RowTable<Thread>) {
         let newID = message.id
         message.previousInThread = threads.update(message.threadID) { thread in

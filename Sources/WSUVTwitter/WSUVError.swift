@@ -19,6 +19,8 @@ public enum WSUVError: APIError {
     case queryFailed
     /// The script died before answering: CGI.pm could not read a multipart body.
     case scriptDied
+    /// SQLite refused the insert: the newest tweet has the largest id an AUTOINCREMENT column gives.
+    case tweetIDsUsedUp
 
     var status: Int {
         switch self {
@@ -27,7 +29,7 @@ public enum WSUVError: APIError {
         case .notYourTweet: return 403
         case .noSuchUser, .noSuchTweet: return 404
         case .userExists: return 409
-        case .queryFailed, .scriptDied: return 500
+        case .queryFailed, .scriptDied, .tweetIDsUsedUp: return 500
         }
     }
 
@@ -58,6 +60,8 @@ public enum WSUVError: APIError {
         case .queryFailed: return "the date parameter holds a NUL byte, which broke the SQL statement"
         case .scriptDied: return "CGI.pm died reading the multipart body: no boundary= in its Content-Type, no boundary in "
             + "the body, or a part no boundary ends"
+        case .tweetIDsUsedUp: return "the newest tweet_id is \(Int.max), the largest SQLite gives: no tweet id is left; "
+            + "the seed or state file holds a tweet_id that high"
         }
     }
 

@@ -73,7 +73,11 @@ public struct WSUVState {
         changes.touch(.row("users", "username", .string(users[index].username)))
     }
 
-    private var nextTweetID: Int { (tweets.last?.id ?? 0) + 1 }
+    /// The id after the newest, as SQLite's AUTOINCREMENT gives it; none after the largest integer.
+    private var nextTweetID: Int? {
+        let (next, overflow) = (tweets.last?.id ?? 0).addingReportingOverflow(1)
+        return overflow ? nil : next
+    }
 
     /// The place in `tweets` of the tweet with this id. Seeds number their tweets 1, 2, 3…, and
     /// later ones follow on, so the id usually says where it is; otherwise a bisection finds it.
@@ -91,9 +95,10 @@ public struct WSUVState {
 
     func tweet(_ id: Int) -> Tweet? { tweetIndex(id).map { tweets[$0] } }
 
-    /// Adds a tweet with the next id.
-    mutating func addTweet(_ text: String, author: Int, stamp: TweetStamp) {
-        let tweet = Tweet(id: nextTweetID, timeStamp: stamp, text: texts.append(text), author: Int32(author), isDeleted: false)
+    /// Adds a tweet with the next id, if there is one.
+    mutating func addTweet(_ text: String, author: Int, stamp: TweetStamp) throws(WSUVError) {
+        guard let id = nextTweetID else { throw .tweetIDsUsedUp }
+        let tweet = Tweet(id: id, timeStamp: stamp, text: texts.append(text), author: Int32(author), isDeleted: false)
         tweets.append(tweet)
         tweetsByStamp.insert(StampedTweet(tweet))
         changes.touch(.row("tweets", "tweet_id", .int(tweet.id)))

@@ -122,7 +122,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         let stamp = stampNow()
         return try state.withLock { state throws(WSUVError) in
             let author = try Self.authorize(username, token, in: state)
-            state.addTweet(text, author: author, stamp: stamp)
+            try state.addTweet(text, author: author, stamp: stamp)
             return Self.json(TweetAdded(tweet: text))
         }
     }

@@ -58,16 +58,21 @@ enum WSUVTwitterOpenAPI {
                 + "An empty parameter counts as missing; a repeated one keeps its first value. "
                 + "Successes are compact JSON (`/` not escaped); errors are the status alone with an empty body.",
             security: nil)
-        // Where the real script died and Apache answered 500: a multipart POST body CGI.pm could not
-        // read, and a `date` with a NUL byte in get-tweets.cgi.
-        let died = errors((500, "Internal Server Error: the script died (a multipart body without a boundary or whose parts "
-                               + "never end, or a date with a NUL byte)"))
+        /// Where the real script died and Apache answered 500.
+        func died(_ file: String, method: String) -> [(status: Int, description: String, schema: String?)] {
+            var causes: [String] = []
+            if method == "POST" { causes.append("a multipart body without a boundary or whose parts never end") }
+            if file == "get-tweets.cgi" { causes.append("a date with a NUL byte") }
+            if file == "add-tweet.cgi" { causes.append("no tweet_id left after the largest integer") }
+            guard !causes.isEmpty else { return [] }
+            return errors((500, "Internal Server Error: the script died (" + causes.joined(separator: ", or ") + ")"))
+        }
         builder.operations = WSUVTwitterAPI.prefixes.flatMap { prefix in
             scripts.flatMap { script in
                 [Operation(methods: ["GET"], path: "\(prefix)/\(script.file)", summary: script.summary,
-                           query: script.parameters, responses: script.responses + (script.file == "get-tweets.cgi" ? died : [])),
+                           query: script.parameters, responses: script.responses + died(script.file, method: "GET")),
                  Operation(methods: ["POST"], path: "\(prefix)/\(script.file)", summary: script.summary,
-                           body: form(script.parameters), responses: script.responses + died)]
+                           body: form(script.parameters), responses: script.responses + died(script.file, method: "POST"))]
             }
         }
         let stamp = #"{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$","description":"Local time of the server's zone"}"#

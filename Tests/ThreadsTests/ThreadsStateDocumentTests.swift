@@ -160,6 +160,38 @@ final class ThreadsStateDocumentTests: XCTestCase {
         XCTAssertEqual(try load(document(users: [user(largest - 1, "a@x.com")])).text, #"{"loaded":"threads"}"#)
     }
 
+    /// Rows just below the largest id: the last ids are given out, then each create is a 500 in the
+    /// API's format that changes nothing, where the counter used to overflow and end the server.
+    func testCreatesPastTheLastIDAreRefusedAndTheServerGoesOn() throws {
+        let last = Int.max - 1
+        XCTAssertEqual(try load(document(users: [user(last - 1, "a@x.com")], threads: [thread(last, user: last - 1)],
+                                         messages: [message(last - 1, thread: last, user: last - 1)])).status, 200)
+        let token = try login("a@x.com")
+        let form = ("Content-Type", "application/x-www-form-urlencoded")
+        let bearer = ("Authorization", "BEARER \(token)")
+        func post(_ path: String, _ body: String, signedIn: Bool = true) throws -> ClientResponse {
+            try server.request("POST", path, headers: signedIn ? [form, bearer] : [form], body: Array(body.utf8))
+        }
+        let signup = "email=b%40x.com&password=pw&fname=F&lname=L"
+        XCTAssertTrue(try post("/api/signup", signup, signedIn: false).text.contains(#""user_id":\#(last),"#))
+        let noUserID = try post("/api/signup", "email=c%40x.com&password=pw&fname=F&lname=L", signedIn: false)
+        XCTAssertEqual(noUserID.status, 500)
+        XCTAssertEqual(noUserID.text, #"{"status":"error","message":"No user id is left."}"#)
+        XCTAssertEqual(noUserID.headers["Content-Type"], "application/json; charset=utf-8")
+        let noThreadID = try post("/api/thread/add", "title=T")
+        XCTAssertEqual(noThreadID.status, 500)
+        XCTAssertEqual(noThreadID.text, #"{"status":"error","message":"No thread id is left."}"#)
+        XCTAssertTrue(try post("/api/message/add", "thread_id=\(last)&message=M").text.contains(#""message_id":\#(last),"#))
+        let noMessageID = try post("/api/message/add", "thread_id=\(last)&message=M")
+        XCTAssertEqual(noMessageID.status, 500)
+        XCTAssertEqual(noMessageID.text, #"{"status":"error","message":"No message id is left."}"#)
+        // Nothing was stored by the refused creates, and the server answers as before.
+        let messages = try server.request("GET", "/api/messages/\(last)", headers: [bearer])
+        XCTAssertEqual(messages.text.components(separatedBy: #""message_id""#).count - 1, 2, messages.text)
+        XCTAssertEqual(try post("/api/login", "email=c%40x.com&password=pw", signedIn: false).status, 401)
+        XCTAssertEqual(try server.request("GET", "/api/threads", headers: [bearer]).status, 200)
+    }
+
     func testEveryBrokenRowIsNamedWithTheOldMessage() throws {
         try assertRefused(document(users: [user(2, "a@x.com"), user(1, "b@x.com"), user(2, "c@x.com")]), "$.users[2]", "duplicate user_id 2")
         try assertRefused(document(users: [user(1, "a@x.com"), user(1, "b@x.com")]), "$.users[1]", "duplicate user_id 1")

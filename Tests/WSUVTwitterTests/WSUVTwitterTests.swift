@@ -778,6 +778,23 @@ final class WSUVTwitterTests: XCTestCase {
         }
     }
 
+    /// SQLite's AUTOINCREMENT gives no id after the largest integer: the insert fails and the script
+    /// dies (500, nothing stored), where the next id used to overflow and end the server.
+    func testATweetAfterTheLargestIDIsA500AndTheServerGoesOn() throws {
+        let token = String(repeating: "c3", count: 20)
+        func tweet(_ id: Int) -> String {
+            #"{"tweet_id":\#(id),"username":"a","time_stamp":"2016-01-01 00:00:00","tweet":"t","isdeleted":0}"#
+        }
+        let users = #"[{"username":"a","password":"p","session_token":"\#(token)"}]"#
+        try api.loadState(JSONParser.parse(Array(#"{"users":\#(users),"tweets":[\#(tweet(Int.max - 1))]}"#.utf8)))
+        let add = ["username": "a", "session_token": token, "tweet": "last"] as KeyValuePairs
+        assertJSON(try post("/add-tweet.cgi", add), #"{"tweet":"last"}"#)
+        assertError(try post("/add-tweet.cgi", add), 500, "Internal Server Error")
+        XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi")), [Int.max - 1, Int.max])
+        assertJSON(try post("/del-tweet.cgi", ["username": "a", "session_token": token, "tweet_id": String(Int.max)]),
+                   #"{"tweet_id":"\#(Int.max)","isdeleted":1,"tweet":"[deleted]"}"#)
+    }
+
     /// A state document's strings are read where they lie unless escaped: escaped and raw ones,
     /// non-ASCII, empty and long texts (lengths kept in one, two and three bytes) all come back
     /// exactly, through deletes, a new tweet and an export; their problems name them decoded.
