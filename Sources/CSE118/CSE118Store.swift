@@ -64,10 +64,12 @@ public struct CSE118State {
         }
 
         /// The kind in the top two bits, the slot below.
-        let bits: UInt32
+        private let bits: UInt32
 
         init(_ kind: Kind, _ slot: Int32) { bits = kind.rawValue << 30 | UInt32(slot) }
-        init(bits: UInt32) { self.bits = bits }
+        /// The place as a row of a `TaggedRowIndex`.
+        init(row: Int) { bits = UInt32(row) }
+        var row: Int { Int(bits) }
 
         var kind: Kind { Kind(rawValue: bits >> 30)! }
         var slot: Int32 { Int32(bits & 0x3FFF_FFFF) }
