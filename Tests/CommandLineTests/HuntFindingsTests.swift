@@ -1,0 +1,56 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Hostile-input findings of session 6 (/work/notes/hunt-findings-6.md): one client making the
+/// server's memory grow far past what it sent or what the memory budget allows. Linux only: the
+/// server's resident memory (and its peak) is read from /proc.
+final class HuntFindingsTests: XCTestCase {
+    #if os(Linux)
+    /// `VmRSS` or `VmHWM` (the peak) of a child server, in MiB.
+    private func memoryMiB(_ child: ChildProcess, _ field: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(child.process.processIdentifier)/status", encoding: .utf8)
+        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix(field + ":") })
+        return try XCTUnwrap(Int(line.split(separator: " ")[1])) / 1024
+    }
+    #endif
+
+    /// docs/admin.md: a journal entry keeps the first 4 KiB of the request body, "so an entry stays
+    /// near 20 KiB at most". Each entry's `bodyPrefix` is `request.body.prefix(4096)`, an ArraySlice
+    /// that keeps the whole body alive: 1000 entries of 16 MiB bodies hold 16 GiB.
+    func testTheJournalKeepsOnlyAPrefixOfEachRequestBody() throws {
+        #if os(Linux)
+        let (child, port) = try ChildProcess.startServer(["--only", "threads", "--quiet"])
+        let before = try memoryMiB(child, "VmRSS")
+        let body = [UInt8](repeating: UInt8(ascii: "a"), count: 4 << 20)
+        // 40 bodies of 4 MiB: 160 MiB if the journal keeps them whole, 160 KiB if it keeps prefixes.
+        for _ in 0..<40 {
+            let answer = try httpRequest(port: port, "POST", "/api/login", headers: [("Content-Type", "application/json")], body: body)
+            XCTAssertEqual(answer.status, 400)
+        }
+        let journal = try httpRequest(port: port, "GET", "/_mock/requests?limit=1")
+        XCTAssertTrue(journal.text.contains(#""request_bytes":4194304"#), String(journal.text.prefix(300)))
+        XCTAssertLessThan(try memoryMiB(child, "VmRSS") - before, 64, "the journal kept whole request bodies")
+        #else
+        throw XCTSkip("resident memory is read from Linux's /proc")
+        #endif
+    }
+
+    /// A form body within --max-body, read by WSUV's CGIForm.pairs: every `a&` piece becomes an
+    /// ArraySlice and an Array of its own, so 4 MiB of them peak at about 60 times the body, none
+    /// of it counted by the memory budget (the event loop parsing it serves nobody meanwhile).
+    func testAFormBodyOfManyPiecesDoesNotMultiplyInMemory() throws {
+        #if os(Linux)
+        let (child, port) = try ChildProcess.startServer(["--only", "wsuv", "--quiet", "--journal", "0"])
+        let before = try memoryMiB(child, "VmHWM")
+        let body = Array(String(repeating: "a&", count: 2 << 20).utf8)
+        let answer = try httpRequest(port: port, "POST", "/cgi-bin/login.cgi",
+                                     headers: [("Content-Type", "application/x-www-form-urlencoded")], body: body)
+        XCTAssertEqual(answer.status, 400)
+        // The body itself, a copy or two of it, and no more.
+        XCTAssertLessThan(try memoryMiB(child, "VmHWM") - before, 64, "a 4 MiB form body peaked far above its size")
+        #else
+        throw XCTSkip("peak memory is read from Linux's /proc")
+        #endif
+    }
+}
