@@ -36,6 +36,23 @@ final class HuntFindingsTests: XCTestCase {
         #endif
     }
 
+    /// A missing field's reason (ErrorReason.missingField, MockKit/ErrorReason.swift) lists every field
+    /// name the body had, repeats included, and the journal keeps the reason whole: a 16 MiB body
+    /// of `a&` gives a 40 MB reason per entry, 1000 entries 40 GB (docs/admin.md: an entry "stays
+    /// near 20 KiB at most"). 64 KiB here: a 160 KB reason.
+    func testAMissingFieldReasonStaysShortWhateverTheBodyHeld() throws {
+        let (_, port) = try ChildProcess.startServer(["--only", "threads", "--quiet"])
+        let body = Array(String(repeating: "a&", count: 32 << 10).utf8)
+        let answer = try httpRequest(port: port, "POST", "/api/login",
+                                     headers: [("Content-Type", "application/x-www-form-urlencoded")], body: body)
+        XCTAssertEqual(answer.text, #"{"status":"error","message":"Email is required."}"#)
+        let journal = try httpRequest(port: port, "GET", "/_mock/requests?limit=1")
+        let entries = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(journal.body)) as? [[String: Any]])
+        let reason = try XCTUnwrap(entries.first?["reason"] as? String)
+        XCTAssertTrue(reason.hasPrefix("required field `email` missing; the body had form fields `a`, `a`"), String(reason.prefix(200)))
+        XCTAssertLessThan(reason.utf8.count, 4096, "the reason lists every field the body had")
+    }
+
     /// A form body within --max-body, read by WSUV's CGIForm.pairs: every `a&` piece becomes an
     /// ArraySlice and an Array of its own, so 4 MiB of them peak at about 60 times the body, none
     /// of it counted by the memory budget (the event loop parsing it serves nobody meanwhile).
