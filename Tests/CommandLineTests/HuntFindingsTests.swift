@@ -53,6 +53,22 @@ final class HuntFindingsTests: XCTestCase {
         XCTAssertLessThan(reason.utf8.count, 4096, "the reason lists every field the body had")
     }
 
+    /// The text console writes a reason's field names (ErrorReason, MockKit/ErrorReason.swift) and
+    /// an https client's server_name (MockApp.tlsReason) as they came: a client's newline starts a
+    /// console line of its own making, and its ESC bytes reach the terminal (`ESC[2J` clears it).
+    func testAClientCannotWriteConsoleLinesOrTerminalEscapes() throws {
+        let (child, port) = try ChildProcess.startServer(["--only", "threads"])
+        let answer = try httpRequest(port: port, "POST", "/api/login", headers: [("Content-Type", "application/json")],
+                                     body: Array(#"{"e\n12:00:00.000 127.0.0.1 GET /forged 200\u001b[2J":1}"#.utf8))
+        XCTAssertEqual(answer.status, 400)
+        XCTAssertTrue(child.waitForOutput("POST /api/login 400"), child.standardOutput)
+        // The console line is written just after the answer: wait for the reason's end.
+        XCTAssertTrue(child.waitForOutput("(Content-Type: application/json))"), child.standardOutput)
+        let lines = child.standardOutput.split(separator: "\n")
+        XCTAssertFalse(lines.contains { $0.hasPrefix("12:00:00.000 127.0.0.1 GET /forged") }, child.standardOutput)
+        XCTAssertFalse(child.standardOutput.utf8.contains(0x1B), "an ESC byte reached the console")
+    }
+
     /// A form body within --max-body, read by WSUV's CGIForm.pairs: every `a&` piece becomes an
     /// ArraySlice and an Array of its own, so 4 MiB of them peak at about 60 times the body, none
     /// of it counted by the memory budget (the event loop parsing it serves nobody meanwhile).
