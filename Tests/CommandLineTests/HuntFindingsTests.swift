@@ -69,6 +69,25 @@ final class HuntFindingsTests: XCTestCase {
         XCTAssertFalse(child.standardOutput.utf8.contains(0x1B), "an ESC byte reached the console")
     }
 
+    /// The same form body at the default --max-body (16 MiB), with the server under 1 GiB of address
+    /// space, the envelope scripts/attack-big-bodies.py runs it in: one request ends the process
+    /// (an allocation fails: "Fatal error: failed to allocate …", or SIGSEGV in a debug build), where
+    /// the memory budget promises that no number of clients can.
+    func testOneFormBodyAtTheBodyLimitDoesNotEndTheServer() throws {
+        #if os(Linux)
+        let limit = ["/bin/sh", "-c", "ulimit -v 1048576 && exec \"$@\"", "sh"]
+        let (child, port) = try ChildProcess.startServer(["--only", "wsuv", "--quiet", "--journal", "0"], wrapper: limit)
+        let body = Array(String(repeating: "a&", count: (8 << 20) - 8).utf8)
+        _ = try? httpRequest(port: port, "POST", "/cgi-bin/login.cgi",
+                             headers: [("Content-Type", "application/x-www-form-urlencoded")], body: body)
+        let health = try? httpRequest(port: port, "GET", "/_mock/health")
+        let crash = child.standardError.split(separator: "\n").first { $0.contains("Fatal error") || $0.contains("Crash") }
+        XCTAssertEqual(health?.status, 200, "the server ended: \(crash ?? child.standardError.suffix(300))")
+        #else
+        throw XCTSkip("the address space limit is set with Linux's ulimit -v")
+        #endif
+    }
+
     /// A form body within --max-body, read by WSUV's CGIForm.pairs: every `a&` piece becomes an
     /// ArraySlice and an Array of its own, so 4 MiB of them peak at about 60 times the body, none
     /// of it counted by the memory budget (the event loop parsing it serves nobody meanwhile).
