@@ -61,7 +61,9 @@ struct CSE118Input {
     private mutating func readBody(_ body: [UInt8], schema: BodySchema) throws(CSE118Error) {
         var object = JSONObject()
         if !body.isEmpty {
-            guard let parsed = try? JSONParser.parse(body) else { throw .invalidJSON }
+            guard let parsed = try? JSONParser.parse(body, maxValues: JSONParser.requestBodyValueLimit) else {
+                throw .invalidJSON
+            }
             guard case let .object(members) = parsed else {
                 throw .validation([ValidationProblem(.type, at: "/body", "must be object")])
             }

@@ -11,7 +11,8 @@ struct OTPInput {
             object = JSONObject()
             return
         }
-        guard let parsed = try? JSONParser.parse(request.body), case let .object(members) = parsed else {
+        guard let parsed = try? JSONParser.parse(request.body, maxValues: JSONParser.requestBodyValueLimit),
+              case let .object(members) = parsed else {
             throw .invalidRequest
         }
         object = members

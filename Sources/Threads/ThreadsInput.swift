@@ -19,7 +19,8 @@ struct ThreadsInput {
                 values[part.name] = String(decoding: part.body, as: UTF8.self)
             }
         } else if type == "application/json" || type.hasSuffix("+json") || Self.startsWithBrace(body) {
-            guard let parsed = try? JSONParser.parse(body), case let .object(object) = parsed else {
+            guard let parsed = try? JSONParser.parse(body, maxValues: JSONParser.requestBodyValueLimit),
+                  case let .object(object) = parsed else {
                 throw .invalidJSON
             }
             for (key, value) in object.members {

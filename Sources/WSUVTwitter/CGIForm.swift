@@ -4,20 +4,30 @@ import MockHTTP
 /// `CGI::Util::unescape`), which differs from the forms of the other APIs: `;` separates pairs like
 /// `&`, and `%uXXXX` escapes are decoded.
 enum CGIForm {
-    /// The pairs in order, repeats kept. Empty pieces are skipped; a piece splits at its first `=`
-    /// (none: the value is empty).
-    static func pairs(_ bytes: some Collection<UInt8>) -> [(name: [UInt8], value: [UInt8])] {
-        Array(bytes).split { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ";") }.map { piece in
-            guard let equals = piece.firstIndex(of: UInt8(ascii: "=")) else { return (unescape(piece), []) }
-            return (unescape(piece[..<equals]), unescape(piece[(equals + 1)...]))
+    /// The decoded value of the first pair whose decoded name is `name` (CGI.pm's scalar `param`),
+    /// nil when none has it. Empty pieces are skipped; a piece splits at its first `=` (none: the
+    /// value is empty). Each lookup reads the form again instead of keeping its pairs: a form may
+    /// hold millions of them (CGI.pm had no cap), and a script asks for a handful.
+    static func firstValue(named name: [UInt8], in form: [UInt8]) -> [UInt8]? {
+        var decodedName: [UInt8] = []
+        let pieces = FormPieces(form[...]) { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ";") }
+        // Unescaping never lengthens a name, so a shorter piece cannot match.
+        for piece in pieces where piece.name.count >= name.count {
+            decodedName.removeAll(keepingCapacity: true)
+            unescape(piece.name, into: &decodedName)
+            if decodedName == name {
+                var value: [UInt8] = []
+                unescape(piece.value, into: &value)
+                return value
+            }
         }
+        return nil
     }
 
     /// `+` is a space; `%uD83D%uDE00` (a surrogate pair), `%XX` and `%uXXXX` are decoded, in that
     /// order of preference, to UTF-8 bytes; anything else after a `%` stays as written.
-    static func unescape(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
+    private static func unescape(_ bytes: ArraySlice<UInt8>, into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + bytes.count)
         var i = bytes.startIndex
         while i < bytes.endIndex {
             let byte = bytes[i]
@@ -42,7 +52,6 @@ enum CGIForm {
                 i += 1
             }
         }
-        return out
     }
 
     /// The value of `%uXXXX` starting at `index`.

@@ -4,7 +4,10 @@ import MockHTTP
 /// `GET`, `HEAD` and `DELETE` read the query; `POST`, `PUT` and `PATCH` the body, by a
 /// `Content-Type` matched case-sensitively and by prefix; any other method reads nothing.
 struct WSUVInput {
-    private var values: [String: String] = [:]
+    /// The form or query the parameters come from, decoded at each lookup (CGIForm.firstValue).
+    private var form: [UInt8] = []
+    /// Multipart parameters, first value of each name.
+    private var parts: [String: String] = [:]
     /// Why CGI.pm read no parameters at all from this request, for the console and the journal.
     private(set) var unreadBecause: String?
 
@@ -12,7 +15,7 @@ struct WSUVInput {
     init(_ request: Request) throws(WSUVError) {
         switch request.method {
         case "GET", "HEAD", "DELETE":
-            addForm(Array((request.query ?? "").utf8))
+            form = Array((request.query ?? "").utf8)
         case "POST", "PUT", "PATCH":
             try readBody(of: request)
         default:
@@ -27,10 +30,14 @@ struct WSUVInput {
         if isPost, let contentType, contentType.utf8.starts(with: "multipart/form-data".utf8) {
             guard let boundary = CGIMultipart.boundary(in: contentType),
                   let parts = CGIMultipart.parameters(request.body, boundary: boundary) else { throw .scriptDied }
-            for part in parts { add(part.name, part.value) }
+            for part in parts {
+                // A repeated name keeps its first value, even an empty one (CGI.pm's scalar `param`).
+                let name = String(decoding: part.name, as: UTF8.self)
+                if self.parts[name] == nil { self.parts[name] = String(decoding: part.value, as: UTF8.self) }
+            }
         } else if isPost, contentType == "application/xml" {
             // CGI.pm took this for an XForms submission, whose parameters come from the query.
-            addForm(Array((request.query ?? "").utf8))
+            form = Array((request.query ?? "").utf8)
         } else if !Self.isForm(contentType) {
             // Any other type became the single parameter POSTDATA (PUTDATA, PATCHDATA), never read. A
             // form type in other letters, or none after `Content-Type:`, is the surprise worth a word.
@@ -42,7 +49,7 @@ struct WSUVInput {
             // CGI.pm read a body only as long as CONTENT_LENGTH, which a chunked body has not.
             unreadBecause = "CGI.pm reads no body without Content-Length (a chunked body has none)"
         } else {
-            addForm(request.body)
+            form = request.body
         }
     }
 
@@ -53,20 +60,13 @@ struct WSUVInput {
         return type.starts(with: "application/x-www-form-urlencoded".utf8) || type.starts(with: "multipart/form-data".utf8)
     }
 
-    private mutating func addForm(_ bytes: [UInt8]) {
-        for pair in CGIForm.pairs(bytes) { add(pair.name, pair.value) }
-    }
-
-    /// A repeated name keeps its first value, even an empty one (CGI.pm's scalar `param`). Bytes
-    /// that are not UTF-8 become U+FFFD.
-    private mutating func add(_ name: [UInt8], _ value: [UInt8]) {
-        let key = String(decoding: name, as: UTF8.self)
-        if values[key] == nil { values[key] = String(decoding: value, as: UTF8.self) }
-    }
-
     /// The value, or nil when the parameter is absent or empty (whitespace and `0` are present).
+    /// Bytes that are not UTF-8 become U+FFFD. Names are compared byte for byte: the scripts ask
+    /// for ASCII names, which no other string equals.
     subscript(name: String) -> String? {
-        guard let value = values[name], !value.isEmpty else { return nil }
+        guard let value = parts[name] ?? CGIForm.firstValue(named: Array(name.utf8), in: form).map({
+            String(decoding: $0, as: UTF8.self)
+        }), !value.isEmpty else { return nil }
         return value
     }
 }

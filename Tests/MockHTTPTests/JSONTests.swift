@@ -323,6 +323,17 @@ final class JSONParserTests: XCTestCase {
         XCTAssertThrowsError(try parse("[]", maxDepth: 0))
     }
 
+    /// Every value counts one, keys do not, and the parse stops at the first value past the limit.
+    func testValueLimit() throws {
+        let fourValues = Array(#"{"a":[1],"b":{}}"#.utf8)
+        XCTAssertNoThrow(try JSONParser.parse(fourValues, maxValues: 4))
+        XCTAssertThrowsError(try JSONParser.parse(fourValues, maxValues: 3)) { error in
+            XCTAssertEqual(error as? JSONParseError, JSONParseError("more than 3 values", at: 13))
+        }
+        XCTAssertThrowsError(try JSONParser.parse(Array("[\"x\",1,true,null]".utf8), maxValues: 4))
+        XCTAssertNoThrow(try JSONParser.parse(Array("[\"x\",1,true,null]".utf8), maxValues: 5))
+    }
+
     /// Speed is the benchmarks' business; this checks that long inputs parse whole (a quadratic
     /// parser would make the suite crawl, which a person notices).
     func testLongInputsParse() throws {

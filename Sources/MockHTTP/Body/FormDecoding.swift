@@ -7,27 +7,57 @@ public enum MalformedEscape: Sendable {
     case dropPair
 }
 
+/// The pieces of a form or query between separators, each split at its first `=` (none: the
+/// value is empty), read in one pass as slices of the bytes: no copy, and nothing allocated for a
+/// piece the caller skips. Empty pieces are skipped.
+public struct FormPieces: Sequence, IteratorProtocol {
+    private let bytes: ArraySlice<UInt8>
+    private let isSeparator: (UInt8) -> Bool
+    private var position: Int
+
+    public init(_ bytes: ArraySlice<UInt8>, separatedBy isSeparator: @escaping (UInt8) -> Bool) {
+        self.bytes = bytes
+        self.isSeparator = isSeparator
+        position = bytes.startIndex
+    }
+
+    public mutating func next() -> (name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)? {
+        while position < bytes.endIndex {
+            let start = position
+            var equals: Int?
+            while position < bytes.endIndex, !isSeparator(bytes[position]) {
+                if equals == nil, bytes[position] == UInt8(ascii: "=") { equals = position }
+                position += 1
+            }
+            let end = position
+            position += 1
+            guard end > start else { continue }
+            guard let equals else { return (bytes[start..<end], bytes[end..<end]) }
+            return (bytes[start..<equals], bytes[(equals + 1)..<end])
+        }
+        return nil
+    }
+}
+
 /// `application/x-www-form-urlencoded` bodies, query strings, and percent-encoded paths.
 public enum FormDecoding {
-    /// The pairs in order, repeats kept. Pieces are separated by `&` only (`;` is
-    /// data), empty pieces are skipped, and a piece without `=` has the value "".
-    public static func pairs(_ bytes: some Collection<UInt8>,
-                             malformed: MalformedEscape) -> [(name: String, value: String)] {
+    /// The most pairs one form or query is read for; the rest are ignored. The course servers had
+    /// such a cap (PHP's `max_input_vars` and Express's `parameterLimit`, both 1000), and it keeps
+    /// a body of millions of tiny pairs from costing many times its size while it is read.
+    public static let maxPairs = 1000
+
+    /// The first `limit` pairs in order, repeats kept. Pieces are separated by `&` only (`;` is
+    /// data), empty pieces are skipped (and not counted), and a piece without `=` has the value "".
+    public static func pairs(_ bytes: [UInt8], malformed: MalformedEscape,
+                             limit: Int = maxPairs) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
-        for piece in Array(bytes).split(separator: UInt8(ascii: "&")) {
-            let name: ArraySlice<UInt8>, value: ArraySlice<UInt8>
-            if let equals = piece.firstIndex(of: UInt8(ascii: "=")) {
-                name = piece[..<equals]
-                value = piece[(equals + 1)...]
-            } else {
-                name = piece
-                value = []
-            }
+        for (index, piece) in FormPieces(bytes[...], separatedBy: { $0 == UInt8(ascii: "&") }).enumerated() {
+            guard index < limit else { break }
             switch malformed {
             case .keepLiteral:
-                result.append((name: lenientDecode(name), value: lenientDecode(value)))
+                result.append((name: lenientDecode(piece.name), value: lenientDecode(piece.value)))
             case .dropPair:
-                if let n = strictDecode(name, plusAsSpace: true), let v = strictDecode(value, plusAsSpace: true) {
+                if let n = strictDecode(piece.name, plusAsSpace: true), let v = strictDecode(piece.value, plusAsSpace: true) {
                     result.append((name: n, value: v))
                 }
             }

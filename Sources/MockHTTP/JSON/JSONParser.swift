@@ -16,13 +16,21 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 /// It never recurses, so nesting depth is limited only by `maxDepth`, and it runs
 /// in time linear in the input.
 public enum JSONParser {
+    /// The most values (each string, number, literal, array and object counts one) a request body
+    /// is built for. A built value costs up to ~100 bytes, so `[[0],[0],…]` of 16 MiB would cost
+    /// some 400 MB; this keeps the cost under ~10 MB yet allows more values than a 100 kB body
+    /// (Express's default limit) can hold, and far more than any course client sends.
+    public static let requestBodyValueLimit = 100_000
+
     /// `maxDepth` counts nested arrays and objects. Parsing itself never recurses,
     /// but releasing, comparing and writing a `JSONValue` do, one call per level, so
-    /// keep the limit in the hundreds for input from the network.
-    public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 128) throws(JSONParseError) -> JSONValue {
+    /// keep the limit in the hundreds for input from the network. Past `maxValues` values the
+    /// parse stops (pass `requestBodyValueLimit` for a request body).
+    public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 128,
+                             maxValues: Int = .max) throws(JSONParseError) -> JSONValue {
         let result = Array(bytes).withUnsafeBufferPointer { buffer in
             Result { () throws(JSONParseError) in
-                var parser = Parser(scanner: JSONScanner(buffer), maxDepth: maxDepth)
+                var parser = Parser(scanner: JSONScanner(buffer), maxDepth: maxDepth, maxValues: maxValues)
                 return try parser.parseDocument()
             }
         }
@@ -42,6 +50,7 @@ public enum JSONParser {
 private struct Parser {
     var scanner: JSONScanner
     let maxDepth: Int
+    let maxValues: Int
 
     /// An array or object whose closing bracket has not been seen yet.
     struct Open {
@@ -61,10 +70,13 @@ private struct Parser {
         // Containers live on this explicit stack instead of the call stack, so deep
         // nesting costs heap, is bounded by maxDepth, and cannot overflow the stack.
         var stack: [Open] = []
+        var valueCount = 0
         skipWhitespace()
         nextValue: while true {
             var value: JSONValue
             guard let first = current else { throw error("expected a value") }
+            valueCount += 1
+            guard valueCount <= maxValues else { throw error("more than \(maxValues) values") }
             switch first {
             case UInt8(ascii: "["):
                 guard stack.count < maxDepth else { throw error("nesting deeper than \(maxDepth)") }
