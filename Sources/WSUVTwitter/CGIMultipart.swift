@@ -20,32 +20,33 @@ enum CGIMultipart {
         return nil
     }
 
-    /// The parameters in order, or nil where CGI.pm died: no boundary in the body, only the closing
-    /// one, or a part that no boundary ends. A part without headers ends the reading (CGI.pm's
-    /// "malformed multipart" 400) and keeps what was read before it.
-    static func parameters(_ body: [UInt8], boundary: [UInt8]) -> [(name: [UInt8], value: [UInt8])]? {
+    /// Hands each parameter's name and value to `add` in order, as slices of `body` or of the
+    /// part's header, so a body of many tiny parts keeps nothing per part; false where CGI.pm
+    /// died: no boundary in the body, only the closing one, or a part that no boundary ends. A
+    /// part without headers ends the reading (CGI.pm's "malformed multipart" 400) and keeps what
+    /// was read before it.
+    static func parameters(_ body: [UInt8], boundary: [UInt8],
+                           add: (_ name: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>) -> Void) -> Bool {
         let delimiter = Array("--".utf8) + boundary
         let closing = delimiter + Array("--".utf8)
         guard var position = body.firstRange(of: delimiter)?.lowerBound,
-              !body[position...].starts(with: closing) else { return nil }
-        var parameters: [(name: [UInt8], value: [UInt8])] = []
+              !body[position...].starts(with: closing) else { return false }
         while true {
             position += delimiter.count
             guard let headerEnd = body[position...].firstRange(of: Array("\r\n\r\n".utf8)) else { break }
             let headers = Self.headers(body[position..<(headerEnd.lowerBound + 2)])
             guard !headers.isEmpty else { break }
             position = headerEnd.upperBound
-            guard let next = body[position...].firstRange(of: delimiter)?.lowerBound else { return nil }
-            let content = Array(body[position..<max(position, next - 2)])
+            guard let next = body[position...].firstRange(of: delimiter)?.lowerBound else { return false }
             let disposition = headers["Content-Disposition"] ?? []
             let filename = Self.filename(in: disposition)
             // A file (or Opera's multipart/mixed upload) became a file handle that reads as its name.
             let isUpload = !filename.isEmpty || headers["Content-Type"]?.firstRange(of: Array("multipart/mixed".utf8)) != nil
-            parameters.append((name: Self.name(in: disposition) ?? [], value: isUpload ? filename : content))
+            add(Self.name(in: disposition) ?? [], isUpload ? filename[...] : body[position..<max(position, next - 2)])
             position = next
             if body[position...].starts(with: closing) { break }
         }
-        return parameters
+        return true
     }
 
     /// `Name: value` anywhere in the header block (folded lines joined), names capitalized as
@@ -81,14 +82,14 @@ enum CGIMultipart {
     }
 
     /// `[\s;]name="…"`: the first quoted name after a blank or `;`.
-    private static func name(in disposition: [UInt8]) -> [UInt8]? {
+    private static func name(in disposition: [UInt8]) -> ArraySlice<UInt8>? {
         let key = Array("name=\"".utf8)
         var searchFrom = 0
         while let found = disposition[searchFrom...].firstRange(of: key) {
             let start = found.upperBound
             let before = found.lowerBound > 0 ? disposition[found.lowerBound - 1] : 0
             if before == UInt8(ascii: ";") || isSpace(before), let end = disposition[start...].firstIndex(of: UInt8(ascii: "\"")) {
-                return Array(disposition[start..<end])
+                return disposition[start..<end]
             }
             searchFrom = found.lowerBound + 1
         }

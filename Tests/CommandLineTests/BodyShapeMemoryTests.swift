@@ -85,16 +85,25 @@ final class BodyShapeMemoryTests: XCTestCase {
         XCTAssertEqual(try login(zeros: 99_997).text, #"{"status":"error","message":"Invalid JSON body."}"#)
     }
 
-    /// PHP read the first 1000 variables of a form (`max_input_vars`) and ignored the rest
-    /// (docs/apis/threads.md#how-requests-are-read).
-    func testThreadsReadsTheFirstThousandPairsOfAForm() throws {
+    /// PHP read the first 1000 variables of a form or multipart body (`max_input_vars`) and
+    /// ignored the rest (docs/apis/threads.md#how-requests-are-read).
+    func testThreadsReadsTheFirstThousandFieldsOfABody() throws {
         let (_, port) = try ChildProcess.startServer(["--only", "threads", "--quiet"])
-        let filler = String(repeating: "x=1&", count: 998)
-        let within = try httpRequest(port: port, "POST", "/api/login", headers: [form],
-                                     body: Array((filler + "email=b%40b.com&password=test123&x=2").utf8))
-        XCTAssertEqual(within.status, 200, within.text)
-        let past = try httpRequest(port: port, "POST", "/api/login", headers: [form],
-                                   body: Array((filler + "x=2&email=b%40b.com&password=test123").utf8))
-        XCTAssertEqual(past.text, #"{"status":"error","message":"Password is required."}"#)
+        let fields = [("email", "b@b.com"), ("password", "test123"), ("x", "2")]
+        func login(_ fields: [(String, String)], multipart: Bool) throws -> ClientResponse {
+            let fields = Array(repeating: ("x", "1"), count: 998) + fields
+            if !multipart {
+                let body = fields.map { "\($0)=\($1.replacingOccurrences(of: "@", with: "%40"))" }.joined(separator: "&")
+                return try httpRequest(port: port, "POST", "/api/login", headers: [form], body: Array(body.utf8))
+            }
+            let body = fields.map { "--b\r\nContent-Disposition: form-data; name=\"\($0)\"\r\n\r\n\($1)\r\n" }.joined() + "--b--\r\n"
+            return try httpRequest(port: port, "POST", "/api/login", headers: [("Content-Type", "multipart/form-data; boundary=b")],
+                                   body: Array(body.utf8))
+        }
+        for multipart in [false, true] {
+            XCTAssertEqual(try login(fields, multipart: multipart).status, 200, "multipart: \(multipart)")
+            XCTAssertEqual(try login([fields[2], fields[0], fields[1]], multipart: multipart).text,
+                           #"{"status":"error","message":"Password is required."}"#, "multipart: \(multipart)")
+        }
     }
 }

@@ -80,41 +80,44 @@ public enum FormDecoding {
         pairs.last { $0.name == name }?.value
     }
 
+    /// Decoded straight into the string's storage, the one copy a piece costs: a malformed escape
+    /// is kept as written, so unescaping cannot fail, and invalid UTF-8 is repaired with U+FFFD.
     private static func lenientDecode(_ bytes: ArraySlice<UInt8>) -> String {
-        var out: [UInt8] = []
-        // A malformed escape is kept as written, so unescaping cannot fail here.
-        _ = unescape(bytes, plusAsSpace: true, keepMalformed: true, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        String(unsafeUninitializedCapacity: bytes.count) { out in
+            unescape(bytes, plusAsSpace: true, keepMalformed: true, into: out) ?? 0
+        }
     }
 
     private static func strictDecode(_ bytes: ArraySlice<UInt8>, plusAsSpace: Bool) -> String? {
-        var out: [UInt8] = []
-        guard unescape(bytes, plusAsSpace: plusAsSpace, keepMalformed: false, into: &out) else { return nil }
-        return String(validUTF8: out)
+        var out = [UInt8](repeating: 0, count: bytes.count)
+        guard let count = out.withUnsafeMutableBufferPointer({
+            unescape(bytes, plusAsSpace: plusAsSpace, keepMalformed: false, into: $0)
+        }) else { return nil }
+        return String(validUTF8: out[..<count])
     }
 
-    /// Decodes `+` and `%XX` into `out`; false on a malformed escape unless it is kept.
+    /// Decodes `+` and `%XX` into `out`, which has room for `bytes.count`: the bytes written, or
+    /// nil on a malformed escape unless it is kept.
     private static func unescape(_ bytes: ArraySlice<UInt8>, plusAsSpace: Bool, keepMalformed: Bool,
-                                 into out: inout [UInt8]) -> Bool {
-        out.reserveCapacity(bytes.count)
+                                 into out: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        var written = 0
         var i = bytes.startIndex
         while i < bytes.endIndex {
-            let byte = bytes[i]
-            if byte == UInt8(ascii: "%") {
-                if bytes.endIndex - i >= 3, let high = hexDigitValue(bytes[i + 1]), let low = hexDigitValue(bytes[i + 2]) {
-                    out.append(high << 4 | low)
-                    i += 3
-                    continue
-                }
-                guard keepMalformed else { return false }
-                out.append(byte)
-            } else if byte == UInt8(ascii: "+") && plusAsSpace {
-                out.append(UInt8(ascii: " "))
-            } else {
-                out.append(byte)
-            }
+            var byte = bytes[i]
             i += 1
+            if byte == UInt8(ascii: "%") {
+                if bytes.endIndex - i >= 2, let high = hexDigitValue(bytes[i]), let low = hexDigitValue(bytes[i + 1]) {
+                    byte = high << 4 | low
+                    i += 2
+                } else if !keepMalformed {
+                    return nil
+                }
+            } else if byte == UInt8(ascii: "+") && plusAsSpace {
+                byte = UInt8(ascii: " ")
+            }
+            out[written] = byte
+            written += 1
         }
-        return true
+        return written
     }
 }

@@ -26,10 +26,11 @@ public enum Multipart {
         return boundary
     }
 
-    /// The parts in order; nil when the body is not a complete multipart body: no
+    /// The first `limit` parts in order (`FormDecoding.maxPairs`, the cap of the course servers,
+    /// counted the same way); nil when the body is not a complete multipart body: no
     /// opening delimiter, no closing `--boundary--`, or a part without a
     /// `Content-Disposition: form-data` name. Preamble and epilogue are ignored.
-    public static func parse(_ body: [UInt8], boundary: String) -> [MultipartPart]? {
+    public static func parse(_ body: [UInt8], boundary: String, limit: Int = FormDecoding.maxPairs) -> [MultipartPart]? {
         guard isLegalBoundary(boundary) else { return nil }
         let dash = UInt8(ascii: "-")
         let delimiter = [dash, dash] + Array(boundary.utf8)
@@ -40,7 +41,8 @@ public enum Multipart {
         while !current.isClosing {
             guard let next = finder.next() else { return nil }
             guard let part = parsePart(body[current.contentStart..<next.lineBreakStart]) else { return nil }
-            parts.append(part)
+            // Parts past the limit are still checked, so whether the body is complete stays the same.
+            if parts.count < limit { parts.append(part) }
             current = next
         }
         return parts
