@@ -489,6 +489,12 @@ final class InternProductsTests: XCTestCase {
         try assertToken("/login?username=eve&password=e", "785246913.204513")
         try assertFailed("/login?username=admin&password=1234", "No such user with username: admin")
         try assertFailed("/products?loginToken=\(Self.adminToken)", "Invalid login token")
+        // Tokens are filed by their users' places, which minting reorders: each is live where it went.
+        let products = try get("/products?loginToken=785246913.204511").text
+        XCTAssertTrue(products.hasPrefix(#"{"status":"SUCCESS","products":["#), products)
+        for token in ["785246913.204512", "785246913.204513"] {
+            XCTAssertEqual(try get("/products?loginToken=\(token)").text, products, token)
+        }
     }
 
     func testBadStateDocumentsAreRefusedWithTheirPathAndChangeNothing() throws {
