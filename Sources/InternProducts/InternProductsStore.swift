@@ -324,11 +324,14 @@ struct InternProductsToken: Equatable {
         return micros
     }
 
-    /// `^[1-9][0-9]{8,9}\.[0-9]{5}[1-9]$`: what a seed's token must look like. A token minted by a
-    /// clock before 2004 has fewer digits, and one ending in 0 is never minted.
+    /// `^[1-9][0-9]{8,9}\.[0-9]{5}[1-9]$`: what a seed's token must look like. One ending in 0 is
+    /// never minted.
     var isWellFormed: Bool {
-        (100_000_000_000_000..<10_000_000_000_000_000).contains(micros) && micros % 10 != 0
+        Self.wellFormedMicros.contains(micros) && micros % 10 != 0
     }
+
+    /// From 2004-03-03 09:46:40 UTC (nine digits of seconds) to the year 2317 (ten).
+    private static let wellFormedMicros = 100_000_000_000_000..<10_000_000_000_000_000
 
     /// `668961808.772846` for 668,961,808,772,846 µs.
     var text: String {
@@ -338,9 +341,14 @@ struct InternProductsToken: Equatable {
 
     /// The first microsecond at or after `now` whose last digit is not 0 and that `claim` takes
     /// (false: it is taken already), as a token.
+    /// A clock outside the years a token can name mints from the nearest of them: a board or VM
+    /// that booted without a real-time clock reads 1970, where a token would be negative.
     static func mint(at now: Date, claim: (InternProductsToken) -> Bool) -> InternProductsToken {
         // Rounded, not truncated: a Double a hair below a whole microsecond still names it.
-        var micros = Int((now.timeIntervalSinceReferenceDate * 1_000_000).rounded())
+        let clock = (now.timeIntervalSinceReferenceDate * 1_000_000).rounded()
+        let latest = wellFormedMicros.upperBound - 1_000_000  // a second's room to move forward
+        var micros = clock < Double(wellFormedMicros.lowerBound) ? wellFormedMicros.lowerBound
+            : clock >= Double(latest) ? latest : Int(clock)
         while true {
             if micros % 10 != 0, claim(InternProductsToken(micros: micros)) { return InternProductsToken(micros: micros) }
             micros += 1
