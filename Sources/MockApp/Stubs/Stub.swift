@@ -11,7 +11,7 @@ struct Stub: Sendable {
     /// Conditions beyond method and path; every one must hold.
     var query: [(name: String, value: String)] = []
     var headers: [(name: String, value: String)] = []
-    var bodyContains: String?
+    var bodyContains: ByteSearch?
 
     var status: Int
     var reason: String?
@@ -38,7 +38,7 @@ struct Stub: Sendable {
         }
         for condition in query where FormDecoding.last(condition.name, in: pairs) != condition.value { return nil }
         for condition in headers where request.headers[condition.name] != condition.value { return nil }
-        if let bodyContains, !request.body.contains(Array(bodyContains.utf8)) { return nil }
+        if let bodyContains, !bodyContains.occurs(in: request.body) { return nil }
         return parameters
     }
 

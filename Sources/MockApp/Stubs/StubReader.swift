@@ -61,7 +61,7 @@ struct StubReader {
         var stub = Stub(source: source, route: route, status: status, body: .text(Template("")))
         stub.query = try Self.pairs(request.optionalNode("query"))
         stub.headers = try Self.pairs(request.optionalNode("headers"))
-        stub.bodyContains = try request.optionalNode("body_contains")?.string()
+        if let contains = request.optionalNode("body_contains") { stub.bodyContains = ByteSearch(try contains.string()) }
         if let reasonNode = response.optionalNode("reason") {
             stub.reason = try reasonNode.string()
             if stub.reason!.utf8.contains(where: Template.isControl) { throw reasonNode.fail(Self.controlProblem) }
