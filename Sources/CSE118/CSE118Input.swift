@@ -14,6 +14,8 @@ struct CSE118Input {
         static let content = BodySchema(properties: [("content", 1...1000)])
     }
 
+    static let listedUnknownProperties = 100
+
     /// The `{id}` segment.
     private(set) var id = CSE118ID()
     /// The `mid` query value.
@@ -91,7 +93,12 @@ struct CSE118Input {
             fields[name] = text
         }
         var seen = Set(schema.properties.map(\.name))
-        let unknown = object.keys.filter { seen.insert($0).inserted }.map { ValidationProblem.additional($0, in: "body") }
+        // The first 100 unknown properties: the real server listed every one, but its body parser
+        // took 100 kB at most, and 16 MiB of keys would answer 240 MB (docs/apis/cse118.md#errors).
+        var unknown: [ValidationProblem] = []
+        for key in object.keys where unknown.count < Self.listedUnknownProperties && seen.insert(key).inserted {
+            unknown.append(.additional(key, in: "body"))
+        }
         let problems = missing + wrongType + wrongLength + unknown
         if !problems.isEmpty { throw .validation(problems) }
     }

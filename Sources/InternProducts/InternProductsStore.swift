@@ -22,22 +22,20 @@ public struct InternProductsState {
 
     /// Users in registration order (seeded ones first).
     private(set) var users: [User] = []
-    /// Users by name, compared byte for byte as the real server's strings were: each entry is 32
-    /// bits of the name's hash above the user's place + 1.
-    private var placesByName = InternProductsSlots()
-    /// Every user's token, each entry its microseconds (never 0: the last digit is not 0).
-    private var liveTokens = InternProductsSlots()
+    /// Users by name, compared byte for byte as the real server's strings were.
+    private var placesByName = TaggedRowIndex()
+    /// Users by token, every user's filed (a seed user's once read or minted).
+    private var placesByToken = TaggedRowIndex()
     private(set) var catalog = InternProductsCatalog([])
     public var changes = StateChanges()
 
     func user(named username: String) -> User? {
-        let hash = Self.nameHash(username)
-        return placesByName.first(from: UInt64(hash)) { Self.isEntry($0, of: username, hash: hash, in: users) }.map { users[Self.place(in: $0)] }
+        placesByName.row(hash: Self.nameHash(username)) { users[$0].username.hasSameBytes(as: username) }.map { users[$0] }
     }
 
     func isLive(token: String) -> Bool {
         guard let token = InternProductsToken(token) else { return false }
-        return liveTokens.first(from: Self.tokenHome(token.entry)) { $0 == token.entry } != nil
+        return placesByToken.row(hash: Self.tokenHash(token)) { users[$0].loginToken == token } != nil
     }
 
     /// Creates the user with a fresh token (docs/apis/internproducts.md#tokens); nil when the name is taken.
@@ -48,7 +46,7 @@ public struct InternProductsState {
 
     /// Appends the user, already filed by name at its place, with the first free token at `now`.
     private mutating func appendMinting(username: String, password: String, at now: Date) -> InternProductsToken {
-        let token = InternProductsToken.mint(at: now) { fileToken($0) }
+        let token = InternProductsToken.mint(at: now) { fileToken($0, at: users.count) }
         users.append(User(username: username, password: password, loginToken: token))
         changes.touch(.row("users", "username", .string(username)))
         return token
@@ -56,44 +54,28 @@ public struct InternProductsState {
 
     /// Files `place` under `username`, unless a user has that name already: then that user's place.
     private mutating func file(_ username: String, at place: Int) -> Int? {
-        precondition(place < Int(UInt32.max) - 1, "at most 2^32 - 2 users")
-        let hash = Self.nameHash(username)
-        let entry = UInt64(hash) << 32 | UInt64(place + 1)
-        let users = users
-        return placesByName.insert(entry, home: { $0 >> 32 }, where: { Self.isEntry($0, of: username, hash: hash, in: users) }).map(Self.place)
+        Self.insert(place, hash: Self.nameHash(username), into: &placesByName, users) { $0.username.hasSameBytes(as: username) }
     }
 
-    /// Files the token; false when it is taken.
-    private mutating func fileToken(_ token: InternProductsToken) -> Bool {
-        liveTokens.insert(token.entry, home: Self.tokenHome, where: { $0 == token.entry }) == nil
+    /// Files the token of the user at `place` (who may be the next one, not appended yet); false
+    /// when another user has it.
+    private mutating func fileToken(_ token: InternProductsToken, at place: Int) -> Bool {
+        Self.insert(place, hash: Self.tokenHash(token), into: &placesByToken, users) { $0.loginToken == token } == nil
     }
 
-    private static func isEntry(_ entry: UInt64, of username: String, hash: UInt32, in users: [User]) -> Bool {
-        UInt32(truncatingIfNeeded: entry >> 32) == hash && users[place(in: entry)].username.hasSameBytes(as: username)
+    /// `index.insert` matching `users`, which are passed rather than copied into a local: a copy
+    /// costs a retain and a release for every user a seed files.
+    private static func insert(_ place: Int, hash: UInt32, into index: inout TaggedRowIndex, _ users: [User],
+                               where matches: (User) -> Bool) -> Int? {
+        index.insert(place, hash: hash) { matches(users[$0]) }
     }
 
-    private static func place(in entry: UInt64) -> Int {
-        Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-    }
-
-    /// SipHash of the name's bytes (`Hasher`, seeded afresh by each process, so names sent to
-    /// `/register` cannot be chosen to collide), folded to 32 bits.
     private static func nameHash(_ name: String) -> UInt32 {
-        var hasher = Hasher()
-        if name.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
-            Array(name.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
-        }
-        let value = UInt64(bitPattern: Int64(hasher.finalize()))
-        return UInt32(truncatingIfNeeded: value ^ value >> 32)
+        var name = name
+        return name.withUTF8(KeyHash.of)
     }
 
-    /// Fibonacci hashing: tokens are minted by this server or given by the seed, never chosen by
-    /// a request, and even evenly spaced ones (a second apart) spread over the slots.
-    private static func tokenHome(_ entry: UInt64) -> UInt64 {
-        var scattered = entry
-        scattered &*= 0x9E37_79B9_7F4A_7C15  // not `&*`, which FixedWidthInteger declares for macOS 15
-        return scattered >> 32
-    }
+    private static func tokenHash(_ token: InternProductsToken) -> UInt32 { KeyHash.of(bytesOf: token.micros) }
 }
 
 // MARK: Seed format
@@ -165,7 +147,7 @@ extension InternProductsState {
                 guard let given = InternProductsToken(text), given.isWellFormed else {
                     throw value.fail("expected seconds since 2001 with six decimals, the last not 0, e.g. 668961808.772846")
                 }
-                guard fileToken(given) else { throw value.fail("duplicate loginToken \(text)") }
+                guard fileToken(given, at: users.count) else { throw value.fail("duplicate loginToken \(text)") }
                 token = given
             }
         }
@@ -178,9 +160,11 @@ extension InternProductsState {
     private mutating func mintMissingTokens(at now: Date) {
         let read = users
         users.removeAll(keepingCapacity: true)
-        placesByName = InternProductsSlots()
+        placesByName = TaggedRowIndex()
+        placesByToken = TaggedRowIndex()
         for user in read where user.loginToken != .unminted {
             _ = file(user.username, at: users.count)
+            _ = fileToken(user.loginToken, at: users.count)
             users.append(user)
         }
         for user in read where user.loginToken == .unminted {
@@ -314,9 +298,6 @@ struct InternProductsToken: Equatable {
     /// live token, since none is ever minted or filed.
     static let unminted = InternProductsToken(micros: 0)
 
-    /// The token as an entry of `InternProductsSlots`: never 0 for a minted or well-formed one.
-    var entry: UInt64 { UInt64(bitPattern: Int64(micros)) }
-
     init(micros: Int) {
         self.micros = micros
     }
@@ -343,11 +324,14 @@ struct InternProductsToken: Equatable {
         return micros
     }
 
-    /// `^[1-9][0-9]{8,9}\.[0-9]{5}[1-9]$`: what a seed's token must look like. A token minted by a
-    /// clock before 2004 has fewer digits, and one ending in 0 is never minted.
+    /// `^[1-9][0-9]{8,9}\.[0-9]{5}[1-9]$`: what a seed's token must look like. One ending in 0 is
+    /// never minted.
     var isWellFormed: Bool {
-        (100_000_000_000_000..<10_000_000_000_000_000).contains(micros) && micros % 10 != 0
+        Self.wellFormedMicros.contains(micros) && micros % 10 != 0
     }
+
+    /// From 2004-03-03 09:46:40 UTC (nine digits of seconds) to the year 2317 (ten).
+    private static let wellFormedMicros = 100_000_000_000_000..<10_000_000_000_000_000
 
     /// `668961808.772846` for 668,961,808,772,846 µs.
     var text: String {
@@ -357,9 +341,14 @@ struct InternProductsToken: Equatable {
 
     /// The first microsecond at or after `now` whose last digit is not 0 and that `claim` takes
     /// (false: it is taken already), as a token.
+    /// A clock outside the years a token can name mints from the nearest of them: a board or VM
+    /// that booted without a real-time clock reads 1970, where a token would be negative.
     static func mint(at now: Date, claim: (InternProductsToken) -> Bool) -> InternProductsToken {
         // Rounded, not truncated: a Double a hair below a whole microsecond still names it.
-        var micros = Int((now.timeIntervalSinceReferenceDate * 1_000_000).rounded())
+        let clock = (now.timeIntervalSinceReferenceDate * 1_000_000).rounded()
+        let latest = wellFormedMicros.upperBound - 1_000_000  // a second's room to move forward
+        var micros = clock < Double(wellFormedMicros.lowerBound) ? wellFormedMicros.lowerBound
+            : clock >= Double(latest) ? latest : Int(clock)
         while true {
             if micros % 10 != 0, claim(InternProductsToken(micros: micros)) { return InternProductsToken(micros: micros) }
             micros += 1

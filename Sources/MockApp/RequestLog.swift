@@ -24,12 +24,12 @@ public final class RequestLog: Sendable {
             let time = LocalTime.timeOfDay(request.receivedAt)
             let line = "\(time) \(request.peer.host) \(request.method) \(request.target) \(exchange.sentStatus.map(String.init) ?? "-") "
                 + "\(exchange.responseBytes)B \(milliseconds)ms \(response.routeGroup ?? "-")"
-            output(response.explanation.map { "\(line) (\($0))" } ?? line)
+            output(Self.printable(response.explanation.map { "\(line) (\(Self.capped($0)))" } ?? line))
         case .json:
             let line = LogLine(at: ISO8601.format(request.receivedAt), client: request.peer.description,
                                method: request.method, path: request.target, status: exchange.sentStatus,
                                bytes: exchange.responseBytes, ms: milliseconds, api: response.routeGroup,
-                               reason: response.explanation)
+                               reason: response.explanation.map(Self.capped))
             output(String(decoding: OrderedJSON.encode(line, escapeSlash: false), as: UTF8.self))
         }
     }
@@ -38,11 +38,47 @@ public final class RequestLog: Sendable {
     public func note(_ text: String, from peer: PeerAddress, at date: Date) {
         switch format {
         case .text:
-            output("\(LocalTime.timeOfDay(date)) \(peer.host) \(text)")
+            output(Self.printable("\(LocalTime.timeOfDay(date)) \(peer.host) \(text)"))
         case .json:
             let line = NoteLine(at: ISO8601.format(date), client: peer.description, note: text)
             output(String(decoding: OrderedJSON.encode(line, escapeSlash: false), as: UTF8.self))
         }
+    }
+
+    /// A reason cut to 2 KiB of UTF-8, between characters' bytes: reasons repeat what clients sent, and the
+    /// console and the journal (`Journal.record`) keep every line short whatever that was.
+    static func capped(_ reason: String) -> String {
+        let limit = 2048
+        guard reason.utf8.count > limit else { return reason }
+        let bytes = Array(reason.utf8.prefix(limit + 1))
+        var cut = limit
+        while bytes[cut] & 0xC0 == 0x80 { cut -= 1 }  // not inside a character's bytes
+        return String(decoding: bytes[..<cut], as: UTF8.self) + "…"
+    }
+
+    /// The line with its control characters spelled out (`\n`, `\u001B`): a text console line holds
+    /// a client's field names and paths, which must not start lines of their own or reach the
+    /// terminal as escape sequences. JSON lines are escaped by the encoder.
+    static func printable(_ line: String) -> String {
+        guard line.unicodeScalars.contains(where: isControl) else { return line }
+        var out = String.UnicodeScalarView()
+        for scalar in line.unicodeScalars {
+            guard isControl(scalar) else { out.append(scalar); continue }
+            switch scalar {
+            case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": out.append(contentsOf: "\\r".unicodeScalars)
+            case "\t": out.append(contentsOf: "\\t".unicodeScalars)
+            default:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            }
+        }
+        return String(out)
+    }
+
+    /// C0 controls, DEL and the C1 controls (U+009B starts an escape sequence on some terminals).
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     private struct NoteLine: Encodable {

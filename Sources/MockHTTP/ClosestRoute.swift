@@ -2,19 +2,27 @@
 extension Router {
     /// `GET /api/threads` for `GET /api/thread/` and the like; nil when nothing served is close.
     /// `{name}` segments are filled from the path when the two have as many segments.
+    /// Paths over `RouteDistance.longestPath` bytes get no hint: nobody mistypes that much, and the
+    /// comparison costs about the product of the lengths, on the event loop.
     public func closestRoute(method: String, path: String) -> String? {
+        guard path.utf8.count <= RouteDistance.longestPath else { return nil }
         let wanted = Methods(named: method)
         let pieces = RouteDistance.segments(of: path)
+        let tolerance = RouteDistance.tolerance(forPath: path)
         var best: (cost: Int, route: Route)?
         for group in groups {
             for route in group.routes where route.pattern != "/" {
+                let pattern = RouteDistance.segments(of: route.pattern)
+                // Each segment one has and the other lacks costs at least `extraSegment`.
+                let leastCost = abs(pieces.count - pattern.count) * RouteDistance.extraSegment
+                guard leastCost <= min(tolerance, best?.cost ?? Int.max) else { continue }
                 let takesMethod = route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty
                 // A route the method does not reach is a worse guess than one it does.
-                let cost = RouteDistance.between(pieces, RouteDistance.segments(of: route.pattern)) + (takesMethod ? 0 : 1)
+                let cost = RouteDistance.between(pieces, pattern, tolerance: tolerance) + (takesMethod ? 0 : 1)
                 if cost < best?.cost ?? Int.max { best = (cost, route) }
             }
         }
-        guard let (cost, route) = best, cost <= RouteDistance.tolerance(forPath: path) else { return nil }
+        guard let (cost, route) = best, cost <= tolerance else { return nil }
         let shownMethod = route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty
             ? method : Methods.canonicalNames(in: route.methods).first ?? method
         return "\(shownMethod) \(RouteDistance.filled(route.pattern, from: pieces))"
@@ -34,6 +42,7 @@ extension Methods {
 /// word is not), and two segments compare by their letters, ignoring case.
 enum RouteDistance {
     static let extraSegment = 2
+    static let longestPath = 512
 
     static func segments(of path: String) -> [Substring] {
         Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
@@ -44,14 +53,15 @@ enum RouteDistance {
         max(3, path.count / 4)
     }
 
-    static func between(_ path: [Substring], _ pattern: [Substring]) -> Int {
+    /// Exact up to `tolerance`; above it, any cost above it (nothing beyond is a hint).
+    static func between(_ path: [Substring], _ pattern: [Substring], tolerance: Int) -> Int {
         let missing = pattern.map { isParameter($0) ? extraSegment : max(extraSegment, $0.count / 2) }
         var previous = [0]
         for cost in missing { previous.append(previous.last! + cost) }
         for (row, piece) in path.enumerated() {
             var current = [(row + 1) * extraSegment]
             for (column, expected) in pattern.enumerated() {
-                let replace = previous[column] + substitution(piece, expected)
+                let replace = previous[column] + substitution(piece, expected, tolerance: tolerance)
                 current.append(min(replace, previous[column + 1] + extraSegment, current[column] + missing[column]))
             }
             previous = current
@@ -59,9 +69,12 @@ enum RouteDistance {
         return previous[pattern.count]
     }
 
-    private static func substitution(_ piece: Substring, _ expected: Substring) -> Int {
+    private static func substitution(_ piece: Substring, _ expected: Substring, tolerance: Int) -> Int {
         if isParameter(expected) { return piece.isEmpty ? 1 : 0 }
-        return letters(Array(piece.lowercased().utf8), Array(expected.lowercased().utf8))
+        let (typed, served) = (Array(piece.lowercased().utf8), Array(expected.lowercased().utf8))
+        // At least one edit per byte of difference in length: past the tolerance, no need to count.
+        let lengthDifference = abs(typed.count - served.count)
+        return lengthDifference > tolerance ? lengthDifference : letters(typed, served)
     }
 
     private static func isParameter(_ segment: Substring) -> Bool {

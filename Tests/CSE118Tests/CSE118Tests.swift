@@ -93,6 +93,18 @@ final class CSE118Tests: XCTestCase {
                                                  "/body/alpha additionalProperties.openapi.validation"])
     }
 
+    /// Unknown properties are listed up to the first 100, so a body of a million keys cannot make
+    /// an answer of hundreds of megabytes (found by the session-6 hostile-input hunt).
+    func testAtMostTheFirst100UnknownPropertiesAreListed() throws {
+        let keys = (0..<5_000).map { #""k\#($0)":1"# }.joined(separator: ",")
+        let answer = try client.call("POST", "/login", body: #"{"email":"a","password":"b",\#(keys)}"#)
+        XCTAssertEqual(answer.status, 400)
+        XCTAssertEqual(cse118ErrorCodes(answer), (0..<100).map { "/body/k\($0) additionalProperties.openapi.validation" })
+        let message = try XCTUnwrap(JSONParser.parse(answer.body).objectValue?["message"]?.stringValue)
+        XCTAssertTrue(message.hasSuffix(", request/body/k99 must NOT have additional properties"), String(message.suffix(100)))
+        XCTAssertEqual(message.components(separatedBy: ", ").count, 100)
+    }
+
     func testTokenErrors() throws {
         let required = #"{"message":"Authorization header required","status":401}"#
         let invalid = #"{"message":"Invalid access token","status":403}"#

@@ -185,6 +185,23 @@ final class InternProductsTests: XCTestCase {
         }
     }
 
+    /// A board or VM that booted without a real-time clock reads 1970, where the token would be
+    /// negative (and writing it ended the server); such a clock, and one past the year 2317, mint
+    /// from the nearest time a well-formed token names, and the token logs in.
+    func testAClockOutsideTheTokensYearsMintsFromTheNearestOne() throws {
+        for (clock, expected) in [(Date(timeIntervalSince1970: 100_000.123_457), "100000000.000001"),
+                                  (Date(timeIntervalSinceReferenceDate: 2e10), "9999999999.000001")] {
+            var options = APIOptions()
+            options.clock = { clock }
+            let api = try XCTUnwrap(APICatalog.load(["internproducts"], seed: TestServer.shippedSeed, options: options).first)
+            let server = try TestServer(responder: MockApp(apis: [api]))
+            let registered = try server.request("GET", "/register?username=early&password=bird")
+            XCTAssertEqual(registered.text, #"{"status":"SUCCESS","loginToken":"\#(expected)"}"#)
+            XCTAssertEqual(try server.request("GET", "/login?username=early&password=bird").text, #"{"status":"SUCCESS","loginToken":"\#(expected)"}"#)
+            XCTAssertEqual(try server.request("GET", "/products?loginToken=\(expected)").status, 200)
+        }
+    }
+
     func testConcurrentRegistrationsOfOneNameHaveOneWinner() throws {
         let attempts = 24
         let answers = Locked<[String]>([])
@@ -489,6 +506,12 @@ final class InternProductsTests: XCTestCase {
         try assertToken("/login?username=eve&password=e", "785246913.204513")
         try assertFailed("/login?username=admin&password=1234", "No such user with username: admin")
         try assertFailed("/products?loginToken=\(Self.adminToken)", "Invalid login token")
+        // Tokens are filed by their users' places, which minting reorders: each is live where it went.
+        let products = try get("/products?loginToken=785246913.204511").text
+        XCTAssertTrue(products.hasPrefix(#"{"status":"SUCCESS","products":["#), products)
+        for token in ["785246913.204512", "785246913.204513"] {
+            XCTAssertEqual(try get("/products?loginToken=\(token)").text, products, token)
+        }
     }
 
     func testBadStateDocumentsAreRefusedWithTheirPathAndChangeNothing() throws {

@@ -37,6 +37,15 @@ final class ReasonTests: XCTestCase {
         XCTAssertEqual(try reasonLogged(for: "/favicon.ico"), "no API serves this path")
     }
 
+    /// A path over 512 bytes gets no hint, even one an extra segment away (a segment costs the
+    /// same whatever its length): comparing such paths with every route cost milliseconds each.
+    func testAPathOver512BytesHasNoHint() throws {
+        let atTheLimit = "/api/thread/" + String(repeating: "a", count: 500)
+        XCTAssertEqual(try server.request("GET", atTheLimit).text, #"{"error":"not_found","path":"\#(atTheLimit)","hint":"GET /api/thread"}"#)
+        let over = atTheLimit + "a"
+        XCTAssertEqual(try server.request("GET", over).text, #"{"error":"not_found","path":"\#(over)"}"#)
+    }
+
     func testAMethodThePathDoesNotTakeListsThoseItDoes() throws {
         let response = try server.request("PUT", "/api/threads")
         XCTAssertEqual(response.text, #"{"status":"error","message":"Method not allowed."}"#, "the body is the API's own")

@@ -114,6 +114,50 @@ final class StubTests: XCTestCase {
         XCTAssertEqual(try server.request("GET", "/ok").status, 404)
     }
 
+    /// A value a request brings into a header (`{{query.to}}`, `{{path.where}}`) comes back with its
+    /// line breaks and other controls percent-encoded: decoded as they are, `%0D%0A` let any client
+    /// write header lines, or a second answer, of its own (found by the session-6 hostile-input hunt).
+    func testATemplatedHeaderValueCannotAddHeaderLinesOrAnswers() throws {
+        _ = try server.request("PUT", "/_mock/stubs", body: #"""
+        {"request": {"method": "GET", "path": "/go/{where}"},
+         "response": {"status": 302, "headers": {"Location": "/next?to={{query.to}}", "X-Where": "{{path.where}}"}}}
+        """#)
+        let client = try server.connect()
+        client.send("GET /go/a%0D%0ASet-Cookie:%20p=1%09%7F?to=x%0D%0AContent-Length:%200%0D%0A%0D%0AHTTP/1.1%20200%20OK%00 HTTP/1.1\r\n"
+                    + "Host: test\r\nConnection: close\r\n\r\n")
+        let head = String(decoding: client.readToEnd(), as: UTF8.self).components(separatedBy: "\r\n")
+        XCTAssertEqual(Array(head.prefix(3)), [
+            "HTTP/1.1 302 Found",
+            "Location: /next?to=x%0D%0AContent-Length: 0%0D%0A%0D%0AHTTP/1.1 200 OK%00",
+            "X-Where: a%0D%0ASet-Cookie: p=1\t%7F",
+        ])
+        XCTAssertEqual(head.filter { $0.hasPrefix("Content-Length:") }, ["Content-Length: 0"])
+    }
+
+    /// A stub's own header names and values, and its reason, are written into the head as they are,
+    /// so a file or PUT that would break a line is refused where it is.
+    func testAStubWhoseHeadersOrReasonWouldBreakTheHeadIsRefused() throws {
+        for (response, path, detail) in [
+            (#"{"status":200,"headers":{"X-A":"one\r\nX-B: two"}}"#, "$.response.headers.X-A",
+             "holds a line break or another control character, which would end the header line"),
+            (#"{"status":200,"headers":{"X A":"one"}}"#, "$.response.headers",
+             "`X A` is not a header name (letters, digits and !#$%&'*+-.^_`|~)"),
+            (#"{"status":200,"headers":{"":"one"}}"#, "$.response.headers",
+             "`` is not a header name (letters, digits and !#$%&'*+-.^_`|~)"),
+            (#"{"status":200,"reason":"OK\nX-B: two"}"#, "$.response.reason",
+             "holds a line break or another control character, which would end the header line"),
+        ] {
+            let refused = try server.request("PUT", "/_mock/stubs", body: #"{"request":{"method":"GET","path":"/h"},"response":\#(response)}"#)
+            XCTAssertEqual(refused.status, 400, response)
+            XCTAssertEqual(try JSONParser.parse(refused.body).objectValue?["path"]?.stringValue, path, response)
+            XCTAssertEqual(try JSONParser.parse(refused.body).objectValue?["detail"]?.stringValue, detail, response)
+        }
+        XCTAssertEqual(try server.request("GET", "/h").status, 404)
+        let tabbed = try server.request("PUT", "/_mock/stubs", body: #"{"request":{"method":"GET","path":"/h"},"response":{"status":200,"headers":{"X-A":"a\tb"}}}"#)
+        XCTAssertEqual(tabbed.status, 200, tabbed.text)
+        XCTAssertEqual(try server.request("GET", "/h").headers["X-A"], "a\tb")
+    }
+
     func testStubsShowInTheJournalIndexPageAndOpenAPIAndTakeFaults() throws {
         _ = try server.request("GET", "/api/v3/courses/9/grades?term=fall")
         XCTAssertEqual(try server.lastJournalEntry()["api"]?.stringValue, "stubs")

@@ -42,6 +42,15 @@ final class TLSDetectionTests: XCTestCase {
         XCTAssertTrue(try console.waitForLine(containing: "https").contains("use http://HOST:\(server.port)/… instead of https://"))
     }
 
+    /// The server name is the client's: a line break or an escape in it is spelled out on the console.
+    func testAServerNameCannotWriteConsoleLinesOrTerminalEscapes() throws {
+        let client = try server.connect(timeout: 5)
+        client.send(Self.clientHello(serverName: "evil\n12:00:00.000 1.2.3.4 GET /forged 200\u{1B}[2J"))
+        XCTAssertTrue(client.isClosedByServer())
+        let line = try console.waitForLine(containing: "https")
+        XCTAssertTrue(line.contains(#"use http://evil\n12:00:00.000 1.2.3.4 GET /forged 200\u001B[2J:\#(server.port)/…"#), line)
+    }
+
     /// In a container the listening port is not the one clients use; a public URL is.
     func testTheHintNamesThePublicURLOrAdmitsTheHostPortIsUnknown() throws {
         for (addresses, advice) in [

@@ -12,9 +12,9 @@ extension Journal.Entry {
 }
 
 /// The last requests to the course APIs (and common 404s), newest first, for `/_mock/requests`
-/// and the index page. Recording copies a few fields, at most 4 KiB of each body and 4 KiB of
-/// headers, so an entry stays under about 20 KiB whatever a client sends (the request line is at
-/// most 8 KiB); the JSON is written only when someone asks, so the journal is cheap enough to leave on.
+/// and the index page. Recording copies a few fields, at most 4 KiB of each body, 4 KiB of
+/// headers and 2 KiB of the reason, so an entry stays under about 20 KiB whatever a client sends
+/// (the request line is at most 8 KiB); the JSON is written only when someone asks, so the journal is cheap enough to leave on.
 final class Journal: @unchecked Sendable {
     struct Entry {
         /// 1 for the first entry of this run, then one more for each; set when recorded, never reused
@@ -33,8 +33,9 @@ final class Journal: @unchecked Sendable {
         var headers: HTTPHeaders
         /// Some header value was shortened or some fields left out to keep the entry small.
         var headersCut: Bool
-        var bodyPrefix: ArraySlice<UInt8>
-        var responseBodyPrefix: ArraySlice<UInt8>
+        /// Copies, not slices: a slice would keep the whole body alive.
+        var bodyPrefix: [UInt8]
+        var responseBodyPrefix: [UInt8]
         var reason: String?
     }
 
@@ -71,9 +72,9 @@ final class Journal: @unchecked Sendable {
                           query: request.query ?? "", status: exchange.sentStatus,
                           durationMilliseconds: exchange.durationMilliseconds, requestBytes: request.body.count,
                           responseBytes: exchange.responseBytes, headers: headers, headersCut: headersCut,
-                          bodyPrefix: request.body.prefix(Self.bodyPrefixLimit),
-                          responseBodyPrefix: request.method == "HEAD" ? [] : exchange.response.body.prefix(Self.bodyPrefixLimit),
-                          reason: exchange.response.explanation))
+                          bodyPrefix: Array(request.body.prefix(Self.bodyPrefixLimit)),
+                          responseBodyPrefix: request.method == "HEAD" ? [] : Array(exchange.response.body.prefix(Self.bodyPrefixLimit)),
+                          reason: exchange.response.explanation.map(RequestLog.capped)))
     }
 
     /// Each value cut to `headerValueLimit` bytes, and fields kept while names and values fit in
@@ -204,7 +205,7 @@ final class Journal: @unchecked Sendable {
     }
 
     /// `"request_body":"text"`, or base64 with `"request_body_base64":true` when it is not UTF-8.
-    private static func writeBody(_ prefix: ArraySlice<UInt8>, as key: String, to writer: inout JSONWriter) {
+    private static func writeBody(_ prefix: [UInt8], as key: String, to writer: inout JSONWriter) {
         writer.key(key)
         if let text = String(validUTF8: prefix) {
             writer.string(text)

@@ -11,7 +11,7 @@ struct Stub: Sendable {
     /// Conditions beyond method and path; every one must hold.
     var query: [(name: String, value: String)] = []
     var headers: [(name: String, value: String)] = []
-    var bodyContains: String?
+    var bodyContains: ByteSearch?
 
     var status: Int
     var reason: String?
@@ -38,7 +38,7 @@ struct Stub: Sendable {
         }
         for condition in query where FormDecoding.last(condition.name, in: pairs) != condition.value { return nil }
         for condition in headers where request.headers[condition.name] != condition.value { return nil }
-        if let bodyContains, !request.body.contains(Array(bodyContains.utf8)) { return nil }
+        if let bodyContains, !bodyContains.occurs(in: request.body) { return nil }
         return parameters
     }
 
@@ -59,7 +59,7 @@ struct Stub: Sendable {
         }
         if case let .text(template) = body, template.isJSONFile { contentType = Response.jsonType }
         for (name, value) in answerHeaders {
-            response.headers.add(name, value.render(values))
+            response.headers.add(name, value.render(values, forHeader: true))
         }
         if !response.headers.contains("Content-Type") && !response.body.isEmpty {
             response.headers.add("Content-Type", contentType)
@@ -118,17 +118,38 @@ struct Template: Sendable {
         pieces.compactMap { if case let .path(name) = $0 { return name } else { return nil } }
     }
 
-    /// A missing query parameter becomes empty text.
-    func render(_ values: Values) -> String {
+    /// A missing query parameter becomes empty text. In a header value (`forHeader`), control
+    /// characters a request brought are percent-encoded again: a decoded `%0D%0A` would otherwise
+    /// end the line and let the client write header lines, or a whole answer, of its own.
+    func render(_ values: Values, forHeader: Bool = false) -> String {
         var text = ""
         for piece in pieces {
+            let value: String
             switch piece {
-            case let .text(literal): text += literal
-            case let .path(name): text += values.path[name].flatMap { FormDecoding.percentDecode($0, plusAsSpace: false) } ?? ""
-            case let .query(name): text += FormDecoding.last(name, in: values.query) ?? ""
+            case let .text(literal): text += literal; continue
+            case let .path(name): value = values.path[name].flatMap { FormDecoding.percentDecode($0, plusAsSpace: false) } ?? ""
+            case let .query(name): value = FormDecoding.last(name, in: values.query) ?? ""
             }
+            text += forHeader ? Self.controlsEncoded(value) : value
         }
         return text
+    }
+
+    private static func controlsEncoded(_ value: String) -> String {
+        guard value.utf8.contains(where: isControl) else { return value }
+        var bytes: [UInt8] = []
+        for byte in value.utf8 {
+            guard isControl(byte) else { bytes.append(byte); continue }
+            bytes.append(contentsOf: "%".utf8)
+            let hex = String(byte, radix: 16, uppercase: true)
+            bytes.append(contentsOf: (hex.count == 1 ? "0" + hex : hex).utf8)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Bytes no header value may hold (RFC 9110 field values): C0 controls but tab, and DEL.
+    static func isControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09) || byte == 0x7F
     }
 }
 

@@ -61,9 +61,12 @@ struct StubReader {
         var stub = Stub(source: source, route: route, status: status, body: .text(Template("")))
         stub.query = try Self.pairs(request.optionalNode("query"))
         stub.headers = try Self.pairs(request.optionalNode("headers"))
-        stub.bodyContains = try request.optionalNode("body_contains")?.string()
-        stub.reason = try response.optionalNode("reason")?.string()
-        stub.answerHeaders = try Self.pairs(response.optionalNode("headers")).map { ($0.name, Template($0.value)) }
+        if let contains = request.optionalNode("body_contains") { stub.bodyContains = ByteSearch(try contains.string()) }
+        if let reasonNode = response.optionalNode("reason") {
+            stub.reason = try reasonNode.string()
+            if stub.reason!.utf8.contains(where: Template.isControl) { throw reasonNode.fail(Self.controlProblem) }
+        }
+        stub.answerHeaders = try Self.headerFields(response.optionalNode("headers")).map { ($0.name, Template($0.value)) }
         if let bodyNode = response.optionalNode("body") {
             if response.optionalNode("body_file") != nil { throw bodyNode.fail("give body or body_file, not both") }
             stub.body = bodyNode.value.stringValue.map { .text(Template($0)) } ?? .json(bodyNode.value)
@@ -122,6 +125,29 @@ struct StubReader {
     private static func known(_ object: SeedObject, _ fields: [String]) throws(SeedError) {
         for key in object.members.keys where !fields.contains(key) {
             throw SeedError(path: "\(object.path).\(key)", problem: "unknown field (known: \(fields.joined(separator: ", ")))")
+        }
+    }
+
+    /// An answer's header fields: names that are HTTP tokens, values without line breaks or other
+    /// controls (the head of the answer is written as they are).
+    private static func headerFields(_ node: SeedNode?) throws(SeedError) -> [(name: String, value: String)] {
+        let fields = try pairs(node)
+        guard let node else { return fields }
+        for (name, value) in fields {
+            if name.isEmpty || !name.utf8.allSatisfy(isTokenByte) {
+                throw SeedError(path: node.path, problem: "`\(name)` is not a header name (letters, digits and !#$%&'*+-.^_`|~)")
+            }
+            if value.utf8.contains(where: Template.isControl) { throw SeedError(path: node.path + "." + name, problem: controlProblem) }
+        }
+        return fields
+    }
+
+    private static let controlProblem = "holds a line break or another control character, which would end the header line"
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): return true
+        default: return "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
     }
 

@@ -105,7 +105,7 @@ public final class StubSet: Sendable {
             writer.key("path"); writer.string(stub.route.path.text)
             if !stub.query.isEmpty { writer.key("query"); writePairs(stub.query, to: &writer) }
             if !stub.headers.isEmpty { writer.key("headers"); writePairs(stub.headers, to: &writer) }
-            if let contains = stub.bodyContains { writer.key("body_contains"); writer.string(contains) }
+            if let contains = stub.bodyContains { writer.key("body_contains"); writer.string(String(decoding: contains.pattern, as: UTF8.self)) }
             writer.key("status"); writer.int(stub.status)
             writer.key("overrides"); writer.beginArray(); for route in stub.overrides { writer.string(route) }; writer.endArray()
             writer.endObject()
