@@ -1,3 +1,5 @@
+import MockHTTP
+
 /// A `multipart/form-data` POST body as CGI.pm 4.55's `read_multipart` read it. It differs from the
 /// multipart reading of the other APIs: the boundary is found anywhere in the body, a value loses
 /// the two bytes before the next boundary, a file part's value is its file name, and a body whose
@@ -29,15 +31,17 @@ enum CGIMultipart {
                            add: (_ name: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>) -> Void) -> Bool {
         let delimiter = Array("--".utf8) + boundary
         let closing = delimiter + Array("--".utf8)
-        guard var position = body.firstRange(of: delimiter)?.lowerBound,
+        // Linear searches: the client picks both the boundary and the body.
+        let nextDelimiter = ByteSearch(delimiter), blankLine = ByteSearch("\r\n\r\n")
+        guard var position = nextDelimiter.firstRange(in: body)?.lowerBound,
               !body[position...].starts(with: closing) else { return false }
         while true {
             position += delimiter.count
-            guard let headerEnd = body[position...].firstRange(of: Array("\r\n\r\n".utf8)) else { break }
+            guard let headerEnd = blankLine.firstRange(in: body[position...]) else { break }
             let headers = Self.headers(body[position..<(headerEnd.lowerBound + 2)])
             guard !headers.isEmpty else { break }
             position = headerEnd.upperBound
-            guard let next = body[position...].firstRange(of: delimiter)?.lowerBound else { return false }
+            guard let next = nextDelimiter.firstRange(in: body[position...])?.lowerBound else { return false }
             let disposition = headers["Content-Disposition"] ?? []
             let filename = Self.filename(in: disposition)
             // A file (or Opera's multipart/mixed upload) became a file handle that reads as its name.
@@ -70,8 +74,9 @@ enum CGIMultipart {
             let nameStart = text[start..<colon].lastIndex { !isTokenByte($0) }.map { $0 + 1 } ?? start
             var valueStart = colon + 1
             while valueStart < text.count, isSpace(text[valueStart]) { valueStart += 1 }
-            let valueEnd = text[valueStart...].firstIndex { $0 == 0x0D || $0 == 0x0A } ?? text.count
             if nameStart < colon, valueStart > colon + 1 {
+                // Looked for only here: a block of colons would otherwise scan to its end at each.
+                let valueEnd = text[valueStart...].firstIndex { $0 == 0x0D || $0 == 0x0A } ?? text.count
                 headers[capitalized(text[nameStart..<colon])] = Array(text[valueStart..<valueEnd])
                 start = valueEnd
             } else {
