@@ -42,6 +42,27 @@ final class BodyShapeMemoryTests: XCTestCase {
         return try XCTUnwrap(Int(line.split(separator: " ")[1])) / 1024
     }
 
+    /// A 16 MiB form body of `a&` under 1 GiB of address space, the envelope
+    /// scripts/attack-big-bodies.py runs the server in: WSUV kept an array per piece (~1 GB), and
+    /// one request ended the process ("Fatal error: failed to allocate …"; session-6 hunt).
+    func testOneFormBodyAtTheBodyLimitDoesNotEndTheServer() throws {
+        #if os(Linux)
+        let limit = ["/bin/sh", "-c", "ulimit -v 1048576 && exec \"$@\"", "sh"]
+        let (child, port) = try ChildProcess.startServer(["--only", "wsuv", "--quiet", "--journal", "0"], wrapper: limit)
+        let body = Array(String(repeating: "a&", count: (8 << 20) - 8).utf8)
+        _ = try? httpRequest(port: port, "POST", "/cgi-bin/login.cgi", headers: [form], body: body)
+        let health = try? httpRequest(port: port, "GET", "/_mock/health")
+        let crash = child.standardError.split(separator: "\n").first { $0.contains("Fatal error") || $0.contains("Crash") }
+        XCTAssertEqual(health?.status, 200, "the server ended: \(crash ?? child.standardError.suffix(300))")
+        #else
+        throw XCTSkip("the address space limit is set with Linux's ulimit -v")
+        #endif
+    }
+
+    func testWSUVFormBodyOfManyPairsStaysNearItsSize() throws {
+        try assertBounded("wsuv", "POST", "/cgi-bin/login.cgi", headers: [form], bodies: [tinyPairs], answer: "")
+    }
+
     func testThreadsFormBodyOfManyPairsStaysNearItsSize() throws {
         try assertBounded("threads", "POST", "/api/login", headers: [form], bodies: [tinyPairs],
                           answer: #"{"status":"error","message":"Email is required."}"#)
