@@ -98,7 +98,7 @@ struct ArrivedFields {
             }
         } else if type == "application/json" || type.hasSuffix("+json")
                     || body.first(where: { $0 != 32 && $0 != 9 && $0 != 10 && $0 != 13 }) == UInt8(ascii: "{") {
-            switch try? JSONParser.parse(body) {
+            switch try? JSONParser.parse(body, maxValues: JSONParser.requestBodyValueLimit) {
             case let .object(object)?:
                 encoding = .json
                 names = object.members.map(\.key)

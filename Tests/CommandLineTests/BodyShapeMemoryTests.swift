@@ -14,6 +14,10 @@ final class BodyShapeMemoryTests: XCTestCase {
     private let nestedArrays = Array(("[" + String(repeating: "[0],", count: 1 << 20) + "[0]]").utf8)
     /// 4 MiB of `[0,0,…]`: two million numbers.
     private let flatNumbers = Array(("[" + String(repeating: "0,", count: 2 << 20) + "0]").utf8)
+    /// The same values in an object, which the reason for a refused body also reads (ErrorReason).
+    private var inObject: [[UInt8]] {
+        [nestedArrays, flatNumbers].map { Array(#"{"a":"#.utf8) + $0 + Array("}".utf8) }
+    }
     /// 4 MiB of `a&a&…`: two million pairs.
     private let tinyPairs = Array(String(repeating: "a&", count: 2 << 20).utf8)
 
@@ -75,6 +79,19 @@ final class BodyShapeMemoryTests: XCTestCase {
                           answer: #"{"message":"Request body is not valid JSON","status":400}"#)
         try assertBounded("otp", "POST", "/api/verify_code", headers: [], bodies: [nestedArrays, flatNumbers],
                           answer: #"{"error_code":"invalid_request","error_message":"The request body must be a JSON object","status":"error"}"#)
+    }
+
+    /// An object of many values is refused unbuilt by every API that reads JSON, and the console's
+    /// reason for the answer names its fields without building it either.
+    func testJSONObjectsOfManyValuesStayNearTheirSize() throws {
+        try assertBounded("threads", "POST", "/api/login", headers: [json], bodies: inObject,
+                          answer: #"{"status":"error","message":"Invalid JSON body."}"#)
+        try assertBounded("cse118", "POST", "/api/v2/login", headers: [json], bodies: inObject,
+                          answer: #"{"message":"Request body is not valid JSON","status":400}"#)
+        try assertBounded("otp", "POST", "/api/verify_code", headers: [], bodies: inObject,
+                          answer: #"{"error_code":"invalid_request","error_message":"The request body must be a JSON object","status":"error"}"#)
+        try assertBounded("internproducts", "GET", "/login?password=1", headers: [json], bodies: inObject,
+                          answer: #"{"status":"FAILED","message":"Missing parameter: username"}"#)
     }
 
     /// InternProducts reads only the query, but the reason for a missing parameter names the
