@@ -10,14 +10,14 @@ enum CGIForm {
     /// hold millions of them (CGI.pm had no cap), and a script asks for a handful.
     static func firstValue(named name: [UInt8], in form: [UInt8]) -> [UInt8]? {
         var decodedName: [UInt8] = []
-        let pieces = FormPieces(form[...]) { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ";") }
+        let pieces = FormPieces(form[...], separatedBy: UInt8(ascii: "&"), or: UInt8(ascii: ";"))
         // Unescaping never lengthens a name, so a shorter piece cannot match.
         for piece in pieces where piece.name.count >= name.count {
             decodedName.removeAll(keepingCapacity: true)
-            unescape(piece.name, into: &decodedName)
+            unescape(form[piece.name], into: &decodedName)
             if decodedName == name {
                 var value: [UInt8] = []
-                unescape(piece.value, into: &value)
+                unescape(form[piece.value], into: &value)
                 return value
             }
         }

@@ -8,32 +8,36 @@ public enum MalformedEscape: Sendable {
 }
 
 /// The pieces of a form or query between separators, each split at its first `=` (none: the
-/// value is empty), read in one pass as slices of the bytes: no copy, and nothing allocated for a
-/// piece the caller skips. Empty pieces are skipped.
+/// value is empty), read in one pass as ranges of the bytes: no copy, and nothing allocated or
+/// retained for a piece the caller skips. Empty pieces are skipped.
 public struct FormPieces: Sequence, IteratorProtocol {
     private let bytes: ArraySlice<UInt8>
-    private let isSeparator: (UInt8) -> Bool
+    private let separator: UInt8, otherSeparator: UInt8
     private var position: Int
 
-    public init(_ bytes: ArraySlice<UInt8>, separatedBy isSeparator: @escaping (UInt8) -> Bool) {
+    /// Pieces end at `separator` or `otherSeparator` (the same byte when there is one).
+    public init(_ bytes: ArraySlice<UInt8>, separatedBy separator: UInt8, or otherSeparator: UInt8? = nil) {
         self.bytes = bytes
-        self.isSeparator = isSeparator
+        self.separator = separator
+        self.otherSeparator = otherSeparator ?? separator
         position = bytes.startIndex
     }
 
-    public mutating func next() -> (name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)? {
+    public mutating func next() -> (name: Range<Int>, value: Range<Int>)? {
         while position < bytes.endIndex {
             let start = position
             var equals: Int?
-            while position < bytes.endIndex, !isSeparator(bytes[position]) {
-                if equals == nil, bytes[position] == UInt8(ascii: "=") { equals = position }
+            while position < bytes.endIndex {
+                let byte = bytes[position]
+                if byte == separator || byte == otherSeparator { break }
+                if equals == nil, byte == UInt8(ascii: "=") { equals = position }
                 position += 1
             }
             let end = position
             position += 1
             guard end > start else { continue }
-            guard let equals else { return (bytes[start..<end], bytes[end..<end]) }
-            return (bytes[start..<equals], bytes[(equals + 1)..<end])
+            guard let equals else { return (start..<end, end..<end) }
+            return (start..<equals, (equals + 1)..<end)
         }
         return nil
     }
@@ -51,13 +55,14 @@ public enum FormDecoding {
     public static func pairs(_ bytes: [UInt8], malformed: MalformedEscape,
                              limit: Int = maxPairs) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
-        for (index, piece) in FormPieces(bytes[...], separatedBy: { $0 == UInt8(ascii: "&") }).enumerated() {
+        for (index, piece) in FormPieces(bytes[...], separatedBy: UInt8(ascii: "&")).enumerated() {
             guard index < limit else { break }
             switch malformed {
             case .keepLiteral:
-                result.append((name: lenientDecode(piece.name), value: lenientDecode(piece.value)))
+                result.append((name: lenientDecode(bytes[piece.name]), value: lenientDecode(bytes[piece.value])))
             case .dropPair:
-                if let n = strictDecode(piece.name, plusAsSpace: true), let v = strictDecode(piece.value, plusAsSpace: true) {
+                if let n = strictDecode(bytes[piece.name], plusAsSpace: true),
+                   let v = strictDecode(bytes[piece.value], plusAsSpace: true) {
                     result.append((name: n, value: v))
                 }
             }
