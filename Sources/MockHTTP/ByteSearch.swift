@@ -26,24 +26,21 @@ public struct ByteSearch: Sendable {
 
     /// The first place `pattern` occurs in `bytes`.
     public func firstRange<Bytes: Collection<UInt8>>(in bytes: Bytes) -> Range<Bytes.Index>? {
-        guard !pattern.isEmpty else { return bytes.startIndex..<bytes.startIndex }
+        // The search runs on the bytes' own storage (arrays and their slices), so the loop is
+        // compiled once, for a buffer, instead of through the collection's witnesses.
+        let found = bytes.withContiguousStorageIfAvailable(firstOffsets) ?? Array(bytes).withUnsafeBufferPointer(firstOffsets)
+        guard let found else { return nil }
+        let start = bytes.index(bytes.startIndex, offsetBy: found.lowerBound)
+        return start..<bytes.index(start, offsetBy: found.count)
+    }
+
+    private func firstOffsets(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard !pattern.isEmpty else { return 0..<0 }
         var matched = 0
-        var start = bytes.startIndex  // where the current partial match began
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
-            let byte = bytes[index]
-            while matched > 0 && pattern[matched] != byte {
-                let dropped = matched - borders[matched]
-                matched = borders[matched]
-                bytes.formIndex(&start, offsetBy: dropped)
-            }
-            if pattern[matched] == byte {
-                matched += 1
-            } else {
-                start = bytes.index(after: index)
-            }
-            bytes.formIndex(after: &index)
-            if matched == pattern.count { return start..<index }
+        for (index, byte) in bytes.enumerated() {
+            while matched > 0 && pattern[matched] != byte { matched = borders[matched] }
+            if pattern[matched] == byte { matched += 1 }
+            if matched == pattern.count { return (index + 1 - matched)..<(index + 1) }
         }
         return nil
     }
