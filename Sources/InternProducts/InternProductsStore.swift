@@ -340,9 +340,9 @@ struct InternProductsToken: Equatable {
     }
 
     /// The first microsecond at or after `now` whose last digit is not 0 and that `claim` takes
-    /// (false: it is taken already), as a token.
-    /// A clock outside the years a token can name mints from the nearest of them: a board or VM
-    /// that booted without a real-time clock reads 1970, where a token would be negative.
+    /// (false: it is taken already), as a token. A clock outside the years a token can name mints
+    /// from the nearest of them: a board or VM that booted without a real-time clock reads 1970,
+    /// where a token would be negative.
     static func mint(at now: Date, claim: (InternProductsToken) -> Bool) -> InternProductsToken {
         // Rounded, not truncated: a Double a hair below a whole microsecond still names it.
         let clock = (now.timeIntervalSinceReferenceDate * 1_000_000).rounded()

@@ -51,6 +51,25 @@ final class ClientTextBoundsTests: XCTestCase {
         XCTAssertLessThan(reason.utf8.count, 4096, "the reason lists every field the body had")
     }
 
+    /// A reason that repeats a value as sent (WSUV's `action`) is cut at 2 KiB, between characters,
+    /// in the journal and on the console: a request line may carry 8 KiB of it.
+    func testAReasonIsCutAt2KiBInTheJournalAndTheConsole() throws {
+        let (child, port) = try ChildProcess.startServer(["--only", "wsuv"])
+        let answer = try httpRequest(port: port, "GET", "/cgi-bin/login.cgi?username=a&password=b&action="
+                                     + String(repeating: "%C3%A9", count: 1_200))
+        XCTAssertEqual(answer.status, 400)
+        // The longest run of whole characters within 2,048 bytes (the two-byte é never split).
+        var kept = ""
+        for character in "action must be login or logout, got `" + String(repeating: "é", count: 1_200) {
+            guard kept.utf8.count + String(character).utf8.count <= 2_048 else { break }
+            kept.append(character)
+        }
+        let journal = try httpRequest(port: port, "GET", "/_mock/requests?limit=1")
+        let entries = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(journal.body)) as? [[String: Any]])
+        XCTAssertEqual(entries.first?["reason"] as? String, kept + "…")
+        XCTAssertTrue(child.waitForOutput(" (\(kept)…)"), String(child.standardOutput.suffix(300)))
+    }
+
     /// A reason's field names come from the client: a newline in one must not start a console line
     /// of the client's making, nor its ESC bytes reach the terminal (`ESC[2J` clears it).
     func testAClientCannotWriteConsoleLinesOrTerminalEscapes() throws {

@@ -14,7 +14,8 @@ extension Journal.Entry {
 /// The last requests to the course APIs (and common 404s), newest first, for `/_mock/requests`
 /// and the index page. Recording copies a few fields, at most 4 KiB of each body, 4 KiB of
 /// headers and 2 KiB of the reason, so an entry stays under about 20 KiB whatever a client sends
-/// (the request line is at most 8 KiB); the JSON is written only when someone asks, so the journal is cheap enough to leave on.
+/// (the request line is at most 8 KiB); the JSON is written only when someone asks, so the
+/// journal is cheap enough to leave on.
 final class Journal: @unchecked Sendable {
     struct Entry {
         /// 1 for the first entry of this run, then one more for each; set when recorded, never reused

@@ -63,8 +63,9 @@ struct StubReader {
         stub.headers = try Self.pairs(request.optionalNode("headers"))
         if let contains = request.optionalNode("body_contains") { stub.bodyContains = ByteSearch(try contains.string()) }
         if let reasonNode = response.optionalNode("reason") {
-            stub.reason = try reasonNode.string()
-            if stub.reason!.utf8.contains(where: Template.isControl) { throw reasonNode.fail(Self.controlProblem) }
+            let reason = try reasonNode.string()
+            if reason.utf8.contains(where: Template.isControl) { throw reasonNode.fail(Self.controlProblem) }
+            stub.reason = reason
         }
         stub.answerHeaders = try Self.headerFields(response.optionalNode("headers")).map { ($0.name, Template($0.value)) }
         if let bodyNode = response.optionalNode("body") {
