@@ -97,7 +97,7 @@ final class CommandLineTests: XCTestCase {
     /// would refuse the bind, but name no address ("*").
     func testBusyPortOnOneAddressFamilyNamesThatAddress() throws {
         var holders = [("127.0.0.1", try TestServer(responder: MockApp(apis: [])))]
-        if let onIPv6 = try? TestServer(responder: MockApp(apis: []), configure: { $0.host = "::1" }) {
+        if let onIPv6 = try Self.serverOnIPv6OnlyPort() {
             holders.append(("::1", onIPv6))
         } else {
             print("no ::1 on this machine: only the IPv4 case runs")
@@ -111,6 +111,19 @@ final class CommandLineTests: XCTestCase {
             XCTAssertEqual(child.standardError,
                            "mock-backend: port \(holder.port) is already in use on \(address); stop the other server or choose another port with --port\n")
         }
+    }
+
+    /// A server on ::1 whose port no program holds on 127.0.0.1 either: the system picks a ::1 port
+    /// without looking at IPv4, and another program's IPv4 listener would be named first.
+    private static func serverOnIPv6OnlyPort() throws -> TestServer? {
+        for _ in 0..<20 {
+            guard let onIPv6 = try? TestServer(responder: MockApp(apis: []), configure: { $0.host = "::1" }) else { return nil }
+            let port = onIPv6.port
+            if (try? TestServer(responder: MockApp(apis: []), configure: { $0.host = "127.0.0.1"; $0.port = port })) != nil {
+                return onIPv6
+            }
+        }
+        throw XCTSkip("no ::1 port was free on 127.0.0.1 too in 20 tries")
     }
 
     /// `--host localhost` listens on 127.0.0.1 and on ::1, whichever of them the hosts file lists.
