@@ -12,7 +12,7 @@ parsers="$http/RequestParser.swift $http/Message.swift $http/ConnectionFault.swi
          $http/JSON/JSONParser.swift $http/JSON/JSONScanner.swift $http/JSON/JSONValue.swift $http/JSON/JSONWriter.swift $http/JSON/OrderedJSON.swift $http/UTF8Text.swift $http/ByteSearch.swift"
 targets=${*:-"request chunked form multipart json cgi"}
 # WSUV Twitter's own readers of CGI.pm's rules (they need nothing from MockHTTP but hexDigitValue).
-cgi="$root/Sources/WSUVTwitter/CGIForm.swift $root/Sources/WSUVTwitter/CGIMultipart.swift"
+cgi="$root/Sources/MockRoutes/WSUVTwitter/CGIForm.swift $root/Sources/MockRoutes/WSUVTwitter/CGIMultipart.swift"
 mkdir -p .build
 for target in $targets; do
     echo "building $target"

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Builds (and tests) the package with the oldest compilers students have, each in a Debian root:
+#   trixie: swiftlang 6.0.x (the Swift of Xcode 16.0-16.2), glibc 2.41: swift build --build-tests, swift test
+#   sid:    swiftlang 6.2.x (the Swift of Xcode 26 before 6.3):        swift build --build-tests
+# A root is made once with debootstrap and reused while complete (a marker file written last says so).
+# Roots live outside the checkout (MOCK_TOOLCHAIN_ROOTS, default /var/tmp/mock-backend-roots), so a
+# fresh clone in CI reuses the ones a session made. Needs root (debootstrap, chroot, mounts).
+#   scripts/check-old-toolchains.sh            both roots
+#   scripts/check-old-toolchains.sh trixie     one of them
+set -euo pipefail
+cd "$(dirname "$0")/.."
+checkout=$PWD
+roots=${MOCK_TOOLCHAIN_ROOTS:-/var/tmp/mock-backend-roots}
+mirror=${MOCK_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(trixie sid)
+
+say() { echo "check-old-toolchains: $*"; }
+
+if [ "$(id -u)" != 0 ]; then
+    say "skipped: needs root for debootstrap and chroot"
+    exit 0
+fi
+if ! command -v debootstrap >/dev/null; then
+    say "installing debootstrap (apt)"
+    apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null
+fi
+
+mounted=()
+unmount_all() {
+    local i
+    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+        umount -l "${mounted[$i]}" 2>/dev/null || true
+    done
+    mounted=()
+}
+trap unmount_all EXIT
+
+mount_into() { # source target [options]
+    mkdir -p "$2"
+    if ! mountpoint -q "$2"; then
+        mount "${@:3}" "$1" "$2"
+        mounted+=("$2")
+    fi
+}
+
+make_root() { # suite root
+    local suite=$1 root=$2
+    if [ -f "$root/.mock-backend-root-complete" ]; then
+        say "$suite: reusing $root ($(chroot "$root" swift --version 2>/dev/null | head -n 1))"
+        return
+    fi
+    say "$suite: making $root with debootstrap (about a minute)"
+    rm -rf "$root"
+    mkdir -p "$root"
+    debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$roots/$suite-debootstrap.log" 2>&1 \
+        || { tail -n 20 "$roots/$suite-debootstrap.log"; exit 1; }
+    say "$suite: installing swiftlang and python3 (about a minute)"
+    mount_into proc "$root/proc" -t proc
+    chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        swiftlang python3 python3-openapi-spec-validator ca-certificates >"$roots/$suite-apt.log" 2>&1 \
+        || { tail -n 20 "$roots/$suite-apt.log"; exit 1; }
+    chroot "$root" swift --version
+    touch "$root/.mock-backend-root-complete"
+}
+
+run_in_root() { # suite root with-tests
+    local suite=$1 root=$2 with_tests=$3
+    mount_into proc "$root/proc" -t proc
+    mount_into /dev "$root/dev" --bind
+    mount_into /dev/pts "$root/dev/pts" --bind
+    mount_into tmpfs "$root/tmp" -t tmpfs
+    # A clone of what is committed, as a student would have it, made afresh each run.
+    rm -rf "$root/work/mock-backend"
+    mkdir -p "$root/work"
+    git clone --quiet "$checkout" "$root/work/mock-backend"
+    local started=$SECONDS
+    say "$suite: swift build --build-tests"
+    chroot "$root" /usr/bin/env HOME=/root bash -c \
+        'cd /work/mock-backend && swift build --build-tests 2>&1' >"$roots/$suite-build.log" || {
+        grep -E "error:|warning: expression took" "$roots/$suite-build.log" | head -n 40
+        tail -n 5 "$roots/$suite-build.log"
+        say "$suite: build FAILED (whole log: $roots/$suite-build.log)"
+        return 1
+    }
+    say "$suite: built in $((SECONDS - started)) s"
+    if [ "$with_tests" = yes ]; then
+        started=$SECONDS
+        say "$suite: swift test"
+        chroot "$root" /usr/bin/env HOME=/root bash -c \
+            'cd /work/mock-backend && swift test 2>&1' >"$roots/$suite-test.log" || {
+            grep -E "error:|failed|Fatal" "$roots/$suite-test.log" | head -n 40
+            tail -n 5 "$roots/$suite-test.log"
+            say "$suite: swift test FAILED (whole log: $roots/$suite-test.log)"
+            return 1
+        }
+        tail -n 3 "$roots/$suite-test.log"
+        say "$suite: tests passed in $((SECONDS - started)) s"
+    fi
+    unmount_all
+}
+
+mkdir -p "$roots"
+for suite in "${suites[@]}"; do
+    case $suite in
+        trixie) tests=yes ;;
+        sid) tests=no ;;
+        *) say "unknown suite $suite (trixie or sid)"; exit 2 ;;
+    esac
+    make_root "$suite" "$roots/$suite"
+    unmount_all
+    run_in_root "$suite" "$roots/$suite" "$tests"
+done
+say "all passed: ${suites[*]}"
