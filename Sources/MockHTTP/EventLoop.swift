@@ -70,6 +70,8 @@ final class EventLoop: @unchecked Sendable {
     /// Connections another loop accepted for this one, taken on the next wake.
     private let handedLock = NSLock()
     private var handed: [(fd: Int32, peer: PeerAddress)] = []
+    /// Pending answers that became ready on other threads, to finish on this one (under `handedLock`).
+    private var readyAnswers: [() -> Void] = []
     private var nextLoop = 0
     private let wakePipe = Sys.makeWakePipe()
     private var connections: [Int32: Connection] = [:]
@@ -148,6 +150,7 @@ final class EventLoop: @unchecked Sendable {
                 } else if event.fd == wakePipe.read {
                     Sys.drainWakePipe(wakePipe.read)
                     adoptHandedConnections()
+                    finishReadyAnswers()
                 } else if let connection = connections[event.fd] {
                     if event.writable { writable(connection) }
                     if event.readable, connections[event.fd] === connection { readable(connection) }
@@ -263,6 +266,22 @@ final class EventLoop: @unchecked Sendable {
         handed.removeAll()
         handedLock.unlock()
         for connection in taken { serve(connection.fd, connection.peer) }
+    }
+
+    /// Called on any thread: run `finish` on this loop's thread.
+    private func post(_ finish: @escaping () -> Void) {
+        handedLock.lock()
+        readyAnswers.append(finish)
+        handedLock.unlock()
+        Sys.signalWakePipe(wakePipe.write)
+    }
+
+    private func finishReadyAnswers() {
+        handedLock.lock()
+        let taken = readyAnswers
+        readyAnswers.removeAll()
+        handedLock.unlock()
+        for finish in taken { finish() }
     }
 
     /// Out of descriptors or at the cap: stop polling the listener briefly instead of spinning on it.
@@ -402,8 +421,29 @@ final class EventLoop: @unchecked Sendable {
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
         connection.hasServedRequest = true
         let response = server.responder.respond(to: request)
+        answer(request, head, with: response, startedAt: started, on: connection)
+    }
+
+    /// Sends the answer, after its delay, or once it is ready when it is pending.
+    private func answer(_ request: Request, _ head: RequestHead, with response: Response, startedAt started: Double,
+                        on connection: Connection) {
         let keepAlive = head.keepAlive && !connection.peerClosed
-        if response.delay > 0 {
+        if let pending = response.pending {
+            connection.awaitingDelayedResponse = true
+            connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: false)
+            pending.whenComplete { [unowned self] finish in
+                post { [unowned self] in
+                    // Closed meanwhile (a reset, a stop): nothing to send.
+                    guard connections[connection.fd] === connection else { return }
+                    connection.awaitingDelayedResponse = false
+                    connection.heldAnswer = nil
+                    var held = response
+                    held.pending = nil
+                    answer(request, head, with: finish(held), startedAt: started, on: connection)
+                    process(connection)
+                }
+            }
+        } else if response.delay > 0 {
             connection.awaitingDelayedResponse = true
             connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: false)
             schedule(at: started + response.delay, for: connection) { [unowned self] in
