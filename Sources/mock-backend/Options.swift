@@ -54,7 +54,9 @@ struct Options {
         // Values from the environment are named by their variable in complaints (`PORT`, not `--port`).
         var variables: [String: String] = [:]
         for (flag, variable) in Self.valued {
-            if let value = environment[variable], !value.isEmpty {
+            // An empty variable counts as unset, but for the admin token: `MOCK_ADMIN_TOKEN=` (a
+            // compose file's `${TOKEN}` left unset) meant a token, and `--admin-token ""` is refused too.
+            if let value = environment[variable], !value.isEmpty || flag == "--admin-token" {
                 values[flag] = value
                 variables[flag] = variable
             }
@@ -169,7 +171,8 @@ struct Options {
         journal = try integer("--journal", 0...1_000_000) ?? journal
         adminToken = values["--admin-token"]
         if let token = adminToken, token.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw UsageError(message: "--admin-token must not be empty: an empty token would let anyone in")
+            throw UsageError(message: "\(variables["--admin-token"] ?? "--admin-token") must not be empty: an empty token "
+                + "would let anyone in (unset it to serve /_mock to loopback callers only)")
         }
         if let text = values["--public-url"] {
             do {

@@ -59,6 +59,14 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(child.standardError.hasSuffix("\nmock-backend --help lists every option.\n"), child.standardError)
             XCTAssertEqual(child.standardError.split(separator: "\n").count, 2, child.standardError)
         }
+        // The variable set but empty is no more a token than the empty flag (issue 29 item 11).
+        for token in ["", " "] {
+            let (status, child) = try run([], environment: ["MOCK_ADMIN_TOKEN": token])
+            XCTAssertEqual(status, 2, "MOCK_ADMIN_TOKEN=\"\(token)\"")
+            XCTAssertTrue(child.standardError.hasPrefix("mock-backend: MOCK_ADMIN_TOKEN must not be empty: an empty token "
+                                                        + "would let anyone in (unset it to serve /_mock to loopback callers only)\n"),
+                          child.standardError)
+        }
         let (status, child) = try run([], environment: ["MOCK_OTP_TTL": "abc"])
         XCTAssertEqual(status, 2)
         XCTAssertTrue(child.standardError.hasPrefix("mock-backend: MOCK_OTP_TTL must be"), "the variable, not the flag, was given")
