@@ -26,8 +26,8 @@ public protocol CourseAPI: MockAPI {
 
     /// The live state and the seed it returns to.
     var state: SeededStore<Seed, State> { get }
-    /// The live state in the seed file's format (`GET /_mock/state/{name}`).
-    func stateDocument(of state: State) -> any Encodable
+    /// The live state in the seed file's format (`GET /_mock/state/{name}`, the `--state` snapshot).
+    func stateJSON(of state: State) -> [UInt8]
     /// How a loaded document changes the live state; nil, the default, makes a fresh state from it.
     func loadingSeed(_ seed: Seed) -> ((inout State) -> Void)?
 }
@@ -70,8 +70,7 @@ extension CourseAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let document = state.read { state, _ in stateDocument(of: state) }
-        return OrderedJSON.encode(document, escapeSlash: false)
+        state.read { state, _ in stateJSON(of: state) }
     }
 
     public func loadState(_ document: SeedJSON) throws(SeedError) {
@@ -84,10 +83,7 @@ extension CourseAPI {
     }
 
     public func attach(to log: StateLog) {
-        state.attach(to: log, as: name) { [unowned self] (state: State) -> [UInt8] in
-            let document = stateDocument(of: state)
-            return OrderedJSON.encode(document, escapeSlash: false)
-        }
+        state.attach(to: log, as: name) { [unowned self] (state: State) -> [UInt8] in stateJSON(of: state) }
     }
 
     public func holdingState(_ body: () -> Void) {
@@ -105,6 +101,18 @@ extension CourseAPI {
     /// The route table with this API's 405.
     public func routeGroup(matching: PathMatching = PathMatching(), _ routes: [Route]) -> RouteGroup {
         RouteGroup(name: name, matching: matching, routes: routes, methodNotAllowed: Failure.methodNotAllowed)
+    }
+}
+
+extension CourseAPI where State: StoredState {
+    public func stateJSON(of state: State) -> [UInt8] {
+        state.seedDocument
+    }
+}
+
+extension CourseAPI where State: StoredState, Seed == State {
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> State {
+        try State(seed: document)
     }
 }
 

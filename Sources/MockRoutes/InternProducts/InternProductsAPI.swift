@@ -43,8 +43,8 @@ public final class InternProductsAPI: CourseAPI {
                                 now: context.options.clock())
     }
 
-    public func stateDocument(of state: InternProductsState) -> any Encodable {
-        InternProductsSeedFile(state)
+    public func stateJSON(of state: InternProductsState) -> [UInt8] {
+        OrderedJSON.encode(InternProductsSeedFile(state), escapeSlash: false)
     }
 
     public var summary: APISummary {
