@@ -22,8 +22,8 @@ public protocol CourseAPI: MockAPI {
     var state: SeededStore<Seed, State> { get }
     /// A seed-format document (the seed file, `PUT /_mock/state/{name}`, `--state`), read and checked.
     func seed(from document: SeedJSON) throws(SeedError) -> Seed
-    /// The live state in the seed file's format (`GET /_mock/state/{name}`).
-    func stateDocument(of state: State) -> any Encodable
+    /// The live state in the seed file's format (`GET /_mock/state/{name}`, the `--state` snapshot).
+    func stateJSON(of state: State) -> [UInt8]
     /// How a loaded document changes the live state; nil, the default, makes a fresh state from it.
     func loadingSeed(_ seed: Seed) -> ((inout State) -> Void)?
 }
@@ -62,8 +62,7 @@ extension CourseAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let document = state.read { state, _ in stateDocument(of: state) }
-        return OrderedJSON.encode(document, escapeSlash: false)
+        state.read { state, _ in stateJSON(of: state) }
     }
 
     public func loadState(_ document: SeedJSON) throws(SeedError) {
@@ -76,10 +75,7 @@ extension CourseAPI {
     }
 
     public func attach(to log: StateLog) {
-        state.attach(to: log, as: name) { [unowned self] (state: State) -> [UInt8] in
-            let document = stateDocument(of: state)
-            return OrderedJSON.encode(document, escapeSlash: false)
-        }
+        state.attach(to: log, as: name) { [unowned self] (state: State) -> [UInt8] in stateJSON(of: state) }
     }
 
     public func holdingState(_ body: () -> Void) {
@@ -97,5 +93,17 @@ extension CourseAPI {
     /// The route table with this API's 405.
     public func routeGroup(matching: PathMatching = PathMatching(), _ routes: [Route]) -> RouteGroup {
         RouteGroup(name: name, matching: matching, routes: routes, methodNotAllowed: Failure.methodNotAllowed)
+    }
+}
+
+extension CourseAPI where State: StoredState {
+    public func stateJSON(of state: State) -> [UInt8] {
+        state.seedDocument
+    }
+}
+
+extension CourseAPI where State: StoredState, Seed == State {
+    public func seed(from document: SeedJSON) throws(SeedError) -> State {
+        try State(seed: document)
     }
 }

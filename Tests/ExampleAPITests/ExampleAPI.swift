@@ -10,7 +10,7 @@ final class ExampleAPI: CourseAPI {
 
     init(seed: SeedDirectory, options: APIOptions) throws(SeedError) { state = SeededStore(try Notes(Self.seedDocument(in: seed))) }
     func seed(from document: SeedJSON) throws(SeedError) -> Notes { try Notes(document) }
-    func stateDocument(of notes: Notes) -> any Encodable { ["notes": notes.list] }
+    func stateJSON(of notes: Notes) -> [UInt8] { OrderedJSON.encode(["notes": notes.list], escapeSlash: false) }
 
     var routes: RouteGroup {
         routeGroup([
@@ -29,7 +29,7 @@ final class ExampleAPI: CourseAPI {
 }
 
 /// Small enough to go to the `--state` log whole after each change.
-struct Notes: LoggedState {
+struct Notes: TouchedState {
     var list: [String], changes = StateChanges()
     private static let keys = SeedKeys(["notes"])
     init(_ seed: SeedJSON) throws(SeedError) {

@@ -73,8 +73,8 @@ public final class CSE118API: CourseAPI {
         try CSE118State(seed: document)
     }
 
-    public func stateDocument(of state: CSE118State) -> any Encodable {
-        CSE118SeedFile(state)
+    public func stateJSON(of state: CSE118State) -> [UInt8] {
+        OrderedJSON.encode(CSE118SeedFile(state), escapeSlash: false)
     }
 
     /// The loaded document's tokens work until the next reset; `PUT /reset` still restores the

@@ -42,8 +42,8 @@ public final class InternProductsAPI: CourseAPI {
         try InternProductsState(seed: document, images: .base64, now: clock())
     }
 
-    public func stateDocument(of state: InternProductsState) -> any Encodable {
-        InternProductsSeedFile(state)
+    public func stateJSON(of state: InternProductsState) -> [UInt8] {
+        OrderedJSON.encode(InternProductsSeedFile(state), escapeSlash: false)
     }
 
     public var summary: APISummary {

@@ -277,7 +277,7 @@ struct InternProductsSeedFile: Encodable {
     }
 }
 
-extension InternProductsState: LoggedState {
+extension InternProductsState: TouchedState {
     public func seedRow(at path: RowPath) -> [UInt8]? {
         guard path.steps[0].member == "users", case let .string(username)? = path.steps[0].key,
               let user = user(named: username) else { return nil }

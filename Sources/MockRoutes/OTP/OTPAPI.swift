@@ -44,8 +44,8 @@ public final class OTPAPI: CourseAPI {
         try OTPDirectory(seed: document)
     }
 
-    public func stateDocument(of state: OTPState) -> any Encodable {
-        OTPSeedFile(state.directory)
+    public func stateJSON(of state: OTPState) -> [UInt8] {
+        OrderedJSON.encode(OTPSeedFile(state.directory), escapeSlash: false)
     }
 
     /// A load replaces users and tokens; pending codes and the outbox stay (docs/apis/otp.md#control-surface). A reset

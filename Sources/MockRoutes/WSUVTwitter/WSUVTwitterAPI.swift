@@ -52,8 +52,8 @@ public final class WSUVTwitterAPI: CourseAPI {
         try WSUVState(seed: document)
     }
 
-    public func stateDocument(of state: WSUVState) -> any Encodable {
-        WSUVSeedFile(state)
+    public func stateJSON(of state: WSUVState) -> [UInt8] {
+        OrderedJSON.encode(WSUVSeedFile(state), escapeSlash: false)
     }
 
     public var summary: APISummary {
