@@ -347,7 +347,11 @@ final class EventLoop: @unchecked Sendable {
                 case let .failure(failure):
                     refuse(failure, on: connection)
                 case let .request(head, body):
-                    dispatch(head, body, on: connection)
+                    if server.memory.hasRoomForAnswer(to: connection.peer.host) {
+                        dispatch(head, body, on: connection)
+                    } else {
+                        refuseForMemory(head, on: connection)
+                    }
                 case let .bodyRefused(head, failure):
                     refuseBody(of: head, failure, on: connection)
                 }
@@ -376,7 +380,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Brings the connection's charge against the memory budget up to what it holds now.
     private func account(_ connection: Connection) {
-        let held = connection.parser.heldBytes + connection.pendingOutput
+        let held = connection.parser.heldBytes + connection.pendingOutput + (connection.heldAnswer?.response.body.count ?? 0)
         let charge = held - held % Self.accountingGranule
         guard charge != connection.charged else { return }
         server.memory.adjust(by: charge - connection.charged, for: connection.peer.host)
@@ -430,6 +434,22 @@ final class EventLoop: @unchecked Sendable {
             response.headers.set("Retry-After", Self.retryAfterSeconds)
         }
         finish(request, response, head, keepAlive: false, startedAt: started, on: connection)
+    }
+
+    /// No answer is built while the budget, or the share of the client's address, is held by bodies
+    /// and answers its readers have not taken yet (a 20 MB tweet list for 60 clients that never
+    /// read): the API's own 503 instead, with `Retry-After`. The connection stays open.
+    private func refuseForMemory(_ head: RequestHead, on connection: Connection) {
+        let started = monotonicNow()
+        let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
+                              headers: head.headers, peer: connection.peer, receivedAt: Date())
+        let reason = "Answers waiting for slow readers fill the memory budget."
+        var response = server.responder.refusal(of: request, status: 503, reason: reason) ?? Response.text(503, reason + "\n")
+        if response.headers["Retry-After"] == nil { response.headers.set("Retry-After", Self.retryAfterSeconds) }
+        response.explanation = "no answer built: answers and bodies held for clients of \(connection.peer.host) (or of everyone) "
+            + "fill their share of --memory-budget; their clients read too slowly or not at all"
+        connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
+        finish(request, response, head, keepAlive: head.keepAlive && !connection.peerClosed, startedAt: started, on: connection)
     }
 
     /// Bodies in memory are read at 1 KB/s at least, or dropped, so the budget frees up quickly
