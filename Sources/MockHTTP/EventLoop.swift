@@ -34,6 +34,8 @@ final class Connection {
     var interest = (readable: true, writable: false)
     /// What this connection counts against the server's memory budget.
     var charged = 0
+    /// It used up its turn with requests still buffered, and is in the loop's queue for another.
+    var waitsForTurn = false
 
     init(fd: Int32, peer: PeerAddress, limits: ParserLimits, now: Double) {
         self.fd = fd
@@ -63,14 +65,20 @@ struct HeldAnswer {
 final class EventLoop: @unchecked Sendable {
     private unowned let server: HTTPServer
     let index: Int
-    /// The listening sockets this loop watches: all of them, or none when the first loop hands
-    /// connections out (pollers that would wake every loop for each one).
+    /// The listening sockets, watched by every loop: a loop busy with a long request never keeps
+    /// a new client from being accepted (poll(2) wakes every loop for a connection, epoll one).
     private let listeners: [Int32]
     private let poller: any Poller
     /// Connections another loop accepted for this one, taken on the next wake.
     private let handedLock = NSLock()
     private var handed: [(fd: Int32, peer: PeerAddress)] = []
-    private var nextLoop = 0
+    /// Connections that used up their turn with requests left, served again after everyone else's events.
+    private var turns: [Connection] = []
+    /// How busy the loop is, for the loop that hands out a new connection (`waitForFirstTurn`).
+    private let loadLock = NSLock()
+    private var roundStartedAt: Double?
+    private var lastRoundSeconds = 0.0
+    private var publishedConnections = 0
     private let wakePipe = Sys.makeWakePipe()
     private var connections: [Int32: Connection] = [:]
     private var readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -80,6 +88,8 @@ final class EventLoop: @unchecked Sendable {
     private var acceptResumesAt: Double?
     private var listening: Bool
     private var lastSweep = 0.0
+    /// When this round began, as the loop's own thread knows it (no lock).
+    private var roundStartedAtLocal: Double?
 
     private let stopLock = NSLock()
     private var stopDeadline: Double?
@@ -105,8 +115,8 @@ final class EventLoop: @unchecked Sendable {
         self.poller = poller
         let limits = server.configuration.limits
         readAhead = limits.maxRequestLine + limits.maxHeaderBlock + 4
-        self.listeners = index == 0 || poller.wakesOneLoopPerConnection ? listeners : []
-        listening = !self.listeners.isEmpty
+        self.listeners = listeners
+        listening = !listeners.isEmpty
         for listener in self.listeners { poller.addListener(listener) }
         poller.add(wakePipe.read, readable: true, writable: false)
     }
@@ -142,7 +152,9 @@ final class EventLoop: @unchecked Sendable {
                 for connection in Array(connections.values) where connection.isIdle { close(connection) }
                 if connections.isEmpty || now >= deadline { break }
             }
+            publishRoundEnd(now: now)
             poller.wait(timeoutMilliseconds: pollTimeout(now: now)) { event in
+                publishRoundStart()
                 if listeners.contains(event.fd) {
                     acceptConnections(on: event.fd)
                 } else if event.fd == wakePipe.read {
@@ -153,6 +165,8 @@ final class EventLoop: @unchecked Sendable {
                     if event.readable, connections[event.fd] === connection { readable(connection) }
                 }
             }
+            publishRoundStart()
+            takeTurns()
             let after = monotonicNow()
             runDueTimers(now: after)
             if let resume = acceptResumesAt, after >= resume, deadlineForStop == nil {
@@ -206,6 +220,7 @@ final class EventLoop: @unchecked Sendable {
         if let first = timers.first { wait = min(wait, first.at - now) }
         if let resume = acceptResumesAt { wait = min(wait, resume - now) }
         if deadlineForStop != nil { wait = min(wait, 0.05) }
+        if !turns.isEmpty { wait = 0 }
         return Int32(max(0, (wait * 1000).rounded(.up)))
     }
 
@@ -225,14 +240,8 @@ final class EventLoop: @unchecked Sendable {
                     server.releaseConnection()
                     continue
                 }
-                if poller.wakesOneLoopPerConnection {
-                    serve(fd, peer)
-                } else {
-                    // Round robin over every loop, this one included.
-                    let loops = server.loops
-                    nextLoop = (nextLoop + 1) % loops.count
-                    loops[nextLoop] === self ? serve(fd, peer) : loops[nextLoop].hand(fd, peer)
-                }
+                let loop = server.loop(forConnectionAcceptedBy: self, now: monotonicNow())
+                loop === self ? serve(fd, peer) : loop.hand(fd, peer)
             case .wouldBlock, .failed:
                 server.releaseConnection()
                 return
@@ -247,6 +256,45 @@ final class EventLoop: @unchecked Sendable {
     private func serve(_ fd: Int32, _ peer: PeerAddress) {
         connections[fd] = Connection(fd: fd, peer: peer, limits: server.configuration.limits, now: monotonicNow())
         poller.add(fd, readable: true, writable: false)
+    }
+
+    // MARK: Load
+
+    /// Called when the poll returns (the first event, or after the wait without one): a round has begun.
+    private func publishRoundStart() {
+        guard roundStartedAtLocal == nil else { return }
+        let now = monotonicNow()
+        roundStartedAtLocal = now
+        loadLock.lock()
+        roundStartedAt = now
+        loadLock.unlock()
+    }
+
+    /// Called before the poll waits: the round that ended, and the connections the loop has.
+    private func publishRoundEnd(now: Double) {
+        let started = roundStartedAtLocal
+        roundStartedAtLocal = nil
+        loadLock.lock()
+        if let started { lastRoundSeconds = now - started }
+        roundStartedAt = nil
+        publishedConnections = connections.count
+        loadLock.unlock()
+    }
+
+    /// About how long a new connection would wait here before its first request is read: the last
+    /// round's length, or the current round's so far when that is longer (a loop inside a long
+    /// round, or a slow handler); and how many connections the loop holds.
+    func load(now: Double) -> (wait: Double, connections: Int) {
+        loadLock.lock()
+        defer { loadLock.unlock() }
+        return (max(lastRoundSeconds, roundStartedAt.map { now - $0 } ?? 0), publishedConnections)
+    }
+
+    /// A connection is on its way here: counted before the next round counts it again.
+    func countArrival() {
+        loadLock.lock()
+        publishedConnections += 1
+        loadLock.unlock()
     }
 
     /// Called on the accepting loop's thread: queue the connection and wake this loop.
@@ -304,7 +352,8 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
         }
-        process(connection)
+        // Its requests already buffered wait for the turn it is queued for.
+        if !connection.waitsForTurn { process(connection) }
     }
 
     /// An https client on this http port: close at once and say so, instead of letting it wait
@@ -328,15 +377,25 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Answers every complete request in the buffer, in order, then writes.
+    /// Requests one connection has answered in one turn. The rest of its pipelined requests wait
+    /// until every other connection of the loop with something to do has had its turn, so that a
+    /// client pipelining thousands of requests delays the others by a few dozen answers at most.
+    private static let requestsPerTurn = 32
+
+    /// Answers the complete requests in the buffer, in order, up to a turn's worth, then writes.
     private func process(_ connection: Connection) {
         var heldBack: Bool
+        var served = 0
         repeat {
             heldBack = false
             parsing: while !connection.closeWhenFlushed && !connection.awaitingDelayedResponse {
                 account(connection)
                 guard mayQueueOutput(connection) else {
                     heldBack = true
+                    break parsing
+                }
+                guard served < Self.requestsPerTurn else {
+                    if connection.parser.hasBufferedBytes { waitForTurn(connection) }
                     break parsing
                 }
                 switch connection.parser.next(admittingBody: { admitBody(size: $0, more: $1, on: connection) }) {
@@ -347,6 +406,7 @@ final class EventLoop: @unchecked Sendable {
                 case let .failure(failure):
                     refuse(failure, on: connection)
                 case let .request(head, body):
+                    served += 1
                     if server.memory.hasRoomForAnswer(to: connection.peer.host) {
                         dispatch(head, body, on: connection)
                     } else {
@@ -360,6 +420,23 @@ final class EventLoop: @unchecked Sendable {
             // Requests held back at the high-water mark are already out of the socket, so no
             // readable event will bring them back: answer them as soon as writing made room.
         } while heldBack && connections[connection.fd] === connection && mayQueueOutput(connection)
+    }
+
+    private func waitForTurn(_ connection: Connection) {
+        guard !connection.waitsForTurn else { return }
+        connection.waitsForTurn = true
+        turns.append(connection)
+    }
+
+    /// One more turn for each connection that used up its last one, in the order they did.
+    private func takeTurns() {
+        guard !turns.isEmpty else { return }
+        let waiting = turns
+        turns.removeAll(keepingCapacity: true)
+        for connection in waiting where connections[connection.fd] === connection {
+            connection.waitsForTurn = false
+            process(connection)
+        }
     }
 
     /// More answers may be queued: none is waiting, or fewer than the high-water mark are and the
@@ -498,7 +575,7 @@ final class EventLoop: @unchecked Sendable {
         flush(connection)
         guard connections[connection.fd] === connection, connection.parser.hasBufferedBytes,
               mayQueueOutput(connection), !connection.awaitingDelayedResponse,
-              !connection.closeWhenFlushed else { return }
+              !connection.closeWhenFlushed, !connection.waitsForTurn else { return }
         process(connection)
     }
 

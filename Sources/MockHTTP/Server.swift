@@ -117,6 +117,26 @@ public final class HTTPServer: @unchecked Sendable {
         return stopRequested
     }
 
+    /// The loop a new connection goes to: among those a new client would wait least on (within
+    /// 5 ms of the shortest wait), the one with the fewest connections, the acceptor on a tie (no
+    /// hand-over). The chosen loop counts the connection at once, so a burst is spread too.
+    func loop(forConnectionAcceptedBy acceptor: EventLoop, now: Double) -> EventLoop {
+        let loads = loops.map { $0.load(now: now) }
+        let shortest = loads.map(\.wait).min() ?? 0
+        var best: Int?
+        for index in loads.indices where loads[index].wait <= shortest + 0.005 {
+            guard let chosen = best else {
+                best = index
+                continue
+            }
+            let fewer = loads[index].connections < loads[chosen].connections
+            if fewer || (loads[index].connections == loads[chosen].connections && loops[index] === acceptor) { best = index }
+        }
+        let loop = loops[best ?? 0]
+        loop.countArrival()
+        return loop
+    }
+
     /// Reserves a connection slot; false when the cap is reached.
     func reserveConnection() -> Bool {
         lock.lock()
