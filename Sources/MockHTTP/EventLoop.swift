@@ -36,6 +36,9 @@ final class Connection {
     var charged = 0
     /// It used up its turn with requests still buffered, and is in the loop's queue for another.
     var waitsForTurn = false
+    /// The size of the body a worker thread is answering (`EventLoop.costlyBody`), counted against
+    /// the memory budget until the answer is back.
+    var bodyAtWorker = 0
 
     init(fd: Int32, peer: PeerAddress, limits: ParserLimits, now: Double) {
         self.fd = fd
@@ -51,6 +54,16 @@ final class Connection {
     var isIdle: Bool {
         !parser.hasBufferedBytes && !parser.isReadingBody && pendingOutput == 0 && !awaitingDelayedResponse
     }
+}
+
+/// A request a worker thread answered, on its way back to its connection's loop.
+private struct WorkerAnswer: @unchecked Sendable {
+    /// Touched only on its loop's thread, once the answer is back there.
+    let connection: Connection
+    let request: Request
+    let head: RequestHead
+    let startedAt: Double
+    var response = Response()
 }
 
 /// An answer the loop holds back or sends slowly: the request, the answer, and whether it began.
@@ -72,6 +85,8 @@ final class EventLoop: @unchecked Sendable {
     /// Connections another loop accepted for this one, taken on the next wake.
     private let handedLock = NSLock()
     private var handed: [(fd: Int32, peer: PeerAddress)] = []
+    /// Answers worker threads finished for this loop's connections, taken on the next wake.
+    private var workerAnswers: [WorkerAnswer] = []
     /// Connections that used up their turn with requests left, served again after everyone else's events.
     private var turns: [Connection] = []
     /// How busy the loop is, for the loop that hands out a new connection (`waitForFirstTurn`).
@@ -160,6 +175,7 @@ final class EventLoop: @unchecked Sendable {
                 } else if event.fd == wakePipe.read {
                     Sys.drainWakePipe(wakePipe.read)
                     adoptHandedConnections()
+                    deliverWorkerAnswers()
                 } else if let connection = connections[event.fd] {
                     if event.writable { writable(connection) }
                     if event.readable, connections[event.fd] === connection { readable(connection) }
@@ -457,7 +473,8 @@ final class EventLoop: @unchecked Sendable {
 
     /// Brings the connection's charge against the memory budget up to what it holds now.
     private func account(_ connection: Connection) {
-        let held = connection.parser.heldBytes + connection.pendingOutput + (connection.heldAnswer?.response.body.count ?? 0)
+        let held = connection.parser.heldBytes + connection.pendingOutput + connection.bodyAtWorker
+            + (connection.heldAnswer?.response.body.count ?? 0)
         let charge = held - held % Self.accountingGranule
         guard charge != connection.charged else { return }
         server.memory.adjust(by: charge - connection.charged, for: connection.peer.host)
@@ -476,13 +493,58 @@ final class EventLoop: @unchecked Sendable {
         report(Request(line: failure.requestLine, peer: connection.peer), response, startedAt: started, responseBytes: bytes)
     }
 
+    /// Bodies from this size on are answered on a worker thread (`HTTPServer.workers`): decoding
+    /// 16 MiB of `%u00e9` escapes took 0.75 s, which no other client of the loop should wait for.
+    static let costlyBody = 256 << 10
+
     private func dispatch(_ head: RequestHead, _ body: [UInt8], on connection: Connection) {
         let started = monotonicNow()
         let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
                               headers: head.headers, body: body, peer: connection.peer, receivedAt: Date())
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
         connection.hasServedRequest = true
-        let response = server.responder.respond(to: request)
+        if body.count >= Self.costlyBody {
+            // Later pipelined requests wait, as behind a delayed answer; the body stays counted.
+            connection.awaitingDelayedResponse = true
+            connection.bodyAtWorker = body.count
+            let work = WorkerAnswer(connection: connection, request: request, head: head, startedAt: started)
+            let responder = server.responder
+            server.workers.addOperation { [self] in
+                var done = work
+                done.response = responder.respond(to: work.request)
+                handedLock.lock()
+                workerAnswers.append(done)
+                handedLock.unlock()
+                Sys.signalWakePipe(wakePipe.write)
+            }
+            return
+        }
+        answer(server.responder.respond(to: request), to: request, head, startedAt: started, on: connection)
+    }
+
+    /// The answers worker threads finished, each sent as if its loop had made it.
+    private func deliverWorkerAnswers() {
+        handedLock.lock()
+        let finished = workerAnswers
+        workerAnswers.removeAll()
+        handedLock.unlock()
+        for work in finished {
+            let connection = work.connection
+            guard connections[connection.fd] === connection else {
+                // The client left meanwhile: the request was still served (a write is done), and logged.
+                report(work.request, work.response, startedAt: work.startedAt, responseBytes: 0)
+                continue
+            }
+            connection.awaitingDelayedResponse = false
+            connection.bodyAtWorker = 0
+            answer(work.response, to: work.request, work.head, startedAt: work.startedAt, on: connection)
+            process(connection)
+        }
+    }
+
+    /// Sends the responder's answer now, or after its delay.
+    private func answer(_ response: Response, to request: Request, _ head: RequestHead, startedAt started: Double,
+                        on connection: Connection) {
         let keepAlive = head.keepAlive && !connection.peerClosed
         if response.delay > 0 {
             connection.awaitingDelayedResponse = true

@@ -54,12 +54,18 @@ public final class HTTPServer: @unchecked Sendable {
     private var stopRequested = false
     private let stopped = DispatchGroup()
     let memory: MemoryBudget
+    /// Where requests with costly bodies are answered (`EventLoop.costlyBody`), one core's worth
+    /// fewer than the loops, so that the loops keep a core.
+    let workers: OperationQueue
 
     public init(configuration: ServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
         memory = MemoryBudget(limit: configuration.memoryBudget,
                               limitPerAddress: configuration.memoryBudgetPerAddress ?? configuration.memoryBudget / 2)
+        workers = OperationQueue()
+        workers.name = "http-costly-bodies"
+        workers.maxConcurrentOperationCount = max(1, configuration.threads - 1)
     }
 
     /// Binds and starts the loops; throws when the port is busy or the host unknown.
@@ -100,6 +106,8 @@ public final class HTTPServer: @unchecked Sendable {
         lock.unlock()
         for loop in loops { loop.requestStop(grace: grace) }
         stopped.wait()
+        // A request a worker still answers (its client cut off) finishes its change before the caller goes on.
+        workers.waitUntilAllOperationsAreFinished()
         if first {
             for listener in listeners { Sys.close(listener) }
         }

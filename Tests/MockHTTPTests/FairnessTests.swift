@@ -63,6 +63,32 @@ final class FairnessTests: XCTestCase {
         }
     }
 
+    /// One loop; a request with a large body takes long to answer (a 16 MiB form of `%u00e9`:
+    /// 0.75 s), and other clients are served meanwhile: such bodies are answered on a worker
+    /// thread. Before, the loop itself was held. The costly request's connection keeps its order.
+    func testCostlyBodiesDoNotHoldTheLoop() throws {
+        for kind in PollerKind.available {
+            let gate = GateResponder()
+            let server = try TestServer(responder: gate) {
+                $0.poller = kind
+                $0.threads = 1
+            }
+            let costly = try server.connect()
+            let body = String(repeating: "a", count: 300 << 10)
+            costly.send("POST /hold HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                        + "GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+            gate.entered.wait()
+            for index in 0..<3 {
+                let client = try server.connect(timeout: 5)
+                client.send("GET /other/\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
+                XCTAssertEqual(try? client.readResponse().text, "/other/\(index)", "\(kind.rawValue): the loop was held")
+            }
+            gate.release.signal()
+            XCTAssertEqual(try costly.readResponse().text, "/hold", kind.rawValue)
+            XCTAssertEqual(try costly.readResponse().text, "/after", kind.rawValue)
+        }
+    }
+
     /// Two loops, one held by a slow request: new clients are all served meanwhile, by the other loop.
     /// Before, every second one was handed to the held loop (poll) and waited for it.
     func testNewConnectionsGoToTheLoopThatIsFree() throws {
