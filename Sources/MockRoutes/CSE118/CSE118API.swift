@@ -57,19 +57,21 @@ public final class CSE118API: CourseAPI {
     private let clock: @Sendable () -> Date
     private let issuedTokenLimit: Int
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let initial = try CSE118State(seed: Self.mappedSeedDocument(in: seed))
+    public let context: SeedContext
+
+    public init(seed: CSE118State, context: SeedContext) {
         // A reset drops every token, those of a loaded state document included (docs/apis/cse118.md#reset).
-        state = SeededStore(seed: initial) { seed in
+        state = SeededStore(seed: seed) { seed in
             var fresh = seed
             fresh.forgetTokens()
             return fresh
         }
-        clock = options.clock
-        issuedTokenLimit = options.issuedTokenLimit
+        self.context = context
+        clock = context.options.clock
+        issuedTokenLimit = context.options.issuedTokenLimit
     }
 
-    public func seed(from document: SeedJSON) throws(SeedError) -> CSE118State {
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> CSE118State {
         try CSE118State(seed: document)
     }
 

@@ -33,14 +33,15 @@ public final class OTPAPI: CourseAPI {
     public let state: SeededStore<OTPDirectory, OTPState>
     private let options: APIOptions
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let initial = try OTPDirectory(seed: document)
-        state = SeededStore(seed: initial, fresh: OTPState.init(directory:))
-        self.options = options
+    public let context: SeedContext
+
+    public init(seed: OTPDirectory, context: SeedContext) {
+        state = SeededStore(seed: seed, fresh: OTPState.init(directory:))
+        self.context = context
+        options = context.options
     }
 
-    public func seed(from document: SeedJSON) throws(SeedError) -> OTPDirectory {
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> OTPDirectory {
         try OTPDirectory(seed: document)
     }
 

@@ -40,12 +40,13 @@ public final class ThreadsAPI: CourseAPI {
     private let clock: @Sendable () -> Date
     private let issuedTokenLimit: Int
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let initial = try ThreadsState(seed: document)
-        state = SeededStore(initial)
-        clock = options.clock
-        issuedTokenLimit = options.issuedTokenLimit
+    public let context: SeedContext
+
+    public init(seed: ThreadsState, context: SeedContext) {
+        state = SeededStore(seed)
+        self.context = context
+        clock = context.options.clock
+        issuedTokenLimit = context.options.issuedTokenLimit
     }
 
     public var openAPIDocument: [UInt8]? { ThreadsOpenAPI.document }

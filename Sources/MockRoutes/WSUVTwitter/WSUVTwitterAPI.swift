@@ -40,15 +40,16 @@ public final class WSUVTwitterAPI: CourseAPI {
     private let clock: @Sendable () -> Date
     private let timeZone: TimeZone
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let initial = try WSUVState(seed: document)
-        state = SeededStore(initial)
-        clock = options.clock
-        timeZone = options.wsuvTimeZone
+    public let context: SeedContext
+
+    public init(seed: WSUVState, context: SeedContext) {
+        state = SeededStore(seed)
+        self.context = context
+        clock = context.options.clock
+        timeZone = context.options.wsuvTimeZone
     }
 
-    public func seed(from document: SeedJSON) throws(SeedError) -> WSUVState {
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> WSUVState {
         try WSUVState(seed: document)
     }
 
