@@ -44,25 +44,37 @@ mount_into() { # source target [options]
     fi
 }
 
+# What a root gets besides debootstrap's minimal system: the compiler, the C library's headers and
+# start files it links against (a Recommends of gcc, so named), and what the test suite runs.
+packages=(swiftlang libc6-dev python3 python3-openapi-spec-validator ca-certificates)
+
 make_root() { # suite root
-    local suite=$1 root=$2
-    if [ -f "$root/.mock-backend-root-complete" ]; then
+    local suite=$1 root=$2 started=$SECONDS
+    # The marker holds the package list, so a root made with another list is brought up to date.
+    if [ "$(cat "$root/.mock-backend-root-complete" 2>/dev/null)" = "${packages[*]}" ]; then
         say "$suite: reusing $root ($(chroot "$root" swift --version 2>/dev/null | head -n 1))"
         return
     fi
-    say "$suite: making $root with debootstrap (about a minute)"
-    rm -rf "$root"
-    mkdir -p "$root"
-    debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$roots/$suite-debootstrap.log" 2>&1 \
-        || { tail -n 20 "$roots/$suite-debootstrap.log"; exit 1; }
-    say "$suite: installing swiftlang and python3 (about a minute)"
+    # debootstrap removes its own work folder last, so a root without it was finished.
+    if [ -x "$root/usr/bin/apt-get" ] && [ ! -d "$root/debootstrap" ]; then
+        say "$suite: $root was made before; bringing its packages up to date"
+    else
+        say "$suite: making $root with debootstrap (about a minute)"
+        rm -rf "$root"
+        mkdir -p "$root"
+        debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$roots/$suite-debootstrap.log" 2>&1 \
+            || { tail -n 20 "$roots/$suite-debootstrap.log"; exit 1; }
+        say "$suite: root made in $((SECONDS - started)) s"
+        started=$SECONDS
+    fi
+    say "$suite: apt-get install ${packages[*]} (about a minute)"
     mount_into proc "$root/proc" -t proc
     chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        swiftlang python3 python3-openapi-spec-validator ca-certificates >"$roots/$suite-apt.log" 2>&1 \
+        "${packages[@]}" >"$roots/$suite-apt.log" 2>&1 \
         || { tail -n 20 "$roots/$suite-apt.log"; exit 1; }
-    chroot "$root" swift --version
-    touch "$root/.mock-backend-root-complete"
+    say "$suite: compiler installed in $((SECONDS - started)) s: $(chroot "$root" swift --version 2>/dev/null | head -n 1)"
+    echo "${packages[*]}" >"$root/.mock-backend-root-complete"
 }
 
 run_in_root() { # suite root with-tests
