@@ -48,6 +48,13 @@ mount_into() { # source target [options]
 # start files it links against (a Recommends of gcc, so named), and what the test suite runs.
 packages=(swiftlang libc6-dev python3 python3-openapi-spec-validator ca-certificates)
 
+mount_system() { # root: what apt and the tests use of the host
+    mount_into proc "$1/proc" -t proc
+    mount_into /dev "$1/dev" --bind
+    mount_into /dev/pts "$1/dev/pts" --bind
+    mount_into tmpfs "$1/tmp" -t tmpfs
+}
+
 make_root() { # suite root
     local suite=$1 root=$2 started=$SECONDS
     # The marker holds the package list, so a root made with another list is brought up to date.
@@ -60,7 +67,11 @@ make_root() { # suite root
         say "$suite: $root was made before; bringing its packages up to date"
     else
         say "$suite: making $root with debootstrap (about a minute)"
-        rm -rf "$root"
+        # Never through a mount a run that was killed may have left (the host's /dev).
+        for dir in tmp dev/pts dev proc; do
+            if mountpoint -q "$root/$dir"; then umount -l "$root/$dir"; fi
+        done
+        rm -rf --one-file-system "$root"
         mkdir -p "$root"
         debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$roots/$suite-debootstrap.log" 2>&1 \
             || { tail -n 20 "$roots/$suite-debootstrap.log"; exit 1; }
@@ -68,7 +79,7 @@ make_root() { # suite root
         started=$SECONDS
     fi
     say "$suite: apt-get install ${packages[*]} (about a minute)"
-    mount_into proc "$root/proc" -t proc
+    mount_system "$root"
     chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
         "${packages[@]}" >"$roots/$suite-apt.log" 2>&1 \
@@ -79,10 +90,7 @@ make_root() { # suite root
 
 run_in_root() { # suite root with-tests
     local suite=$1 root=$2 with_tests=$3
-    mount_into proc "$root/proc" -t proc
-    mount_into /dev "$root/dev" --bind
-    mount_into /dev/pts "$root/dev/pts" --bind
-    mount_into tmpfs "$root/tmp" -t tmpfs
+    mount_system "$root"
     # A clone of what is committed, as a student would have it, made afresh each run.
     rm -rf "$root/work/mock-backend"
     mkdir -p "$root/work"
