@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds (and tests) the package with the oldest compilers students have, each in a Debian root:
 #   trixie: swiftlang 6.0.x (the Swift of Xcode 16.0-16.2), glibc 2.41: swift build --build-tests, swift test
-#   sid:    swiftlang 6.2.x (the Swift of Xcode 26 before 6.3):        swift build --build-tests
+#   sid:    swiftlang 6.2.x (the Swift of Xcode 26 before 6.3):        swift build, each test target compiled
 # A root is made once with debootstrap and reused while complete (a marker file written last says so).
 # Roots live outside the checkout (MOCK_TOOLCHAIN_ROOTS, default /var/tmp/mock-backend-roots), so a
 # fresh clone in CI reuses the ones a session made. Needs root (debootstrap, chroot, mounts).
@@ -91,48 +91,60 @@ make_root() { # suite root
     echo "${packages[*]}" >"$root/.mock-backend-root-complete"
 }
 
-run_in_root() { # suite root with-tests
-    local suite=$1 root=$2 with_tests=$3
+in_root() { # suite root step what command: command in the clone, its output in $roots/<suite>-<step>.log
+    local suite=$1 root=$2 step=$3 what=$4 command=$5 started=$SECONDS
+    say "$suite: $what"
+    chroot "$root" /usr/bin/env HOME=/root bash -c "cd /work/mock-backend && ($command) 2>&1" >"$roots/$suite-$step.log" || {
+        grep -E "error:|failed|Fatal" "$roots/$suite-$step.log" | head -n 40
+        tail -n 5 "$roots/$suite-$step.log"
+        say "$suite: $step FAILED after $((SECONDS - started)) s (whole log: $roots/$suite-$step.log)"
+        return 1
+    }
+    grep -E "Executed [0-9]+ tests" "$roots/$suite-$step.log" | tail -n 1 || true
+    say "$suite: $step passed in $((SECONDS - started)) s"
+}
+
+# Each test target compiled on its own: its module, without linking a test bundle.
+compile_test_targets=$(cat <<'EOF'
+tests=$(swift package dump-package | python3 -c 'import json, sys
+print(*[t["name"] for t in json.load(sys.stdin)["targets"] if t["type"] == "test"])')
+for target in $tests; do
+    echo "== $target" && swift build --target "$target" || exit 1
+done
+EOF
+)
+
+run_in_root() { # suite root
+    local suite=$1 root=$2
     mount_system "$root"
     # A clone of what is committed, as a student would have it, made afresh each run.
     rm -rf "$root/work/mock-backend"
     mkdir -p "$root/work"
     git clone --quiet "$checkout" "$root/work/mock-backend"
-    local started=$SECONDS
-    say "$suite: swift build --build-tests"
-    chroot "$root" /usr/bin/env HOME=/root bash -c \
-        'cd /work/mock-backend && swift build --build-tests 2>&1' >"$roots/$suite-build.log" || {
-        grep -E "error:|warning: expression took" "$roots/$suite-build.log" | head -n 40
-        tail -n 5 "$roots/$suite-build.log"
-        say "$suite: build FAILED (whole log: $roots/$suite-build.log)"
-        return 1
-    }
-    say "$suite: built in $((SECONDS - started)) s"
-    if [ "$with_tests" = yes ]; then
-        started=$SECONDS
-        say "$suite: swift test"
-        chroot "$root" /usr/bin/env HOME=/root bash -c \
-            'cd /work/mock-backend && swift test 2>&1' >"$roots/$suite-test.log" || {
-            grep -E "error:|failed|Fatal" "$roots/$suite-test.log" | head -n 40
-            tail -n 5 "$roots/$suite-test.log"
-            say "$suite: swift test FAILED (whole log: $roots/$suite-test.log)"
-            return 1
-        }
-        tail -n 3 "$roots/$suite-test.log"
-        say "$suite: tests passed in $((SECONDS - started)) s"
-    fi
+    case $suite in
+        trixie)
+            in_root "$suite" "$root" build "swift build --build-tests" "swift build --build-tests"
+            in_root "$suite" "$root" test "swift test" "swift test"
+            ;;
+        sid)
+            # Debian's swiftlang 6.2.3 ships the _Testing_Foundation module without its library,
+            # so no test bundle links there ("cannot find -l_Testing_Foundation"): the program is
+            # built, and every test target compiled.
+            in_root "$suite" "$root" build "swift build" "swift build"
+            in_root "$suite" "$root" build-tests "swift build --target T, for each test target T" "$compile_test_targets"
+            ;;
+    esac
     unmount_all
 }
 
 mkdir -p "$roots"
 for suite in "${suites[@]}"; do
     case $suite in
-        trixie) tests=yes ;;
-        sid) tests=no ;;
+        trixie | sid) ;;
         *) say "unknown suite $suite (trixie or sid)"; exit 2 ;;
     esac
     make_root "$suite" "$roots/$suite"
     unmount_all
-    run_in_root "$suite" "$roots/$suite" "$tests"
+    run_in_root "$suite" "$roots/$suite"
 done
 say "all passed: ${suites[*]}"
