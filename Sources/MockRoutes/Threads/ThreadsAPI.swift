@@ -38,6 +38,7 @@ public final class ThreadsAPI: CourseAPI {
     /// The thread lists as last encoded: most requests read them, few change them.
     private let encodedLists = AnswerCache<ThreadListKind>()
     private let clock: @Sendable () -> Date
+    private let random: RandomStream
     private let issuedTokenLimit: Int
 
     public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
@@ -45,6 +46,7 @@ public final class ThreadsAPI: CourseAPI {
         let initial = try ThreadsState(seed: document)
         state = SeededStore(initial)
         clock = options.clock
+        random = options.randomness.stream(Self.name)
         issuedTokenLimit = options.issuedTokenLimit
     }
 
@@ -213,7 +215,7 @@ public final class ThreadsAPI: CourseAPI {
     }
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
-        let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
+        let token = ThreadsToken.mint(userID: user.id, issuedAt: now, random: random)
         state.issueToken(token, to: ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime),
                          limit: issuedTokenLimit)
         return AuthAnswer(token: token, userID: user.id, userEmail: state.text(user.email), userFname: state.text(user.fname),

@@ -38,6 +38,7 @@ public final class WSUVTwitterAPI: CourseAPI {
 
     public let state: SeededStore<WSUVState, WSUVState>
     private let clock: @Sendable () -> Date
+    private let random: RandomStream
     private let timeZone: TimeZone
 
     public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
@@ -45,6 +46,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         let initial = try WSUVState(seed: document)
         state = SeededStore(initial)
         clock = options.clock
+        random = options.randomness.stream(Self.name)
         timeZone = options.wsuvTimeZone
     }
 
@@ -88,7 +90,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         try Self.checkLength(["username": username, "password": password])
         return try state.withLock { state throws(WSUVError) in
             guard state.userIndex(username) == nil else { throw .userExists }
-            let token = state.mintToken()
+            let token = state.mintToken(random)
             _ = state.add(WSUVState.User(username: username, password: password, sessionToken: token))
             return Self.json(SessionAnswer(sessionToken: token))
         }
@@ -109,7 +111,7 @@ public final class WSUVTwitterAPI: CourseAPI {
                 state.setSessionToken(WSUVState.loggedOut, ofUser: index)
             } else if state.users[index].sessionToken == WSUVState.loggedOut {
                 // Login keeps a live token; only a logged-out user gets a new one.
-                state.setSessionToken(state.mintToken(), ofUser: index)
+                state.setSessionToken(state.mintToken(random), ofUser: index)
             }
             return Self.json(SessionAnswer(sessionToken: state.users[index].sessionToken))
         }
