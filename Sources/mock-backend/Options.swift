@@ -58,7 +58,9 @@ struct Options {
         // Values from the environment are named by their variable in complaints (`PORT`, not `--port`).
         var variables: [String: String] = [:]
         for (flag, variable) in Self.valued {
-            if let value = environment[variable], !value.isEmpty {
+            // An empty variable counts as unset, but for the admin token: `MOCK_ADMIN_TOKEN=` (a
+            // compose file's `${TOKEN}` left unset) meant a token, and `--admin-token ""` is refused too.
+            if let value = environment[variable], !value.isEmpty || flag == "--admin-token" {
                 values[flag] = value
                 variables[flag] = variable
             }
@@ -104,11 +106,46 @@ struct Options {
                     index += 1
                 }
             default:
-                throw UsageError(message: "unknown argument \(argument)")
+                throw UsageError(message: "unknown argument \(argument)"
+                                 + (Self.closestFlag(to: flag).map { "; did you mean \($0)?" } ?? ""))
             }
         }
         try apply(values, variables: variables)
         self.variables = variables
+    }
+
+    /// Every flag, for the guess at a misspelt one.
+    private static let flags = valued.map(\.flag)
+        + ["--help", "--version", "--quiet", "--admin-require-token", "--watch", "--healthcheck"]
+
+    /// The flag a mistyped argument most likely meant: `--port` for `--prot`, `-port` or `port`.
+    /// Only a close one (at most two letters' edits, fewer than a third of its letters), so that a
+    /// stray word gets no guess.
+    static func closestFlag(to argument: String) -> String? {
+        let typed = String(argument.drop { $0 == "-" }).lowercased()
+        guard !typed.isEmpty else { return nil }
+        let scored = flags.map { (flag: $0, edits: editDistance(Array(typed.utf8), Array($0.dropFirst(2).utf8))) }
+        guard let best = scored.min(by: { $0.edits < $1.edits }),
+              best.edits <= min(2, (best.flag.count - 2 - 1) / 3) || best.edits == 0 else { return nil }
+        return best.flag
+    }
+
+    /// Levenshtein distance, a transposition of two neighbours counting as one edit (`prot`).
+    private static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for row in 0...a.count { table[row][0] = row }
+        for column in 0...b.count { table[0][column] = column }
+        for row in stride(from: 1, through: a.count, by: 1) {
+            for column in stride(from: 1, through: b.count, by: 1) {
+                let substitution = table[row - 1][column - 1] + (a[row - 1] == b[column - 1] ? 0 : 1)
+                var best = min(substitution, table[row - 1][column] + 1, table[row][column - 1] + 1)
+                if row > 1, column > 1, a[row - 1] == b[column - 2], a[row - 2] == b[column - 1] {
+                    best = min(best, table[row - 2][column - 2] + 1)
+                }
+                table[row][column] = best
+            }
+        }
+        return table[a.count][b.count]
     }
 
     /// A setting as the person who started the server gave it: `--port 8080`, or `PORT=8080`
@@ -138,7 +175,8 @@ struct Options {
         journal = try integer("--journal", 0...1_000_000) ?? journal
         adminToken = values["--admin-token"]
         if let token = adminToken, token.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw UsageError(message: "--admin-token must not be empty: an empty token would let anyone in")
+            throw UsageError(message: "\(variables["--admin-token"] ?? "--admin-token") must not be empty: an empty token "
+                + "would let anyone in (unset it to serve /_mock to loopback callers only)")
         }
         if let text = values["--public-url"] {
             do {

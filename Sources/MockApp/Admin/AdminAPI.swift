@@ -290,6 +290,8 @@ final class AdminAPI: Sendable {
             case .notLoopback:
                 Response.json(403, ["error": "forbidden",
                                     "detail": "/_mock is served to loopback clients only; start the server with --admin-token to allow others"])
+            case .forwarded(let header):
+                Self.refusedThroughProxy(header)
             case .foreignHost(let host):
                 Self.refusedFromBrowser("Host \(host.prefix(100)) is not localhost, an IP address or the --public-url host: "
                                         + "perhaps a web page's own name made to point at this machine (DNS rebinding)")
@@ -306,6 +308,8 @@ final class AdminAPI: Sendable {
         /// `--admin-require-token` without a token: nobody may.
         case closed
         case notLoopback
+        /// A loopback caller that is a proxy: the request carries this forwarding header.
+        case forwarded(String)
         /// A loopback caller whose `Host` may be a web site's name resolved to this machine.
         case foreignHost(String)
         /// A loopback caller whose `Origin` names another site: a web page sent the request.
@@ -321,13 +325,27 @@ final class AdminAPI: Sendable {
         return response
     }
 
-    /// Nil for a loopback caller without a configured token (unless loopback is not trusted),
-    /// or any caller presenting the token. Behind a proxy every caller is loopback
+    private static func refusedThroughProxy(_ header: String) -> Response {
+        var response = Response.json(403, ["error": "forbidden",
+                                           "detail": "/_mock serves loopback callers only, and a request a proxy forwarded is "
+                                               + "not one (behind a proxy every caller looks local); start the server with "
+                                               + "--admin-token and send the token"])
+        response.explanation = "the request carries \(header): a proxy forwarded it, so its loopback address proves nothing"
+        return response
+    }
+
+    /// Headers that proxies add (nginx, Apache, Caddy, Traefik, Envoy, Squid, standard RFC 7239):
+    /// one of them on a loopback request means the real client is elsewhere.
+    static let forwardingHeaders = ["Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-IP", "Via"]
+
+    /// Nil for a loopback caller that is no proxy, without a configured token (unless loopback is not
+    /// trusted), or any caller presenting the token. Behind a proxy every caller is loopback
     /// (docs/admin.md#who-may-call-it).
     static func refusal(of request: Request, _ settings: AppSettings) -> Refusal? {
         guard let adminToken = settings.adminToken else {
             guard settings.trustsLoopback else { return .closed }
             guard request.peer.isLoopback else { return .notLoopback }
+            if let header = forwardingHeaders.first(where: request.headers.contains) { return .forwarded(header) }
             return browserRefusal(of: request, publicURL: settings.addresses.publicURL)
         }
         if request.headers["X-Mock-Admin-Token"] == adminToken { return nil }

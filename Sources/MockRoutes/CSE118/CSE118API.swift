@@ -58,25 +58,27 @@ public final class CSE118API: CourseAPI {
     private let random: RandomStream
     private let issuedTokenLimit: Int
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let initial = try CSE118State(seed: Self.mappedSeedDocument(in: seed))
+    public let context: SeedContext
+
+    public init(seed: CSE118State, context: SeedContext) {
         // A reset drops every token, those of a loaded state document included (docs/apis/cse118.md#reset).
-        state = SeededStore(seed: initial) { seed in
+        state = SeededStore(seed: seed) { seed in
             var fresh = seed
             fresh.forgetTokens()
             return fresh
         }
-        clock = options.clock
-        random = options.randomness.stream(Self.name)
-        issuedTokenLimit = options.issuedTokenLimit
+        self.context = context
+        clock = context.options.clock
+        random = context.options.randomness.stream(Self.name)
+        issuedTokenLimit = context.options.issuedTokenLimit
     }
 
-    public func seed(from document: SeedJSON) throws(SeedError) -> CSE118State {
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> CSE118State {
         try CSE118State(seed: document)
     }
 
-    public func stateDocument(of state: CSE118State) -> any Encodable {
-        CSE118SeedFile(state)
+    public func stateJSON(of state: CSE118State) -> [UInt8] {
+        OrderedJSON.encode(CSE118SeedFile(state), escapeSlash: false)
     }
 
     /// The loaded document's tokens work until the next reset; `PUT /reset` still restores the

@@ -4,7 +4,7 @@ import MockKit
 
 // MARK: Seed format, written
 
-extension CSE118State: LoggedState {
+extension CSE118State: TouchedState {
     public func seedRow(at path: RowPath) -> [UInt8]? {
         let steps = path.steps
         if steps.count == 1, steps[0].keyField == nil {

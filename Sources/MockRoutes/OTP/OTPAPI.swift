@@ -34,20 +34,21 @@ public final class OTPAPI: CourseAPI {
     private let options: APIOptions
     private let random: RandomStream
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let initial = try OTPDirectory(seed: document)
-        state = SeededStore(seed: initial, fresh: OTPState.init(directory:))
-        self.options = options
+    public let context: SeedContext
+
+    public init(seed: OTPDirectory, context: SeedContext) {
+        state = SeededStore(seed: seed, fresh: OTPState.init(directory:))
+        self.context = context
+        options = context.options
         random = options.randomness.stream(Self.name)
     }
 
-    public func seed(from document: SeedJSON) throws(SeedError) -> OTPDirectory {
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> OTPDirectory {
         try OTPDirectory(seed: document)
     }
 
-    public func stateDocument(of state: OTPState) -> any Encodable {
-        OTPSeedFile(state.directory)
+    public func stateJSON(of state: OTPState) -> [UInt8] {
+        OrderedJSON.encode(OTPSeedFile(state.directory), escapeSlash: false)
     }
 
     /// A load replaces users and tokens; pending codes and the outbox stay (docs/apis/otp.md#control-surface). A reset

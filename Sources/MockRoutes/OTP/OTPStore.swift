@@ -465,7 +465,7 @@ extension OTPDirectory {
 }
 
 /// Only the directory is written to the state; pending codes and the outbox last one run.
-extension OTPState: LoggedState {
+extension OTPState: TouchedState {
     public var changes: StateChanges {
         get { directory.changes }
         set { directory.changes = newValue }

@@ -300,7 +300,7 @@ extension WSUVState {
     }
 }
 
-extension WSUVState: LoggedState {
+extension WSUVState: TouchedState {
     public func seedRow(at path: RowPath) -> [UInt8]? {
         let step = path.steps[0]
         switch (step.member, step.key) {

@@ -41,21 +41,22 @@ public final class WSUVTwitterAPI: CourseAPI {
     private let random: RandomStream
     private let timeZone: TimeZone
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let initial = try WSUVState(seed: document)
-        state = SeededStore(initial)
-        clock = options.clock
-        random = options.randomness.stream(Self.name)
-        timeZone = options.wsuvTimeZone
+    public let context: SeedContext
+
+    public init(seed: WSUVState, context: SeedContext) {
+        state = SeededStore(seed)
+        self.context = context
+        clock = context.options.clock
+        random = context.options.randomness.stream(Self.name)
+        timeZone = context.options.wsuvTimeZone
     }
 
-    public func seed(from document: SeedJSON) throws(SeedError) -> WSUVState {
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> WSUVState {
         try WSUVState(seed: document)
     }
 
-    public func stateDocument(of state: WSUVState) -> any Encodable {
-        WSUVSeedFile(state)
+    public func stateJSON(of state: WSUVState) -> [UInt8] {
+        OrderedJSON.encode(WSUVSeedFile(state), escapeSlash: false)
     }
 
     public var summary: APISummary {
