@@ -80,22 +80,15 @@ public struct InternProductsState {
 
 // MARK: Seed format
 
-/// Where the `image` of a product may come from.
-enum InternProductsImages {
-    /// Standard base64 only: state documents (`PUT /_mock/state/internproducts`, `--state`).
-    case base64
-    /// Also a `.png`, `.jpg` or `.jpeg` path relative to this folder (the shipped `Seed/internproducts/`).
-    /// Base64 never contains a `.`, so the two forms cannot be confused.
-    case base64OrFile(in: URL)
-}
-
 extension InternProductsState {
     static let earliestDate = 1_609_459_200 // 2021-01-01T00:00:00Z
     static let latestDate = 1_672_531_199 // 2022-12-31T23:59:59Z
 
     /// Reads and checks a seed or state document (docs/apis/internproducts.md#seed-reset-and-state). Users without a `loginToken` get
-    /// one minted at `now`.
-    init(seed document: SeedJSON, images: InternProductsImages, now: Date) throws(SeedError) {
+    /// one minted at `now`. An `image` is standard base64 or a `.png`, `.jpg` or `.jpeg` path relative
+    /// to `imageFolder` (the shipped `Seed/internproducts/`); base64 never contains a `.`, so the two
+    /// forms cannot be confused.
+    init(seed document: SeedJSON, imageFolder: URL, now: Date) throws(SeedError) {
         // Reading a seed is no change: nothing is recorded meanwhile.
         changes.isRecording = false
         defer { changes = StateChanges() }
@@ -112,7 +105,7 @@ extension InternProductsState {
                     try value.elements { item throws(SeedError) in anyUnminted = try readUser(&item) || anyUnminted }
                 } else {
                     try value.elements { item throws(SeedError) in
-                        let product = try Self.product(&item, images: images)
+                        let product = try Self.product(&item, imageFolder: imageFolder)
                         if let twin = titles.updateValue(loaded.count, forKey: product.title) {
                             throw SeedError(path: item.path(of: item.offset) + ".title",
                                             problem: "\"\(product.title)\" is also \(item.path(of: loaded[twin].offset))'s title")
@@ -180,7 +173,7 @@ extension InternProductsState {
     }
 
     /// One product, checked against docs/apis/internproducts.md#endpoints.
-    private static func product(_ item: inout SeedReader, images: InternProductsImages) throws(SeedError) -> Product {
+    private static func product(_ item: inout SeedReader, imageFolder folder: URL) throws(SeedError) -> Product {
         var product = Product(title: "", description: "", tags: [], date: 0, image: "")
         try item.members(Keys.product) { key, value throws(SeedError) in
             switch key {
@@ -211,17 +204,17 @@ extension InternProductsState {
                     throw value.fail("expected UNIX seconds in 2021 or 2022 (\(earliestDate)...\(latestDate))")
                 }
             default:
-                product.image = try image(&value, images: images)
+                product.image = try image(&value, imageFolder: folder)
             }
         }
         return product
     }
 
     /// The picture as canonical standard base64, after checking that it is a whole PNG or JPEG.
-    private static func image(_ node: inout SeedReader, images: InternProductsImages) throws(SeedError) -> String {
+    private static func image(_ node: inout SeedReader, imageFolder folder: URL) throws(SeedError) -> String {
         let text = try node.string()
         let bytes: [UInt8]
-        if case let .base64OrFile(folder) = images, [".png", ".jpg", ".jpeg"].contains(where: { text.lowercased().hasSuffix($0) }) {
+        if [".png", ".jpg", ".jpeg"].contains(where: { text.lowercased().hasSuffix($0) }) {
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
             guard !text.hasPrefix("/"), !parts.contains("..") else {
                 throw node.fail("expected a path inside \(folder.path)")
@@ -277,7 +270,7 @@ struct InternProductsSeedFile: Encodable {
     }
 }
 
-extension InternProductsState: LoggedState {
+extension InternProductsState: TouchedState {
     public func seedRow(at path: RowPath) -> [UInt8]? {
         guard path.steps[0].member == "users", case let .string(username)? = path.steps[0].key,
               let user = user(named: username) else { return nil }

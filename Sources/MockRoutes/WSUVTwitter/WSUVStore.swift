@@ -131,10 +131,9 @@ public struct WSUVState {
     }
 
     /// 160 random bits as 40 lowercase hex digits, never another user's live token.
-    func mintToken() -> String {
-        var generator = SystemRandomNumberGenerator()
+    func mintToken(_ random: RandomStream) -> String {
         while true {
-            let token = (0..<20).map { _ in hex(UInt8.random(in: 0...255, using: &generator)) }.joined()
+            let token = random.bytes(20).map(hex).joined()
             if !liveTokens.contains(ExactText(token)) { return token }
         }
     }
@@ -301,7 +300,7 @@ extension WSUVState {
     }
 }
 
-extension WSUVState: LoggedState {
+extension WSUVState: TouchedState {
     public func seedRow(at path: RowPath) -> [UInt8]? {
         let step = path.steps[0]
         switch (step.member, step.key) {

@@ -58,22 +58,25 @@ public final class WSUVTwitterAPI: CourseAPI {
 
     public let state: SeededStore<WSUVState, WSUVState>
     private let clock: @Sendable () -> Date
+    private let random: RandomStream
     private let timeZone: TimeZone
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let initial = try WSUVState(seed: document)
-        state = SeededStore(initial)
-        clock = options.clock
-        timeZone = options.wsuvTimeZone
+    public let context: SeedContext
+
+    public init(seed: WSUVState, context: SeedContext) {
+        state = SeededStore(seed)
+        self.context = context
+        clock = context.options.clock
+        random = context.options.randomness.stream(Self.name)
+        timeZone = context.options.wsuvTimeZone
     }
 
-    public func seed(from document: SeedJSON) throws(SeedError) -> WSUVState {
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> WSUVState {
         try WSUVState(seed: document)
     }
 
-    public func stateDocument(of state: WSUVState) -> any Encodable {
-        WSUVSeedFile(state)
+    public func stateJSON(of state: WSUVState) -> [UInt8] {
+        OrderedJSON.encode(WSUVSeedFile(state), escapeSlash: false)
     }
 
     public var summary: APISummary {
@@ -108,7 +111,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         try Self.checkLength(["username": username, "password": password])
         return try state.withLock { state throws(WSUVError) in
             guard state.userIndex(username) == nil else { throw .userExists }
-            let token = state.mintToken()
+            let token = state.mintToken(random)
             _ = state.add(WSUVState.User(username: username, password: password, sessionToken: token))
             return Self.json(SessionAnswer(sessionToken: token))
         }
@@ -129,7 +132,7 @@ public final class WSUVTwitterAPI: CourseAPI {
                 state.setSessionToken(WSUVState.loggedOut, ofUser: index)
             } else if state.users[index].sessionToken == WSUVState.loggedOut {
                 // Login keeps a live token; only a logged-out user gets a new one.
-                state.setSessionToken(state.mintToken(), ofUser: index)
+                state.setSessionToken(state.mintToken(random), ofUser: index)
             }
             return Self.json(SessionAnswer(sessionToken: state.users[index].sessionToken))
         }
