@@ -88,6 +88,21 @@ public struct SeedFormat<State: StoredState>: Sendable {
     }
 }
 
+/// Why a row is refused, at the row or at one of its fields.
+public struct SeedProblem {
+    let field: String?
+    let problem: String
+
+    /// `$.threads[3]: user_id 44 is not a user`
+    public static func row(_ problem: String) -> SeedProblem { SeedProblem(field: nil, problem: problem) }
+    /// `$.tweets[2].username: c is not a user`
+    public static func field(_ name: String, _ problem: String) -> SeedProblem { SeedProblem(field: name, problem: problem) }
+
+    func error(in fields: SeedFields) -> SeedError {
+        field.map { fields.fail($0, problem) } ?? fields.fail(problem)
+    }
+}
+
 /// Where a row sits against the duplicate of an earlier one: the error names the row
 /// (`$.users[3]: duplicate email a@x.com`) or the field (`$.users[3].username: duplicate …`).
 public enum DuplicateReport: Sendable {
@@ -109,20 +124,20 @@ public struct SeedMember<State>: @unchecked Sendable {
 
     /// An array of rows kept in the table at `path`. `order` is the order rows are kept and
     /// written in (a seed in another order is sorted as it loads); `check` refuses a row the rest
-    /// of the state contradicts (its user is not a user), with the reason.
+    /// of the state contradicts (its user is not a user), before a duplicate key is looked for.
     public static func table<Row: TableRow>(_ name: String, _ path: WritableKeyPath<State, Table<Row>>, optional: Bool = false,
                                             order: ((Row, Row) -> Bool)? = nil, duplicates: DuplicateReport = .atRow,
-                                            check: ((Row, State) -> String?)? = nil) -> SeedMember {
+                                            check: ((Row, State) -> SeedProblem?)? = nil) -> SeedMember {
         SeedMember(name: name, isRequired: !optional, read: { state, array throws(SeedError) in
             try array.elements { item throws(SeedError) in
                 let fields = try SeedFields(&item)
                 let row = try Row(seed: fields)
+                if let problem = check?(row, state) { throw problem.error(in: fields) }
                 if let conflict = state[keyPath: path].insert(row) {
                     let (field, value) = conflict.described(row)
                     let problem = "duplicate \(field) \(value)"
                     throw duplicates == .atRow ? fields.fail(problem) : fields.fail(field, problem)
                 }
-                if let problem = check?(row, state) { throw fields.fail(problem) }
             }
             if let order, !state[keyPath: path].rows.isSorted(by: order) { state[keyPath: path].sort(by: order) }
         }, write: { state, writer in
