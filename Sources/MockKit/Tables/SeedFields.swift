@@ -81,6 +81,13 @@ public struct SeedFieldWriter {
         json.bool(value)
     }
 
+    public mutating func field(_ name: String, _ values: [String]) {
+        json.key(name)
+        json.beginArray()
+        for value in values { json.string(value) }
+        json.endArray()
+    }
+
     /// Written only when there is a value.
     public mutating func field<Value>(_ name: String, _ value: Value?, _ write: (inout SeedFieldWriter, String, Value) -> Void) {
         if let value { write(&self, name, value) }

@@ -19,7 +19,12 @@ extension StoredState {
 
     /// Reads and checks a seed or state document.
     public init(seed document: SeedJSON) throws(SeedError) {
-        self.init()
+        try self.init(seed: document, into: Self())
+    }
+
+    /// The same, into `empty`: a state made with what reading needs (a clock, a folder of files).
+    public init(seed document: SeedJSON, into empty: Self) throws(SeedError) {
+        self = empty
         try Self.format.read(document, into: &self)
     }
 
@@ -174,6 +179,19 @@ public struct SeedMember<State>: @unchecked Sendable {
         }, row: { state, _ in
             state[keyPath: path].value.seedJSON
         })
+    }
+}
+
+extension SeedMember {
+    /// A member the state reads and writes itself and that requests never change (InternProducts'
+    /// products): it is in the document, never in a change record.
+    public static func fixed(_ name: String, read: @escaping (inout State, inout SeedReader) throws(SeedError) -> Void,
+                             rows: @escaping (State) -> [any SeedRow]) -> SeedMember {
+        SeedMember(name: name, isRequired: true, read: read, write: { state, writer in
+            writer.json.beginArray()
+            for row in rows(state) { writer.object(row) }
+            writer.json.endArray()
+        }, setRecording: { _, _ in }, takeChanges: { _ in [] }, row: { _, _ in nil })
     }
 }
 

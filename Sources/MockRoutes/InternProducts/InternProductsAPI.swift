@@ -32,24 +32,21 @@ public final class InternProductsAPI: CourseAPI {
     public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
         let document = try Self.seedDocument(in: seed)
         let images = InternProductsImages.base64OrFile(in: seed.url.appendingPathComponent(Self.name))
-        let initial = try InternProductsState(seed: document, images: images, now: options.clock())
+        let initial = try InternProductsState(seed: document, into: InternProductsState(images: images, now: options.clock()))
         state = SeededStore(initial)
         clock = options.clock
     }
 
     /// A state document carries its pictures inline (base64), never as files.
     public func seed(from document: SeedJSON) throws(SeedError) -> InternProductsState {
-        try InternProductsState(seed: document, images: .base64, now: clock())
-    }
-
-    public func stateJSON(of state: InternProductsState) -> [UInt8] {
-        OrderedJSON.encode(InternProductsSeedFile(state), escapeSlash: false)
+        try InternProductsState(seed: document, into: InternProductsState(images: .base64, now: clock()))
     }
 
     public var summary: APISummary {
         let users = state.seed.users
         return APISummary(title: "Endava School of iOS InternProducts", basePaths: ["/"],
-                          seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken.text)") })
+                          seeded: users.rows, count: users.count,
+                          accounts: { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken ?? "")") })
     }
 
     // MARK: Endpoints
@@ -61,7 +58,7 @@ public final class InternProductsAPI: CourseAPI {
         let token = try state.withLock { state throws(InternProductsError) in
             guard let user = state.user(named: username) else { throw .noSuchUser(username) }
             guard user.password.hasSameBytes(as: password) else { throw .wrongPassword(username) }
-            return user.loginToken.text
+            return user.loginToken ?? ""
         }
         return Self.json(TokenAnswer(loginToken: token))
     }
@@ -75,7 +72,7 @@ public final class InternProductsAPI: CourseAPI {
             guard let token = state.register(username: username, password: password, at: now) else {
                 throw .usernameUsed(username)
             }
-            return token.text
+            return token
         }
         return Self.json(TokenAnswer(loginToken: token))
     }
