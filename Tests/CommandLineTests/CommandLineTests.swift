@@ -95,17 +95,22 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(git.terminationStatus, 0, "\(file) would be an untracked file in the clone")
     }
 
+    /// A server started with JSON console lines, its port and start event read from its first line.
+    private func startJSONServer(_ extra: [String], environment: [String: String] = [:]) throws -> (ChildProcess, Int, [String: Any]) {
+        let child = try ChildProcess(["--host", "127.0.0.1", "--port", "0"] + extra, environment: environment, directory: repository)
+        XCTAssertTrue(child.waitForOutput("\"event\":\"start\""), child.standardOutput + child.standardError)
+        let start = try Self.object(child.standardOutput.split(separator: "\n")[0])
+        return (child, try XCTUnwrap(start["port"] as? Int), start)
+    }
+
+    private static func object(_ line: Substring) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+    }
+
     /// `--log-format json`: every line on standard output is one JSON object, from the start (the
     /// banner as one event) through requests and console messages to the stop.
     func testTheJSONLogFormatWritesOnlyJSONLines() throws {
-        let child = try ChildProcess(["--host", "127.0.0.1", "--port", "0", "--log-format", "json", "--otp-code", "123456"],
-                                     directory: repository)
-        XCTAssertTrue(child.waitForOutput("\"event\":\"start\""), child.standardOutput + child.standardError)
-        func object(_ line: Substring) throws -> [String: Any] {
-            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
-        }
-        let start = try object(child.standardOutput.split(separator: "\n")[0])
-        let port = try XCTUnwrap(start["port"] as? Int)
+        let (child, port, start) = try startJSONServer(["--log-format", "json", "--otp-code", "123456"])
         XCTAssertEqual(start["version"] as? String, "0.1.0")
         XCTAssertEqual((start["apis"] as? [[String: Any]])?.compactMap { $0["name"] as? String }, APICatalog.names)
         let threads = try XCTUnwrap((start["apis"] as? [[String: Any]])?.first)
@@ -116,7 +121,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(child.waitForOutput("otp: code 123456"))
         child.process.terminate()
         XCTAssertEqual(child.waitForExit(), 0)
-        let lines = try child.standardOutput.split(separator: "\n").map(object)
+        let lines = try child.standardOutput.split(separator: "\n").map(Self.object)
         XCTAssertEqual(lines.compactMap { $0["event"] as? String }, ["start", "message", "stopping", "stop"], child.standardOutput)
         XCTAssertEqual(lines.compactMap { $0["path"] as? String }, ["/api/threads", "/api/send_verification_code"])
         XCTAssertEqual(lines[2]["message"] as? String, "otp: code 123456 for +15305550123")
@@ -446,7 +451,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(quiet.waitForExit(), 0)
         XCTAssertFalse(quiet.standardOutput.contains("/nothing"))
 
-        let (json, jsonPort) = try startServer([], environment: ["MOCK_LOG_FORMAT": "json"])
+        let (json, jsonPort, _) = try startJSONServer([], environment: ["MOCK_LOG_FORMAT": "json"])
         let second = try BlockingClient(port: jsonPort)
         second.send("GET /nothing HTTP/1.1\r\nHost: test\r\n\r\n")
         _ = try second.readResponse()

@@ -8,8 +8,14 @@ final class ExampleAPI: CourseAPI {
     let state: SeededStore<Notes, Notes>
     let summary = APISummary(title: "Example notes", basePaths: ["/notes"])
 
-    init(seed: SeedDirectory, options: APIOptions) throws(SeedError) { state = SeededStore(try Notes(Self.seedDocument(in: seed))) }
-    func seed(from document: SeedJSON) throws(SeedError) -> Notes { try Notes(document) }
+    let context: SeedContext
+
+    init(seed: Notes, context: SeedContext) {
+        state = SeededStore(seed)
+        self.context = context
+    }
+
+    static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> Notes { try Notes(document) }
     func stateJSON(of notes: Notes) -> [UInt8] { OrderedJSON.encode(["notes": notes.list], escapeSlash: false) }
 
     var routes: RouteGroup {

@@ -28,18 +28,19 @@ public final class InternProductsAPI: CourseAPI {
     public let state: SeededStore<InternProductsState, InternProductsState>
     private let clock: @Sendable () -> Date
 
-    /// Product images may be files under `Seed/internproducts/`.
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let images = InternProductsImages.base64OrFile(in: seed.url.appendingPathComponent(Self.name))
-        let initial = try InternProductsState(seed: document, into: InternProductsState(images: images, now: options.clock()))
-        state = SeededStore(initial)
-        clock = options.clock
+    public let context: SeedContext
+
+    public init(seed: InternProductsState, context: SeedContext) {
+        state = SeededStore(seed)
+        self.context = context
+        clock = context.options.clock
     }
 
-    /// A state document carries its pictures inline (base64), never as files.
-    public func seed(from document: SeedJSON) throws(SeedError) -> InternProductsState {
-        try InternProductsState(seed: document, into: InternProductsState(images: .base64, now: clock()))
+    /// Product images may be files under `Seed/internproducts/`, in a seed file and in a state
+    /// document alike (an exported state inlines them as base64).
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> InternProductsState {
+        let empty = InternProductsState(imageFolder: context.folder.url.appendingPathComponent(name), now: context.options.clock())
+        return try InternProductsState(seed: document, into: empty)
     }
 
     public var summary: APISummary {

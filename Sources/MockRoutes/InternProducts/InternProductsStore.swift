@@ -29,14 +29,15 @@ public struct InternProductsState: StoredState {
     /// byte for byte, as the real server's strings did.
     private(set) var users = Table<User>(indexes: [.unique(\.loginToken, field: "loginToken")])
     private(set) var catalog = InternProductsCatalog([])
-    /// Where a document's pictures may come from, and the clock that mints the tokens it lacks.
-    private var images = InternProductsImages.base64
+    /// Where a document's picture files are (the shipped `Seed/internproducts/`), and the clock
+    /// that mints the tokens it lacks.
+    private var imageFolder = URL(fileURLWithPath: "/")
     private var now = Date()
 
     public init() {}
 
-    init(images: InternProductsImages, now: Date) {
-        (self.images, self.now) = (images, now)
+    init(imageFolder: URL, now: Date) {
+        (self.imageFolder, self.now) = (imageFolder, now)
     }
 
     public static let format = SeedFormat<InternProductsState>(
@@ -134,15 +135,6 @@ extension InternProductsState.Product {
     }
 }
 
-/// Where the `image` of a product may come from.
-enum InternProductsImages {
-    /// Standard base64 only: state documents (`PUT /_mock/state/internproducts`, `--state`).
-    case base64
-    /// Also a `.png`, `.jpg` or `.jpeg` path relative to this folder (the shipped `Seed/internproducts/`).
-    /// Base64 never contains a `.`, so the two forms cannot be confused.
-    case base64OrFile(in: URL)
-}
-
 extension InternProductsState {
     static let earliestDate = 1_609_459_200 // 2021-01-01T00:00:00Z
     static let latestDate = 1_672_531_199 // 2022-12-31T23:59:59Z
@@ -155,7 +147,7 @@ extension InternProductsState {
         try array.elements { item throws(SeedError) in
             let fields = try SeedFields(&item)
             var product = try Product(seed: fields)
-            product.image = try fields.value("image") { value throws(SeedError) in try Self.image(&value, images: images) }
+            product.image = try fields.value("image") { value throws(SeedError) in try Self.image(&value, imageFolder: imageFolder) }
             if let twin = titles.updateValue(loaded.count, forKey: product.title) {
                 throw fields.fail("title", "\"\(product.title)\" is also \(item.path(of: loaded[twin].offset))'s title")
             }
@@ -168,10 +160,10 @@ extension InternProductsState {
     }
 
     /// The picture as canonical standard base64, after checking that it is a whole PNG or JPEG.
-    private static func image(_ node: inout SeedReader, images: InternProductsImages) throws(SeedError) -> String {
+    private static func image(_ node: inout SeedReader, imageFolder folder: URL) throws(SeedError) -> String {
         let text = try node.string()
         let bytes: [UInt8]
-        if case let .base64OrFile(folder) = images, [".png", ".jpg", ".jpeg"].contains(where: { text.lowercased().hasSuffix($0) }) {
+        if [".png", ".jpg", ".jpeg"].contains(where: { text.lowercased().hasSuffix($0) }) {
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
             guard !text.hasPrefix("/"), !parts.contains("..") else {
                 throw node.fail("expected a path inside \(folder.path)")

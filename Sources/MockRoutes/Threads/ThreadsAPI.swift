@@ -38,14 +38,17 @@ public final class ThreadsAPI: CourseAPI {
     /// The thread lists as last encoded: most requests read them, few change them.
     private let encodedLists = AnswerCache<ThreadListKind>()
     private let clock: @Sendable () -> Date
+    private let random: RandomStream
     private let issuedTokenLimit: Int
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let initial = try ThreadsState(seed: document)
-        state = SeededStore(initial)
-        clock = options.clock
-        issuedTokenLimit = options.issuedTokenLimit
+    public let context: SeedContext
+
+    public init(seed: ThreadsState, context: SeedContext) {
+        state = SeededStore(seed)
+        self.context = context
+        clock = context.options.clock
+        random = context.options.randomness.stream(Self.name)
+        issuedTokenLimit = context.options.issuedTokenLimit
     }
 
     public var openAPIDocument: [UInt8]? { ThreadsOpenAPI.document }
@@ -204,7 +207,7 @@ public final class ThreadsAPI: CourseAPI {
     }
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
-        let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
+        let token = ThreadsToken.mint(userID: user.id, issuedAt: now, random: random)
         state.issueToken(token, userID: user.id, expires: now + ThreadsToken.lifetime, limit: issuedTokenLimit)
         return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
                           userLname: user.lname, userRole: user.role)

@@ -38,14 +38,17 @@ public final class WSUVTwitterAPI: CourseAPI {
 
     public let state: SeededStore<WSUVState, WSUVState>
     private let clock: @Sendable () -> Date
+    private let random: RandomStream
     private let timeZone: TimeZone
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let initial = try WSUVState(seed: document)
-        state = SeededStore(initial)
-        clock = options.clock
-        timeZone = options.wsuvTimeZone
+    public let context: SeedContext
+
+    public init(seed: WSUVState, context: SeedContext) {
+        state = SeededStore(seed)
+        self.context = context
+        clock = context.options.clock
+        random = context.options.randomness.stream(Self.name)
+        timeZone = context.options.wsuvTimeZone
     }
 
     public var summary: APISummary {
@@ -80,7 +83,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         try Self.checkLength(["username": username, "password": password])
         return try state.withLock { state throws(WSUVError) in
             guard state.user(username) == nil else { throw .userExists }
-            let token = state.mintToken()
+            let token = state.mintToken(random)
             state.add(WSUVState.User(username: username, password: password, sessionToken: token))
             return Self.json(SessionAnswer(sessionToken: token))
         }
@@ -101,7 +104,7 @@ public final class WSUVTwitterAPI: CourseAPI {
                 state.setSessionToken(nil, of: username)
             } else if user.sessionToken == nil {
                 // Login keeps a live token; only a logged-out user gets a new one.
-                state.setSessionToken(state.mintToken(), of: username)
+                state.setSessionToken(state.mintToken(random), of: username)
             }
             return Self.json(SessionAnswer(sessionToken: state.user(username)?.sessionToken ?? WSUVState.loggedOut))
         }
