@@ -39,7 +39,8 @@ WORKDIR /data
 ENV PORT=8080
 EXPOSE 8080
 # --healthcheck asks the server at the port and with the admin token it was started with, flags after
-# the image name included: the server leaves them in a private file in /tmp (docs/admin.md#health-check).
+# the image name included: the server leaves them in a private file in /tmp, and with --read-only the
+# check reads them from PID 1's command line and socket in /proc (docs/admin.md#health-check).
 # The banner cannot see the host's address: -e MOCK_PUBLIC_URL=http://<host-ip>:<host-port> shows it.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 CMD ["/app/mock-backend", "--healthcheck"]
 # SIGTERM (docker stop) lets requests in flight finish, then exits 0.

@@ -71,8 +71,7 @@ public struct APIEntry: Sendable {
         do {
             return try make(seed, options)
         } catch {
-            throw FileProblem(locating: error, in: error.file.map(URL.init(fileURLWithPath:))
-                                  ?? seed.url.appendingPathComponent("\(name).json"))
+            throw FileProblem(locating: error, in: seed.url.appendingPathComponent("\(name).json"))
         }
     }
 }

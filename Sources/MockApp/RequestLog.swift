@@ -11,7 +11,7 @@ public final class RequestLog: Sendable {
     private let format: Format
     private let output: @Sendable (String) -> Void
 
-    public init(format: Format, output: @escaping @Sendable (String) -> Void = Console.standard.write) {
+    public init(format: Format, output: @escaping @Sendable (String) -> Void = Console.standard.writeRecord) {
         self.format = format
         self.output = output
     }

@@ -82,21 +82,12 @@ public final class SeedWatcher: @unchecked Sendable {
 
     private func reload(_ api: any MockAPI) {
         let url = seed.url.appendingPathComponent("\(api.name).json")
-        do throws(FileProblem) {
-            let document: SeedJSON
-            do {
-                document = try seed.document("\(api.name).json")
-            } catch {
-                throw FileProblem(location: SourceLocation(file: url.path, line: 1, column: 1), problem: error.problem)
-            }
-            do {
-                try api.reloadSeed(document)
-            } catch {
-                throw FileProblem(error, in: Array(document.bytes), file: url.path)
-            }
+        do {
+            try api.reloadSeed()
             console("mock-backend: reloaded \(api.name) from \(url.path)")
         } catch {
-            console("mock-backend: \(error) (\(api.name) keeps its running state)")
+            // Placed in the file as at start-up (APIEntry.load).
+            console("mock-backend: \(FileProblem(locating: error, in: url)) (\(api.name) keeps its running state)")
         }
     }
 

@@ -24,6 +24,8 @@ public final class Console: @unchecked Sendable {
     private var dropped = 0
     private var writing = false
     private var writerStarted = false
+    /// `--log-format json`: every line is one JSON object, a plain message included.
+    private var jsonLines = false
 
     /// `capacity`: the bytes of lines that may wait for the writer.
     public init(descriptor: Int32, capacity: Int) {
@@ -31,9 +33,43 @@ public final class Console: @unchecked Sendable {
         self.capacity = capacity
     }
 
+    /// From now on every line is one JSON object (`--log-format json`): `write` wraps a message as
+    /// `{"at":"…","event":"message","message":"…"}`, and `writeRecord` lines are objects already.
+    public func useJSONLines() {
+        condition.lock()
+        jsonLines = true
+        condition.unlock()
+    }
+
+    public var writesJSONLines: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return jsonLines
+    }
+
+    /// A message for whoever reads the console: as is, or as a JSON `message` event.
     public func write(_ line: String) {
         condition.lock()
         defer { condition.unlock() }
+        enqueue(jsonLines ? Self.message(line) : line)
+    }
+
+    /// A line that is whole as given: a request log line, or a JSON event (`ConsoleEvent`).
+    public func writeRecord(_ line: String) {
+        condition.lock()
+        defer { condition.unlock() }
+        enqueue(line)
+    }
+
+    /// `{"at":"2026-11-21T23:59:01.123Z","event":"message","message":"…"}`.
+    static func message(_ text: String) -> String {
+        var event = ConsoleEvent("message")
+        event.string("message", text)
+        return event.line
+    }
+
+    /// Under the lock.
+    private func enqueue(_ line: String) {
         let size = line.utf8.count + 1
         guard queued.count + size <= capacity else {
             dropped += 1
@@ -42,7 +78,7 @@ public final class Console: @unchecked Sendable {
         if dropped > 0 {
             let notice = "mock-backend: \(dropped) console \(dropped == 1 ? "line was" : "lines were") dropped: "
                 + "standard output was not being read"
-            queued.append(contentsOf: notice.utf8)
+            queued.append(contentsOf: (jsonLines ? Self.message(notice) : notice).utf8)
             queued.append(UInt8(ascii: "\n"))
             dropped = 0
         }
@@ -106,4 +142,50 @@ public final class Console: @unchecked Sendable {
 /// write(2), named apart from `Console.write`.
 private func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     write(descriptor, bytes, count)
+}
+
+/// One console line in `--log-format json`: `{"at":"…","event":"start",…}`, its fields in the
+/// order they are added.
+public struct ConsoleEvent {
+    private var writer = JSONWriter(escapeSlash: false)
+
+    public init(_ event: String, at date: Date = Date()) {
+        writer.beginObject()
+        string("at", ISO8601.format(date))
+        string("event", event)
+    }
+
+    public mutating func string(_ key: String, _ value: String?) {
+        writer.key(key)
+        if let value { writer.string(value) } else { writer.null() }
+    }
+
+    public mutating func int(_ key: String, _ value: Int) {
+        writer.key(key)
+        writer.int(value)
+    }
+
+    public mutating func bool(_ key: String, _ value: Bool) {
+        writer.key(key)
+        writer.bool(value)
+    }
+
+    public mutating func strings(_ key: String, _ values: [String]) {
+        writer.key(key)
+        writer.beginArray()
+        for value in values { writer.string(value) }
+        writer.endArray()
+    }
+
+    /// A JSON value written by the caller (an array of objects).
+    public mutating func raw(_ key: String, _ json: [UInt8]) {
+        writer.key(key)
+        writer.raw(json)
+    }
+
+    public var line: String {
+        var copy = writer
+        copy.endObject()
+        return String(decoding: copy.bytes, as: UTF8.self)
+    }
 }

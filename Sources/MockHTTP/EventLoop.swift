@@ -34,6 +34,11 @@ final class Connection {
     var interest = (readable: true, writable: false)
     /// What this connection counts against the server's memory budget.
     var charged = 0
+    /// It used up its turn with requests still buffered, and is in the loop's queue for another.
+    var waitsForTurn = false
+    /// The size of the body a worker thread is answering (`EventLoop.costlyBody`), counted against
+    /// the memory budget until the answer is back.
+    var bodyAtWorker = 0
 
     init(fd: Int32, peer: PeerAddress, limits: ParserLimits, now: Double) {
         self.fd = fd
@@ -51,6 +56,16 @@ final class Connection {
     }
 }
 
+/// A request a worker thread answered, on its way back to its connection's loop.
+private struct WorkerAnswer: @unchecked Sendable {
+    /// Touched only on its loop's thread, once the answer is back there.
+    let connection: Connection
+    let request: Request
+    let head: RequestHead
+    let startedAt: Double
+    var response = Response()
+}
+
 /// An answer the loop holds back or sends slowly: the request, the answer, and whether it began.
 struct HeldAnswer {
     var request: Request
@@ -63,23 +78,33 @@ struct HeldAnswer {
 final class EventLoop: @unchecked Sendable {
     private unowned let server: HTTPServer
     let index: Int
-    /// The listening sockets this loop watches: all of them, or none when the first loop hands
-    /// connections out (pollers that would wake every loop for each one).
+    /// The listening sockets, watched by every loop: a loop busy with a long request never keeps
+    /// a new client from being accepted (poll(2) wakes every loop for a connection, epoll one).
     private let listeners: [Int32]
     private let poller: any Poller
     /// Connections another loop accepted for this one, taken on the next wake.
     private let handedLock = NSLock()
     private var handed: [(fd: Int32, peer: PeerAddress)] = []
-    private var nextLoop = 0
+    /// Answers worker threads finished for this loop's connections, taken on the next wake.
+    private var workerAnswers: [WorkerAnswer] = []
+    /// Connections that used up their turn with requests left, served again after everyone else's events.
+    private var turns: [Connection] = []
+    /// How busy the loop is, for the loop that hands out a new connection (`waitForFirstTurn`).
+    private let loadLock = NSLock()
+    private var roundStartedAt: Double?
+    private var lastRoundSeconds = 0.0
+    private var publishedConnections = 0
     private let wakePipe = Sys.makeWakePipe()
     private var connections: [Int32: Connection] = [:]
     private var readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-    private let encoder = ResponseEncoder()
+    private let encoder: ResponseEncoder
 
     private var timers: [(at: Double, connection: Connection, action: () -> Void)] = []
     private var acceptResumesAt: Double?
     private var listening: Bool
     private var lastSweep = 0.0
+    /// When this round began, as the loop's own thread knows it (no lock).
+    private var roundStartedAtLocal: Double?
 
     private let stopLock = NSLock()
     private var stopDeadline: Double?
@@ -103,10 +128,11 @@ final class EventLoop: @unchecked Sendable {
         self.server = server
         self.index = index
         self.poller = poller
+        encoder = ResponseEncoder(now: server.configuration.now)
         let limits = server.configuration.limits
         readAhead = limits.maxRequestLine + limits.maxHeaderBlock + 4
-        self.listeners = index == 0 || poller.wakesOneLoopPerConnection ? listeners : []
-        listening = !self.listeners.isEmpty
+        self.listeners = listeners
+        listening = !listeners.isEmpty
         for listener in self.listeners { poller.addListener(listener) }
         poller.add(wakePipe.read, readable: true, writable: false)
     }
@@ -142,17 +168,22 @@ final class EventLoop: @unchecked Sendable {
                 for connection in Array(connections.values) where connection.isIdle { close(connection) }
                 if connections.isEmpty || now >= deadline { break }
             }
+            publishRoundEnd(now: now)
             poller.wait(timeoutMilliseconds: pollTimeout(now: now)) { event in
+                publishRoundStart()
                 if listeners.contains(event.fd) {
                     acceptConnections(on: event.fd)
                 } else if event.fd == wakePipe.read {
                     Sys.drainWakePipe(wakePipe.read)
                     adoptHandedConnections()
+                    deliverWorkerAnswers()
                 } else if let connection = connections[event.fd] {
                     if event.writable { writable(connection) }
                     if event.readable, connections[event.fd] === connection { readable(connection) }
                 }
             }
+            publishRoundStart()
+            takeTurns()
             let after = monotonicNow()
             runDueTimers(now: after)
             if let resume = acceptResumesAt, after >= resume, deadlineForStop == nil {
@@ -206,6 +237,7 @@ final class EventLoop: @unchecked Sendable {
         if let first = timers.first { wait = min(wait, first.at - now) }
         if let resume = acceptResumesAt { wait = min(wait, resume - now) }
         if deadlineForStop != nil { wait = min(wait, 0.05) }
+        if !turns.isEmpty { wait = 0 }
         return Int32(max(0, (wait * 1000).rounded(.up)))
     }
 
@@ -225,14 +257,8 @@ final class EventLoop: @unchecked Sendable {
                     server.releaseConnection()
                     continue
                 }
-                if poller.wakesOneLoopPerConnection {
-                    serve(fd, peer)
-                } else {
-                    // Round robin over every loop, this one included.
-                    let loops = server.loops
-                    nextLoop = (nextLoop + 1) % loops.count
-                    loops[nextLoop] === self ? serve(fd, peer) : loops[nextLoop].hand(fd, peer)
-                }
+                let loop = server.loop(forConnectionAcceptedBy: self, now: monotonicNow())
+                loop === self ? serve(fd, peer) : loop.hand(fd, peer)
             case .wouldBlock, .failed:
                 server.releaseConnection()
                 return
@@ -247,6 +273,45 @@ final class EventLoop: @unchecked Sendable {
     private func serve(_ fd: Int32, _ peer: PeerAddress) {
         connections[fd] = Connection(fd: fd, peer: peer, limits: server.configuration.limits, now: monotonicNow())
         poller.add(fd, readable: true, writable: false)
+    }
+
+    // MARK: Load
+
+    /// Called when the poll returns (the first event, or after the wait without one): a round has begun.
+    private func publishRoundStart() {
+        guard roundStartedAtLocal == nil else { return }
+        let now = monotonicNow()
+        roundStartedAtLocal = now
+        loadLock.lock()
+        roundStartedAt = now
+        loadLock.unlock()
+    }
+
+    /// Called before the poll waits: the round that ended, and the connections the loop has.
+    private func publishRoundEnd(now: Double) {
+        let started = roundStartedAtLocal
+        roundStartedAtLocal = nil
+        loadLock.lock()
+        if let started { lastRoundSeconds = now - started }
+        roundStartedAt = nil
+        publishedConnections = connections.count
+        loadLock.unlock()
+    }
+
+    /// About how long a new connection would wait here before its first request is read: the last
+    /// round's length, or the current round's so far when that is longer (a loop inside a long
+    /// round, or a slow handler); and how many connections the loop holds.
+    func load(now: Double) -> (wait: Double, connections: Int) {
+        loadLock.lock()
+        defer { loadLock.unlock() }
+        return (max(lastRoundSeconds, roundStartedAt.map { now - $0 } ?? 0), publishedConnections)
+    }
+
+    /// A connection is on its way here: counted before the next round counts it again.
+    func countArrival() {
+        loadLock.lock()
+        publishedConnections += 1
+        loadLock.unlock()
     }
 
     /// Called on the accepting loop's thread: queue the connection and wake this loop.
@@ -304,7 +369,8 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
         }
-        process(connection)
+        // Its requests already buffered wait for the turn it is queued for.
+        if !connection.waitsForTurn { process(connection) }
     }
 
     /// An https client on this http port: close at once and say so, instead of letting it wait
@@ -328,15 +394,25 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Answers every complete request in the buffer, in order, then writes.
+    /// Requests one connection has answered in one turn. The rest of its pipelined requests wait
+    /// until every other connection of the loop with something to do has had its turn, so that a
+    /// client pipelining thousands of requests delays the others by a few dozen answers at most.
+    private static let requestsPerTurn = 32
+
+    /// Answers the complete requests in the buffer, in order, up to a turn's worth, then writes.
     private func process(_ connection: Connection) {
         var heldBack: Bool
+        var served = 0
         repeat {
             heldBack = false
             parsing: while !connection.closeWhenFlushed && !connection.awaitingDelayedResponse {
                 account(connection)
                 guard mayQueueOutput(connection) else {
                     heldBack = true
+                    break parsing
+                }
+                guard served < Self.requestsPerTurn else {
+                    if connection.parser.hasBufferedBytes { waitForTurn(connection) }
                     break parsing
                 }
                 switch connection.parser.next(admittingBody: { admitBody(size: $0, more: $1, on: connection) }) {
@@ -347,7 +423,12 @@ final class EventLoop: @unchecked Sendable {
                 case let .failure(failure):
                     refuse(failure, on: connection)
                 case let .request(head, body):
-                    dispatch(head, body, on: connection)
+                    served += 1
+                    if server.memory.hasRoomForAnswer(to: connection.peer.host) {
+                        dispatch(head, body, on: connection)
+                    } else {
+                        refuseForMemory(head, on: connection)
+                    }
                 case let .bodyRefused(head, failure):
                     refuseBody(of: head, failure, on: connection)
                 }
@@ -356,6 +437,23 @@ final class EventLoop: @unchecked Sendable {
             // Requests held back at the high-water mark are already out of the socket, so no
             // readable event will bring them back: answer them as soon as writing made room.
         } while heldBack && connections[connection.fd] === connection && mayQueueOutput(connection)
+    }
+
+    private func waitForTurn(_ connection: Connection) {
+        guard !connection.waitsForTurn else { return }
+        connection.waitsForTurn = true
+        turns.append(connection)
+    }
+
+    /// One more turn for each connection that used up its last one, in the order they did.
+    private func takeTurns() {
+        guard !turns.isEmpty else { return }
+        let waiting = turns
+        turns.removeAll(keepingCapacity: true)
+        for connection in waiting where connections[connection.fd] === connection {
+            connection.waitsForTurn = false
+            process(connection)
+        }
     }
 
     /// More answers may be queued: none is waiting, or fewer than the high-water mark are and the
@@ -376,7 +474,8 @@ final class EventLoop: @unchecked Sendable {
 
     /// Brings the connection's charge against the memory budget up to what it holds now.
     private func account(_ connection: Connection) {
-        let held = connection.parser.heldBytes + connection.pendingOutput
+        let held = connection.parser.heldBytes + connection.pendingOutput + connection.bodyAtWorker
+            + (connection.heldAnswer?.response.body.count ?? 0)
         let charge = held - held % Self.accountingGranule
         guard charge != connection.charged else { return }
         server.memory.adjust(by: charge - connection.charged, for: connection.peer.host)
@@ -395,13 +494,58 @@ final class EventLoop: @unchecked Sendable {
         report(Request(line: failure.requestLine, peer: connection.peer), response, startedAt: started, responseBytes: bytes)
     }
 
+    /// Bodies from this size on are answered on a worker thread (`HTTPServer.workers`): decoding
+    /// 16 MiB of `%u00e9` escapes took 0.75 s, which no other client of the loop should wait for.
+    static let costlyBody = 256 << 10
+
     private func dispatch(_ head: RequestHead, _ body: [UInt8], on connection: Connection) {
         let started = monotonicNow()
         let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
                               headers: head.headers, body: body, peer: connection.peer, receivedAt: Date())
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
         connection.hasServedRequest = true
-        let response = server.responder.respond(to: request)
+        if body.count >= Self.costlyBody {
+            // Later pipelined requests wait, as behind a delayed answer; the body stays counted.
+            connection.awaitingDelayedResponse = true
+            connection.bodyAtWorker = body.count
+            let work = WorkerAnswer(connection: connection, request: request, head: head, startedAt: started)
+            let responder = server.responder
+            server.workers.addOperation { [self] in
+                var done = work
+                done.response = responder.respond(to: work.request)
+                handedLock.lock()
+                workerAnswers.append(done)
+                handedLock.unlock()
+                Sys.signalWakePipe(wakePipe.write)
+            }
+            return
+        }
+        answer(server.responder.respond(to: request), to: request, head, startedAt: started, on: connection)
+    }
+
+    /// The answers worker threads finished, each sent as if its loop had made it.
+    private func deliverWorkerAnswers() {
+        handedLock.lock()
+        let finished = workerAnswers
+        workerAnswers.removeAll()
+        handedLock.unlock()
+        for work in finished {
+            let connection = work.connection
+            guard connections[connection.fd] === connection else {
+                // The client left meanwhile: the request was still served (a write is done), and logged.
+                report(work.request, work.response, startedAt: work.startedAt, responseBytes: 0)
+                continue
+            }
+            connection.awaitingDelayedResponse = false
+            connection.bodyAtWorker = 0
+            answer(work.response, to: work.request, work.head, startedAt: work.startedAt, on: connection)
+            process(connection)
+        }
+    }
+
+    /// Sends the responder's answer now, or after its delay.
+    private func answer(_ response: Response, to request: Request, _ head: RequestHead, startedAt started: Double,
+                        on connection: Connection) {
         let keepAlive = head.keepAlive && !connection.peerClosed
         if response.delay > 0 {
             connection.awaitingDelayedResponse = true
@@ -430,6 +574,22 @@ final class EventLoop: @unchecked Sendable {
             response.headers.set("Retry-After", Self.retryAfterSeconds)
         }
         finish(request, response, head, keepAlive: false, startedAt: started, on: connection)
+    }
+
+    /// No answer is built while the budget, or the share of the client's address, is held by bodies
+    /// and answers its readers have not taken yet (a 20 MB tweet list for 60 clients that never
+    /// read): the API's own 503 instead, with `Retry-After`. The connection stays open.
+    private func refuseForMemory(_ head: RequestHead, on connection: Connection) {
+        let started = monotonicNow()
+        let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
+                              headers: head.headers, peer: connection.peer, receivedAt: Date())
+        let reason = "Answers waiting for slow readers fill the memory budget."
+        var response = server.responder.refusal(of: request, status: 503, reason: reason) ?? Response.text(503, reason + "\n")
+        if response.headers["Retry-After"] == nil { response.headers.set("Retry-After", Self.retryAfterSeconds) }
+        response.explanation = "no answer built: answers and bodies held for clients of \(connection.peer.host) (or of everyone) "
+            + "fill their share of --memory-budget; their clients read too slowly or not at all"
+        connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
+        finish(request, response, head, keepAlive: head.keepAlive && !connection.peerClosed, startedAt: started, on: connection)
     }
 
     /// Bodies in memory are read at 1 KB/s at least, or dropped, so the budget frees up quickly
@@ -478,7 +638,7 @@ final class EventLoop: @unchecked Sendable {
         flush(connection)
         guard connections[connection.fd] === connection, connection.parser.hasBufferedBytes,
               mayQueueOutput(connection), !connection.awaitingDelayedResponse,
-              !connection.closeWhenFlushed else { return }
+              !connection.closeWhenFlushed, !connection.waitsForTurn else { return }
         process(connection)
     }
 

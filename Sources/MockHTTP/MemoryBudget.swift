@@ -1,9 +1,10 @@
 import Foundation
 
-/// The memory all connections together may hold in request bodies, buffered input and queued
-/// output (`ServerConfiguration.memoryBudget`), shared by the event loops. Past it, a large body
-/// is refused before it is read and a client with answers waiting is read no further, so no
-/// number of clients can make the process run out of memory (docs/reliability.md#memory-budget).
+/// The memory all connections together may hold in request bodies, buffered input, answers held
+/// back or queued (`ServerConfiguration.memoryBudget`), shared by the event loops. Past it, a large
+/// body is refused before it is read, no answer is built, and a client with answers waiting is read
+/// no further, so no number of clients can make the process run out of memory
+/// (docs/reliability.md#memory-budget).
 final class MemoryBudget: @unchecked Sendable {
     let limit: Int
     /// What the connections of one peer address may hold together when a body asks for more, so
@@ -37,6 +38,15 @@ final class MemoryBudget: @unchecked Sendable {
         used += delta
         let held = usedByAddress[address, default: 0] + delta
         usedByAddress[address] = held > 0 ? held : nil
+    }
+
+    /// Whether `address` may have another answer built: the budget is not used up, and its
+    /// connections hold less than their share. An answer's size is known only once it is built,
+    /// so the one built last may pass the mark by its own size.
+    func hasRoomForAnswer(to address: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return used < limit && usedByAddress[address, default: 0] < limitPerAddress
     }
 
     var isExhausted: Bool {

@@ -56,8 +56,6 @@ final class EpollPoller: Poller {
 
     deinit { Sys.close(epfd) }
 
-    var wakesOneLoopPerConnection: Bool { true }
-
     private func mask(readable: Bool, writable: Bool) -> UInt32 {
         (readable ? EPOLLIN.rawValue | EPOLLRDHUP.rawValue : 0) | (writable ? EPOLLOUT.rawValue : 0)
     }

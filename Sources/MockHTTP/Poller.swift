@@ -16,9 +16,6 @@ struct PollEvent {
 
 /// Watches descriptors for one event loop, level-triggered.
 protocol Poller: AnyObject {
-    /// True when a new connection on a listening socket shared by every loop wakes only one of them.
-    /// Otherwise only the first loop watches the listener and hands connections to the others.
-    var wakesOneLoopPerConnection: Bool { get }
     func addListener(_ fd: Int32)
     func add(_ fd: Int32, readable: Bool, writable: Bool)
     func modify(_ fd: Int32, readable: Bool, writable: Bool)
@@ -54,8 +51,6 @@ final class PollPoller: Poller {
     /// Where each descriptor sits in `watched`.
     private var slots: [Int32: Int] = [:]
     private var ready: [PollEvent] = []
-
-    var wakesOneLoopPerConnection: Bool { false }
 
     func addListener(_ fd: Int32) { add(fd, readable: true, writable: false) }
 

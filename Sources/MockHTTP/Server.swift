@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var memoryBudgetPerAddress: Int?
     public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
     public var poller = PollerKind.standard
+    /// The time the `Date` header shows: the app's clock, which may stand still (`--clock`).
+    public var now: @Sendable () -> Date = { Date() }
 
     public init() {}
 }
@@ -54,12 +56,18 @@ public final class HTTPServer: @unchecked Sendable {
     private var stopRequested = false
     private let stopped = DispatchGroup()
     let memory: MemoryBudget
+    /// Where requests with costly bodies are answered (`EventLoop.costlyBody`), one core's worth
+    /// fewer than the loops, so that the loops keep a core.
+    let workers: OperationQueue
 
     public init(configuration: ServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
         memory = MemoryBudget(limit: configuration.memoryBudget,
                               limitPerAddress: configuration.memoryBudgetPerAddress ?? configuration.memoryBudget / 2)
+        workers = OperationQueue()
+        workers.name = "http-costly-bodies"
+        workers.maxConcurrentOperationCount = max(1, configuration.threads - 1)
     }
 
     /// Binds and starts the loops; throws when the port is busy or the host unknown.
@@ -100,6 +108,8 @@ public final class HTTPServer: @unchecked Sendable {
         lock.unlock()
         for loop in loops { loop.requestStop(grace: grace) }
         stopped.wait()
+        // A request a worker still answers (its client cut off) finishes its change before the caller goes on.
+        workers.waitUntilAllOperationsAreFinished()
         if first {
             for listener in listeners { Sys.close(listener) }
         }
@@ -115,6 +125,26 @@ public final class HTTPServer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return stopRequested
+    }
+
+    /// The loop a new connection goes to: among those a new client would wait least on (within
+    /// 5 ms of the shortest wait), the one with the fewest connections, the acceptor on a tie (no
+    /// hand-over). The chosen loop counts the connection at once, so a burst is spread too.
+    func loop(forConnectionAcceptedBy acceptor: EventLoop, now: Double) -> EventLoop {
+        let loads = loops.map { $0.load(now: now) }
+        let shortest = loads.map(\.wait).min() ?? 0
+        var best: Int?
+        for index in loads.indices where loads[index].wait <= shortest + 0.005 {
+            guard let chosen = best else {
+                best = index
+                continue
+            }
+            let fewer = loads[index].connections < loads[chosen].connections
+            if fewer || (loads[index].connections == loads[chosen].connections && loops[index] === acceptor) { best = index }
+        }
+        let loop = loops[best ?? 0]
+        loop.countArrival()
+        return loop
     }
 
     /// Reserves a connection slot; false when the cap is reached.

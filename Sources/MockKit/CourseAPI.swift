@@ -10,8 +10,14 @@ public protocol CourseAPI: MockAPI {
 
     /// The short name used by `--only`, `/_mock/reset/{api}` and the journal; the seed is `Seed/<name>.json`.
     static var name: String { get }
-    /// The API filled from its seed in the seed folder.
-    init(seed: SeedDirectory, options: APIOptions) throws(SeedError)
+    /// Reads and checks a seed-format document: the one way from a seed file or a state document to
+    /// a seed, whether at start-up, on `PUT /_mock/state/{name}`, on a `--watch` reload or from the
+    /// `--state` file, so that what one of them accepts every one accepts (docs/admin.md#one-reader-for-seeds-and-states).
+    static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> Seed
+    /// The API around a seed `seed(from:in:)` read; `init(seed:options:)` reads the seed file and calls it.
+    init(seed: Seed, context: SeedContext)
+    /// What reading a document needs besides its text, kept for the reads after start-up.
+    var context: SeedContext { get }
 
     /// Whether JSON answers write `/` as `\/`, as the course's server did.
     static var escapesSlash: Bool { get }
@@ -20,10 +26,8 @@ public protocol CourseAPI: MockAPI {
 
     /// The live state and the seed it returns to.
     var state: SeededStore<Seed, State> { get }
-    /// A seed-format document (the seed file, `PUT /_mock/state/{name}`, `--state`), read and checked.
-    func seed(from document: SeedJSON) throws(SeedError) -> Seed
-    /// The live state in the seed file's format (`GET /_mock/state/{name}`).
-    func stateDocument(of state: State) -> any Encodable
+    /// The live state in the seed file's format (`GET /_mock/state/{name}`, the `--state` snapshot).
+    func stateJSON(of state: State) -> [UInt8]
     /// How a loaded document changes the live state; nil, the default, makes a fresh state from it.
     func loadingSeed(_ seed: Seed) -> ((inout State) -> Void)?
 }
@@ -34,16 +38,20 @@ extension CourseAPI {
     /// `/` as is, as most servers write it.
     public static var escapesSlash: Bool { false }
 
+    /// The API filled from `Seed/<name>.json` in the seed folder.
+    public init(seed folder: SeedDirectory, options: APIOptions) throws(SeedError) {
+        let context = SeedContext(folder: folder, options: options)
+        self.init(seed: try Self.seed(from: Self.seedDocument(in: folder), in: context), context: context)
+    }
+
     /// The text of `Seed/<name>.json`.
     public static func seedDocument(in seed: SeedDirectory) throws(SeedError) -> SeedJSON {
         try seed.document("\(name).json")
     }
 
-    /// The same, mapped (`SeedDirectory.mappedDocument`), for an `init(seed:options:)` that reads it
-    /// through `read`, `withUnsafeBytes` and `count` only, never `bytes`: no fresh memory to zero
-    /// and fill with the text (cse118's 50 MB large seed: about 4 ms less CPU, 3%).
-    public static func mappedSeedDocument(in seed: SeedDirectory) throws(SeedError) -> SeedJSON {
-        try seed.mappedDocument("\(name).json")
+    /// A seed-format document read as the seed file is.
+    public func seed(from document: SeedJSON) throws(SeedError) -> Seed {
+        try Self.seed(from: document, in: context)
     }
 
     public static func json(_ encoded: [UInt8], status: Int = 200) -> Response {
@@ -62,8 +70,7 @@ extension CourseAPI {
     }
 
     public func exportState() -> [UInt8] {
-        let document = state.read { state, _ in stateDocument(of: state) }
-        return OrderedJSON.encode(document, escapeSlash: false)
+        state.read { state, _ in stateJSON(of: state) }
     }
 
     public func loadState(_ document: SeedJSON) throws(SeedError) {
@@ -71,15 +78,12 @@ extension CourseAPI {
         state.load(loaded, update: loadingSeed(loaded))
     }
 
-    public func reloadSeed(_ document: SeedJSON) throws(SeedError) {
-        state.reseed(try seed(from: document))
+    public func reloadSeed() throws(SeedError) {
+        state.reseed(try seed(from: Self.seedDocument(in: context.folder)))
     }
 
     public func attach(to log: StateLog) {
-        state.attach(to: log, as: name) { [unowned self] (state: State) -> [UInt8] in
-            let document = stateDocument(of: state)
-            return OrderedJSON.encode(document, escapeSlash: false)
-        }
+        state.attach(to: log, as: name) { [unowned self] (state: State) -> [UInt8] in stateJSON(of: state) }
     }
 
     public func holdingState(_ body: () -> Void) {
@@ -97,5 +101,29 @@ extension CourseAPI {
     /// The route table with this API's 405.
     public func routeGroup(matching: PathMatching = PathMatching(), _ routes: [Route]) -> RouteGroup {
         RouteGroup(name: name, matching: matching, routes: routes, methodNotAllowed: Failure.methodNotAllowed)
+    }
+}
+
+extension CourseAPI where State: StoredState {
+    public func stateJSON(of state: State) -> [UInt8] {
+        state.seedDocument
+    }
+}
+
+extension CourseAPI where State: StoredState, Seed == State {
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> State {
+        try State(seed: document)
+    }
+}
+
+/// What reading a seed or state document needs besides its text: the seed folder, where files a
+/// seed names are (InternProducts' product images), and the command line's settings.
+public struct SeedContext: Sendable {
+    public let folder: SeedDirectory
+    public let options: APIOptions
+
+    public init(folder: SeedDirectory, options: APIOptions) {
+        self.folder = folder
+        self.options = options
     }
 }

@@ -13,6 +13,8 @@ public struct APIOptions: Sendable {
     public var console: @Sendable (String) -> Void = { print($0) }
     /// The clock every API reads; tests inject their own.
     public var clock: @Sendable () -> Date = { Date() }
+    /// Where tokens, codes and ids are minted from; each API takes its own stream.
+    public var randomness = Randomness()
     /// Live tokens logins may have issued in one API before the oldest ends (docs/apis/threads.md#tokens);
     /// no command-line option: tests set a small one.
     public var issuedTokenLimit = 100_000
@@ -33,9 +35,9 @@ public protocol MockAPI: AnyObject, Sendable {
     /// Validates a seed-format document and makes it the live state (`PUT /_mock/state/{name}`,
     /// `--state`); reset still returns to the seed. On an error nothing changes.
     func loadState(_ document: SeedJSON) throws(SeedError)
-    /// A changed seed file (`--watch`): validated, it becomes the seed reset returns to and the
-    /// live state; on an error nothing changes.
-    func reloadSeed(_ document: SeedJSON) throws(SeedError)
+    /// The seed file read again (`--watch`), as at start-up: checked, it becomes the seed reset
+    /// returns to and the live state; on an error nothing changes.
+    func reloadSeed() throws(SeedError)
     /// From now on every change of the state is written to `log` before it is acknowledged.
     func attach(to log: StateLog)
     /// Runs `body` with the state locked: no request reads or changes it meanwhile.

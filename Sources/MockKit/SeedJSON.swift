@@ -245,6 +245,31 @@ public struct SeedReader {
         return count
     }
 
+    /// The members of an object, each name with where its value starts, in the order of the text
+    /// (a name given twice is there twice); every value is checked.
+    mutating func memberOffsets() throws(SeedError) -> [(name: String, offset: Int)] {
+        guard scanner.current == UInt8(ascii: "{") else { throw fail("expected an object") }
+        try open()
+        var found: [(name: String, offset: Int)] = []
+        guard scanner.current != UInt8(ascii: "}") else {
+            scanner.position += 1
+            return found
+        }
+        while true {
+            let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
+            found.append((scanner.decode(key), scanner.position))
+            var value = child(at: scanner.position)
+            try value.skip()
+            scanner.position = value.scanner.position
+            guard try next(closing: UInt8(ascii: "}"), else: "expected ',' or '}'") else { return found }
+        }
+    }
+
+    /// A reader of the value that starts at `offset` in this document, one level down.
+    func reader(at offset: Int) -> SeedReader {
+        child(at: offset)
+    }
+
     /// Calls `body` with the index in `keys` and the value of each member `keys` names, in the
     /// order of `keys` whatever their order in the text: a member that comes before those it
     /// follows in `keys` waits (its place noted) until they are read or found absent at the end of

@@ -4,7 +4,7 @@ import Foundation
 /// state goes through `withLock`, so concurrent requests on different loop threads see whole
 /// changes only, and a reset or a state load never interleaves with a request.
 ///
-/// With `--state`, what a change touched (`LoggedState.changes`) becomes one record of the log,
+/// With `--state`, what a change touched (`LoggedState.takeChanges`) becomes one record of the log,
 /// written under this lock so each API's records are in the order of its changes.
 public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
     /// Recursive: the log, holding every store, exports and reloads through the usual methods.
@@ -19,12 +19,14 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
     private var document: (State) -> [UInt8] = { _ in [] }
     /// The log record of the last change in memory (0: none since the state was loaded).
     @usableFromInline var lastRecord = 0
+    /// Set by a reset or a load: the next record is the whole state.
+    private var wholeStateChanged = false
 
     /// `fresh` makes the live state from the seed (at start and on reset).
     public init(seed: Seed, fresh: @escaping (Seed) -> State) {
         seedValue = seed
         state = fresh(seed)
-        state.changes = StateChanges()
+        _ = state.takeChanges()
         self.fresh = fresh
     }
 
@@ -85,8 +87,8 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
             lock.unlock()
         }
         update(&state)
-        state.changes.touchEverything()
         version &+= 1
+        wholeStateChanged = true
     }
 
     /// From now on every change is a record of `log`; a whole state is written as `document` makes it.
@@ -115,17 +117,17 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
     /// read every change so far.
     @usableFromInline
     func logChanges() {
-        guard let log else {
-            if !state.changes.isEmpty { state.changes = StateChanges() }
-            return
+        var changes = state.takeChanges()
+        if wholeStateChanged {
+            wholeStateChanged = false
+            changes.touchEverything()
         }
+        guard let log else { return }
         let writes = RequestWrites.current
-        guard !state.changes.isEmpty else {
+        guard !changes.isEmpty else {
             if lastRecord > 0 { writes.sawRecord(lastRecord) }
             return
         }
-        let changes = state.changes
-        state.changes = StateChanges()
         if writes.replaying {
             // Loaded from the file: nothing in memory is unstored any more.
             lastRecord = 0

@@ -64,9 +64,11 @@ public struct FileProblem: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// A `SeedError` about a file parsed earlier, placed in it: the file is read again, so only a
-    /// failed start pays for counting lines. A syntax error is placed where the parser stopped.
+    /// A `SeedError` about a file parsed earlier, placed in it (or in the file the error names, one
+    /// that could not be read): the file is read again, so only a failed load pays for counting
+    /// lines. A syntax error is placed where the parser stopped.
     public init(locating error: SeedError, in file: URL) {
+        let file = error.file.map(URL.init(fileURLWithPath:)) ?? file
         do throws(FileProblem) {
             self.init(error, in: try Self.readJSON(file).bytes, file: file.path)
         } catch {

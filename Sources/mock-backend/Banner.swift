@@ -5,17 +5,34 @@ import MockKit
 
 /// The start-up banner: version, addresses, each API's base URL and its seeded accounts.
 enum Banner {
+    /// Where clients reach the server: a name (`this machine`) and an address, or advice.
+    private typealias Address = (name: String, value: String)
+
     static func print(server: HTTPServer, apis: [any MockAPI], seed: SeedDirectory, stubs: StubSet, options: Options,
                       addresses: ServerAddresses) {
+        let (shown, origin) = self.addresses(port: server.port, addresses)
+        if Console.standard.writesJSONLines {
+            Console.standard.writeRecord(startEvent(server: server, apis: apis, seed: seed, stubs: stubs, options: options,
+                                                    addresses: shown, origin: origin))
+        } else {
+            Console.standard.write(text(server: server, apis: apis, seed: seed, stubs: stubs, options: options,
+                                        addresses: shown, origin: origin))
+        }
+    }
+
+    private static func text(server: HTTPServer, apis: [any MockAPI], seed: SeedDirectory, stubs: StubSet, options: Options,
+                             addresses: [Address], origin local: String) -> String {
         let port = server.port
         var lines = ["mock-backend \(MockBackend.version)"]
         if let host = options.host {
             lines.append("listening on \(host):\(port)")
         } else {
-            lines.append("listening on port \(port), all interfaces (\(server.isDualStack ? "IPv4 and IPv6" : "IPv4"))")
+            lines.append("listening on port \(port), all interfaces (\(families(server)))")
         }
-        let (addressLines, local) = self.addressLines(port: port, addresses)
-        lines += addressLines
+        for address in addresses {
+            let label = "  " + (address.name + ":").padding(toLength: 19, withPad: " ", startingAt: 0)
+            lines.append(label + address.value.replacingOccurrences(of: "\n", with: "\n" + String(repeating: " ", count: label.count)))
+        }
         lines.append("  seed:              \(seed.url.path)")
         if options.watch {
             lines.append("  watching:          seed and stub files, checked every \(Int(SeedWatcher.defaultInterval)) s (--watch)")
@@ -39,31 +56,90 @@ enum Banner {
         }
         lines.append("")
         lines.append(options.quiet ? "Request log off (--quiet). Ctrl-C stops." : "One line per request follows. Ctrl-C stops.")
-        Console.standard.write(lines.joined(separator: "\n"))
+        return lines.joined(separator: "\n")
+    }
+
+    /// The banner as one `{"event":"start",…}` line (`--log-format json`), for a program to read.
+    private static func startEvent(server: HTTPServer, apis: [any MockAPI], seed: SeedDirectory, stubs: StubSet,
+                                   options: Options, addresses: [Address], origin: String) -> String {
+        var event = ConsoleEvent("start")
+        event.string("version", MockBackend.version)
+        event.string("host", options.host)
+        event.int("port", server.port)
+        if options.host == nil { event.string("families", families(server)) }
+        var shown = JSONWriter(escapeSlash: false)
+        shown.beginArray()
+        for address in addresses {
+            shown.beginObject()
+            shown.key("name"); shown.string(address.name)
+            shown.key("address"); shown.string(address.value.replacingOccurrences(of: "\n", with: " "))
+            shown.endObject()
+        }
+        shown.endArray()
+        event.raw("addresses", shown.bytes)
+        event.string("seed", seed.url.path)
+        event.bool("watching", options.watch)
+        event.string("stubs", stubs.folder?.path)
+        event.string("control", origin + "/")
+        var listed = JSONWriter(escapeSlash: false)
+        listed.beginArray()
+        for api in apis {
+            let summary = api.summary
+            listed.beginObject()
+            listed.key("name"); listed.string(api.name)
+            listed.key("title"); listed.string(summary.title)
+            listed.key("base_urls"); listed.beginArray()
+            for base in summary.basePaths { listed.string(origin + base) }
+            listed.endArray()
+            listed.key("endpoints"); listed.beginArray()
+            for endpoint in api.endpoints { listed.string(endpoint) }
+            listed.endArray()
+            if let note = summary.note { listed.key("note"); listed.string(note) }
+            listed.key("accounts"); listed.beginArray()
+            for account in summary.accounts {
+                listed.beginObject()
+                listed.key("login"); listed.string(account.login)
+                if let password = account.password { listed.key("password"); listed.string(password) }
+                if !account.detail.isEmpty { listed.key("detail"); listed.string(account.detail) }
+                listed.endObject()
+            }
+            listed.endArray()
+            listed.key("more_accounts"); listed.int(summary.unlistedAccounts)
+            listed.endObject()
+        }
+        listed.endArray()
+        event.raw("apis", listed.bytes)
+        event.bool("request_log", !options.quiet)
+        return event.line
+    }
+
+    private static func families(_ server: HTTPServer) -> String {
+        server.isDualStack ? "IPv4 and IPv6" : "IPv4"
     }
 
     /// Where clients reach the server, and the origin of every base URL printed after them: the
     /// public URL when given; in a container without one, placeholders, since the host's address
     /// and published port cannot be seen from inside; otherwise this machine's addresses.
-    private static func addressLines(port: Int, _ addresses: ServerAddresses) -> (lines: [String], origin: String) {
-        let emulator = "  Android emulator:  http://10.0.2.2:\(port)"
+    private static func addresses(port: Int, _ addresses: ServerAddresses) -> (addresses: [Address], origin: String) {
+        let emulator: Address = ("Android emulator", "http://10.0.2.2:\(port)")
         if let publicURL = addresses.publicURL {
-            let shown = "  public URL:        \(publicURL.origin)"
+            let shown: Address = ("public URL", publicURL.origin)
             // In a container, localhost and the port are the container's own: only the public URL holds.
-            let lines = addresses.inContainer ? [shown] : ["  this machine:      http://localhost:\(port)", shown, emulator]
-            return (lines, publicURL.origin)
+            let all: [Address] = addresses.inContainer ? [shown] : [("this machine", "http://localhost:\(port)"), shown, emulator]
+            return (all, publicURL.origin)
         }
         if addresses.inContainer {
-            return ([
-                "  address:           unknown inside a container: use the Docker host's address and the port published",
-                "                     with -p <host-port>:\(port) (http://localhost:<host-port> on the host itself,",
-                "                     http://10.0.2.2:<host-port> in the Android emulator). To show it here and on the",
-                "                     index page: \(ServerAddresses.publicURLAdvice)",
-            ], "http://<host>:<host-port>")
+            let advice = "unknown inside a container: use the Docker host's address and the port published\n"
+                + "with -p <host-port>:\(port) (http://localhost:<host-port> on the host itself,\n"
+                + "http://10.0.2.2:<host-port> in the Android emulator). To show it here and on the\n"
+                + "index page: \(ServerAddresses.publicURLAdvice)"
+            return ([("address", advice)], "http://<host>:<host-port>")
         }
         let local = "http://localhost:\(port)"
-        let network = addresses.sameNetwork.map { "  same network:      http://\($0):\(port)" }
-        return (["  this machine:      \(local)"] + network + [emulator], local)
+        var all: [Address] = [("this machine", local)]
+        for address in addresses.sameNetwork { all.append(("same network", "http://\(address):\(port)")) }
+        all.append(emulator)
+        return (all, local)
     }
 
     /// The items joined by commas in lines of at most 100 characters.

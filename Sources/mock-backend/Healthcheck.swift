@@ -8,8 +8,9 @@ enum Healthcheck {
 
     /// 0 when the server answers `/_mock/health` with status ok, 1 otherwise. Which server: the URL;
     /// else `--host`/`--port`/`--admin-token` given with `--healthcheck`; else the one whose health
-    /// file (`HealthFile`) is there, with its port and token however they were given; else
-    /// 127.0.0.1 at `PORT` (default 8080) with `MOCK_ADMIN_TOKEN`.
+    /// file (`HealthFile`) is there, with its port and token however they were given; else, with
+    /// no file (a read-only container), this program running as PID 1, as its own command line and
+    /// environment say (`ContainerServer`); else 127.0.0.1 at `PORT` (default 8080) with `MOCK_ADMIN_TOKEN`.
     static func run(url: String?, options: Options, environment: [String: String]) -> Int32 {
         if let url { return probe(url: url, adminToken: options.adminToken) }
         if options.givenFlags.isDisjoint(with: addressFlags) {
@@ -24,6 +25,9 @@ enum Healthcheck {
                 FileHandle.standardError.write(Data("mock-backend: --healthcheck: \(path) ignored: \(reason)\n".utf8))
             case .missing:
                 break
+            }
+            if let server = ContainerServer.find() {
+                return probe(host: server.host, port: server.port, path: "/_mock/health", adminToken: server.adminToken)
             }
         }
         return probe(host: HealthFile.loopback(listening: options.host), port: options.port, path: "/_mock/health",
@@ -151,4 +155,70 @@ struct HealthFile: Codable, Equatable {
         var errno: Int32
         var description: String { "\(path): \(call) failed: \(String(cString: strerror(errno)))" }
     }
+}
+
+/// The server of a container, found without a file: in the image it is PID 1 (the ENTRYPOINT), and
+/// `/proc/1` shows its command line, its environment and its listening socket to a health check of
+/// the same user, so the health check needs no writable file system (`docker run --read-only`).
+enum ContainerServer {
+    static func find() -> (host: String, port: Int, adminToken: String?)? {
+        #if os(Linux)
+        guard isThisProgram(pid: 1), let arguments = nulSeparated("/proc/1/cmdline"), !arguments.isEmpty else { return nil }
+        // Unreadable when the server runs as another user; Docker gives the check the container's own.
+        let environment = nulSeparated("/proc/1/environ").map(variables) ?? ProcessInfo.processInfo.environment
+        guard let options = try? Options(arguments: Array(arguments.dropFirst()), environment: environment),
+              options.healthcheck == nil else { return nil }
+        return (HealthFile.loopback(listening: options.host), listeningPort(pid: 1) ?? options.port, options.adminToken)
+        #else
+        return nil
+        #endif
+    }
+
+    #if os(Linux)
+    /// The same executable file as this process's, by device and inode.
+    private static func isThisProgram(pid: Int32) -> Bool {
+        var mine = stat(), theirs = stat()
+        return stat("/proc/self/exe", &mine) == 0 && stat("/proc/\(pid)/exe", &theirs) == 0
+            && mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino
+    }
+
+    private static func nulSeparated(_ path: String) -> [String]? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return data.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private static func variables(_ entries: [String]) -> [String: String] {
+        var variables: [String: String] = [:]
+        for entry in entries {
+            guard let equals = entry.firstIndex(of: "=") else { continue }
+            variables[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
+        }
+        return variables
+    }
+
+    /// The port of a TCP socket the process listens on (the one `--port 0` picked): its
+    /// descriptors name socket inodes, and /proc/PID/net/tcp and tcp6 list the listening ones
+    /// (state 0A) with their inode and local address.
+    private static func listeningPort(pid: Int32) -> Int? {
+        let folder = "/proc/\(pid)/fd"
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        var inodes: Set<Substring> = []
+        for descriptor in descriptors {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(descriptor)"),
+                  target.hasPrefix("socket:[") else { continue }
+            inodes.insert(Substring(target.dropFirst("socket:[".count).dropLast()))
+        }
+        for table in ["tcp", "tcp6"] {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9, fields[3] == "0A", inodes.contains(fields[9]),
+                      let colon = fields[1].lastIndex(of: ":"), let port = Int(fields[1][fields[1].index(after: colon)...], radix: 16)
+                else { continue }
+                return port
+            }
+        }
+        return nil
+    }
+    #endif
 }

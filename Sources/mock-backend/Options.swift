@@ -28,6 +28,9 @@ struct Options {
     var logFormat = RequestLog.Format.text
     var poller = PollerKind.available[0]
     var healthcheck: String??
+    /// `--clock`: the instant the clock stands at from the start; nil runs the wall clock.
+    var clock: Date?
+    var randomSeed: UInt64?
     /// The valued flags given on the command line (not through their variables).
     var givenFlags: Set<String> = []
     /// Flags whose value came from the environment, with the variable that gave it.
@@ -47,6 +50,7 @@ struct Options {
         ("--admin-token", "MOCK_ADMIN_TOKEN"), ("--journal", "MOCK_JOURNAL"), ("--log-format", "MOCK_LOG_FORMAT"),
         ("--poller", "MOCK_POLLER"), ("--max-connections-per-address", "MOCK_MAX_CONNECTIONS_PER_ADDRESS"),
         ("--memory-budget", "MOCK_MEMORY_BUDGET"), ("--public-url", "MOCK_PUBLIC_URL"),
+        ("--clock", "MOCK_CLOCK"), ("--random-seed", "MOCK_RANDOM_SEED"),
     ]
 
     init(arguments: [String], environment: [String: String]) throws(UsageError) {
@@ -54,7 +58,9 @@ struct Options {
         // Values from the environment are named by their variable in complaints (`PORT`, not `--port`).
         var variables: [String: String] = [:]
         for (flag, variable) in Self.valued {
-            if let value = environment[variable], !value.isEmpty {
+            // An empty variable counts as unset, but for the admin token: `MOCK_ADMIN_TOKEN=` (a
+            // compose file's `${TOKEN}` left unset) meant a token, and `--admin-token ""` is refused too.
+            if let value = environment[variable], !value.isEmpty || flag == "--admin-token" {
                 values[flag] = value
                 variables[flag] = variable
             }
@@ -100,11 +106,46 @@ struct Options {
                     index += 1
                 }
             default:
-                throw UsageError(message: "unknown argument \(argument)")
+                throw UsageError(message: "unknown argument \(argument)"
+                                 + (Self.closestFlag(to: flag).map { "; did you mean \($0)?" } ?? ""))
             }
         }
         try apply(values, variables: variables)
         self.variables = variables
+    }
+
+    /// Every flag, for the guess at a misspelt one.
+    private static let flags = valued.map(\.flag)
+        + ["--help", "--version", "--quiet", "--admin-require-token", "--watch", "--healthcheck"]
+
+    /// The flag a mistyped argument most likely meant: `--port` for `--prot`, `-port` or `port`.
+    /// Only a close one (at most two letters' edits, fewer than a third of its letters), so that a
+    /// stray word gets no guess.
+    static func closestFlag(to argument: String) -> String? {
+        let typed = String(argument.drop { $0 == "-" }).lowercased()
+        guard !typed.isEmpty else { return nil }
+        let scored = flags.map { (flag: $0, edits: editDistance(Array(typed.utf8), Array($0.dropFirst(2).utf8))) }
+        guard let best = scored.min(by: { $0.edits < $1.edits }),
+              best.edits <= min(2, (best.flag.count - 2 - 1) / 3) || best.edits == 0 else { return nil }
+        return best.flag
+    }
+
+    /// Levenshtein distance, a transposition of two neighbours counting as one edit (`prot`).
+    private static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for row in 0...a.count { table[row][0] = row }
+        for column in 0...b.count { table[0][column] = column }
+        for row in stride(from: 1, through: a.count, by: 1) {
+            for column in stride(from: 1, through: b.count, by: 1) {
+                let substitution = table[row - 1][column - 1] + (a[row - 1] == b[column - 1] ? 0 : 1)
+                var best = min(substitution, table[row - 1][column] + 1, table[row][column - 1] + 1)
+                if row > 1, column > 1, a[row - 1] == b[column - 2], a[row - 2] == b[column - 1] {
+                    best = min(best, table[row - 2][column - 2] + 1)
+                }
+                table[row][column] = best
+            }
+        }
+        return table[a.count][b.count]
     }
 
     /// A setting as the person who started the server gave it: `--port 8080`, or `PORT=8080`
@@ -134,7 +175,8 @@ struct Options {
         journal = try integer("--journal", 0...1_000_000) ?? journal
         adminToken = values["--admin-token"]
         if let token = adminToken, token.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw UsageError(message: "--admin-token must not be empty: an empty token would let anyone in")
+            throw UsageError(message: "\(variables["--admin-token"] ?? "--admin-token") must not be empty: an empty token "
+                + "would let anyone in (unset it to serve /_mock to loopback callers only)")
         }
         if let text = values["--public-url"] {
             do {
@@ -171,6 +213,20 @@ struct Options {
                 throw UsageError(message: "--wsuv-tz: unknown time zone \(zone) (use a name like America/Los_Angeles)")
             }
             wsuvTimeZone = zone
+        }
+        if let text = values["--clock"] {
+            guard let instant = ServerClock.instant(text), ServerClock.range.contains(instant) else {
+                throw UsageError(message: "\(variables["--clock"] ?? "--clock") must be an instant from 1970 to 9999 such as "
+                    + "2024-09-01T10:00:00Z, not \(text)")
+            }
+            clock = instant
+        }
+        if let text = values["--random-seed"] {
+            guard let seed = UInt64(text) else {
+                throw UsageError(message: "\(variables["--random-seed"] ?? "--random-seed") must be a whole number from 0 to "
+                    + "\(UInt64.max), not \(text)")
+            }
+            randomSeed = seed
         }
         if let format = values["--log-format"] {
             guard let parsed = RequestLog.Format(rawValue: format) else {
@@ -212,6 +268,10 @@ struct Options {
       --otp-code 123456     a fixed one-time code [MOCK_OTP_CODE]
       --otp-ttl SECONDS     one-time code lifetime, at least 1 [MOCK_OTP_TTL] (default 600)
       --wsuv-tz ZONE        WSUV Twitter time zone [MOCK_WSUV_TZ] (default America/Los_Angeles)
+      --clock INSTANT       the clock stands still at this instant, e.g. 2024-09-01T10:00:00Z, until
+                            POST /_mock/clock moves it [MOCK_CLOCK] (default: the wall clock)
+      --random-seed N       tokens, codes and ids from a generator seeded with N, the same every
+                            run and after each reset [MOCK_RANDOM_SEED] (default: random)
       --max-body BYTES      largest request body [MOCK_MAX_BODY] (default 16777216; at most half
                             of --memory-budget)
       --max-connections-per-address N

@@ -29,8 +29,11 @@ final class Shutdown: @unchecked Sendable {
     }
 
     private func drain(_ signal: Int32) {
-        Console.standard.write("mock-backend: stopping (finishing requests in flight, at most \(Int(grace)) s; "
-                               + "\(Self.name(signal)) again stops at once)")
+        var event = ConsoleEvent("stopping")
+        event.string("signal", Self.signalName(signal))
+        event.int("grace_s", Int(grace))
+        say("mock-backend: stopping (finishing requests in flight, at most \(Int(grace)) s; "
+            + "\(Self.name(signal)) again stops at once)", or: event)
         server.stop(grace: grace)
         // After the last answer: the file left behind is one snapshot, plain JSON.
         stateLog?.close()
@@ -43,7 +46,10 @@ final class Shutdown: @unchecked Sendable {
         lock.lock()
         cutShort = true
         lock.unlock()
-        Console.standard.write("mock-backend: \(Self.name(signal)) again: stopping at once")
+        var event = ConsoleEvent("stopping")
+        event.string("signal", Self.signalName(signal))
+        event.int("grace_s", 0)
+        say("mock-backend: \(Self.name(signal)) again: stopping at once", or: event)
         server.stop(grace: 0)
         finish(exitCode: 128 + signal, atOnce: true)
     }
@@ -58,9 +64,24 @@ final class Shutdown: @unchecked Sendable {
         }
         HealthFile.remove(healthFile)
         let counts = server.requestCounts
-        Console.standard.write("mock-backend stopped\(atOnce ? " at once" : "") after \(app.uptime): "
-                               + "\(counts.answered) \(counts.answered == 1 ? "request" : "requests") answered, \(counts.cutOff) cut off")
+        var event = ConsoleEvent("stop")
+        event.bool("at_once", atOnce)
+        event.string("uptime", app.uptime)
+        event.int("answered", counts.answered)
+        event.int("cut_off", counts.cutOff)
+        event.int("exit_status", Int(exitCode))
+        say("mock-backend stopped\(atOnce ? " at once" : "") after \(app.uptime): "
+            + "\(counts.answered) \(counts.answered == 1 ? "request" : "requests") answered, \(counts.cutOff) cut off", or: event)
         exit(exitCode)
+    }
+
+    /// The line for a person, or with `--log-format json` the event for a program.
+    private func say(_ text: String, or event: ConsoleEvent) {
+        if Console.standard.writesJSONLines { Console.standard.writeRecord(event.line) } else { Console.standard.write(text) }
+    }
+
+    private static func signalName(_ signal: Int32) -> String {
+        signal == SIGINT ? "SIGINT" : "SIGTERM"
     }
 
     private static func name(_ signal: Int32) -> String {

@@ -3,15 +3,17 @@ import MockHTTP
 import MockApp
 import MockKit
 
-// Flags first: a bad one prints what is wrong and the usage, and exits 2.
+// Flags first: a bad one prints what is wrong in one line (with the flag meant, for a misspelt one)
+// and where the usage is, and exits 2; the whole usage would push the line off the screen.
 let options: Options
 do {
     options = try Options(arguments: Array(CommandLine.arguments.dropFirst()),
                           environment: ProcessInfo.processInfo.environment)
 } catch {
-    FileHandle.standardError.write(Data("mock-backend: \(error.message)\n\n\(Options.usage)\n".utf8))
+    FileHandle.standardError.write(Data("mock-backend: \(error.message)\nmock-backend --help lists every option.\n".utf8))
     exit(2)
 }
+if options.logFormat == .json { Console.standard.useJSONLines() }
 if options.showHelp {
     print(Options.usage)
     exit(0)
@@ -61,6 +63,10 @@ apiOptions.otpCode = options.otpCode
 apiOptions.otpTTL = options.otpTTL
 apiOptions.wsuvTimeZone = TimeZone(identifier: options.wsuvTimeZone) ?? apiOptions.wsuvTimeZone
 apiOptions.console = Console.standard.write
+// One clock and one source of random values for every API, the Date header and /_mock/clock.
+let clock = ServerClock(standingAt: options.clock)
+apiOptions.clock = { clock.now() }
+apiOptions.randomness = Randomness(seed: options.randomSeed)
 
 let apis: [any MockAPI]
 do {
@@ -72,6 +78,8 @@ do {
 var settings = AppSettings(adminToken: options.adminToken,
                            log: options.quiet ? nil : RequestLog(format: options.logFormat))
 settings.trustsLoopback = !options.adminRequiresToken
+settings.clock = clock
+settings.randomness = apiOptions.randomness
 settings.journalCapacity = options.journal
 settings.latency = options.latency
 settings.addresses = ServerAddresses(publicURL: options.publicURL,
@@ -117,6 +125,7 @@ if configuration.limits.maxBody < options.maxBody {
 configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
 configuration.memoryBudget = options.memoryBudget
 configuration.poller = options.poller
+configuration.now = { clock.now() }
 let server = HTTPServer(configuration: configuration, responder: app)
 let healthFilePath = HealthFile.path(environment: ProcessInfo.processInfo.environment)
 // Before the first answer: whoever waits for it (a script, docker stop) may signal at once, and a
@@ -132,12 +141,16 @@ do {
     fail("\(error)")
 }
 // For `--healthcheck` without flags (Docker's HEALTHCHECK), which cannot see this command line.
+// As PID 1 (a container's ENTRYPOINT) it reads /proc/1 instead when there is no file, so a
+// read-only container needs no warning.
 do {
     try HealthFile(pid: getpid(), host: HealthFile.loopback(listening: options.host), port: server.port,
                    adminToken: options.adminToken).write(to: healthFilePath)
-} catch {
-    Console.standard.write("warning: cannot leave the health file for --healthcheck (\(error))")
-}
+} catch where getpid() != 1 {
+    Console.standard.write("warning: cannot leave the health file for --healthcheck (\(error)); --healthcheck "
+                           + "without flags will not find this server: set MOCK_HEALTH_FILE to a writable path, or "
+                           + "give --healthcheck this server's --port and --admin-token")
+} catch {}
 
 Banner.print(server: server, apis: apis, seed: seed, stubs: stubs, options: options, addresses: settings.addresses)
 if options.adminToken == nil && !options.adminRequiresToken && [nil, "0.0.0.0", "::"].contains(options.host) {

@@ -32,9 +32,16 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(version.standardOutput, "mock-backend 0.1.0\n")
     }
 
-    func testBadFlagsExitTwoWithTheUsage() throws {
+    /// One line says what is wrong (and which flag was meant), one where the usage is: the whole
+    /// usage would push the complaint off the screen.
+    func testBadFlagsExitTwoWithTheReasonAndNotTheUsage() throws {
         for (arguments, complaint) in [
-            (["--bogus"], "unknown argument --bogus"),
+            (["--bogus"], "unknown argument --bogus\n"),
+            (["--prot", "9000"], "unknown argument --prot; did you mean --port?\n"),
+            (["--admin-tokn=T"], "unknown argument --admin-tokn=T; did you mean --admin-token?\n"),
+            (["-port", "9000"], "unknown argument -port; did you mean --port?\n"),
+            (["watch"], "unknown argument watch; did you mean --watch?\n"),
+            (["9000"], "unknown argument 9000\n"),
             (["--port", "eighty"], "--port must be a whole number"),
             (["--port"], "--port needs a value"),
             (["--latency", "5-1"], "--latency takes milliseconds"),
@@ -49,7 +56,16 @@ final class CommandLineTests: XCTestCase {
             let (status, child) = try run(arguments)
             XCTAssertEqual(status, 2, "\(arguments)")
             XCTAssertTrue(child.standardError.hasPrefix("mock-backend: \(complaint)"), child.standardError)
-            XCTAssertTrue(child.standardError.contains("Usage: mock-backend"), "\(arguments)")
+            XCTAssertTrue(child.standardError.hasSuffix("\nmock-backend --help lists every option.\n"), child.standardError)
+            XCTAssertEqual(child.standardError.split(separator: "\n").count, 2, child.standardError)
+        }
+        // The variable set but empty is no more a token than the empty flag (issue 29 item 11).
+        for token in ["", " "] {
+            let (status, child) = try run([], environment: ["MOCK_ADMIN_TOKEN": token])
+            XCTAssertEqual(status, 2, "MOCK_ADMIN_TOKEN=\"\(token)\"")
+            XCTAssertTrue(child.standardError.hasPrefix("mock-backend: MOCK_ADMIN_TOKEN must not be empty: an empty token "
+                                                        + "would let anyone in (unset it to serve /_mock to loopback callers only)\n"),
+                          child.standardError)
         }
         let (status, child) = try run([], environment: ["MOCK_OTP_TTL": "abc"])
         XCTAssertEqual(status, 2)
@@ -60,6 +76,57 @@ final class CommandLineTests: XCTestCase {
         let (flagStatus, flag) = try run(["--port", "x"], environment: ["PORT": "abc"])
         XCTAssertEqual(flagStatus, 2)
         XCTAssertTrue(flag.standardError.hasPrefix("mock-backend: --port must be a whole number from 0 to 65535, not x\n"), flag.standardError)
+    }
+
+    /// The README's `--state` recipe, run in a clone, leaves no file git would offer to commit.
+    func testTheStateFileOfTheReadmeRecipeIsIgnoredByGit() throws {
+        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let recipe = try XCTUnwrap(readme.range(of: "swift run mock-backend --state "))
+        let file = String(readme[recipe.upperBound...].prefix { $0 != "`" && $0 != " " })
+        guard FileManager.default.fileExists(atPath: repository.appendingPathComponent(".git").path),
+              FileManager.default.isExecutableFile(atPath: "/usr/bin/git") else {
+            throw XCTSkip("not a git clone, or no git")
+        }
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        git.arguments = ["-C", repository.path, "check-ignore", "--quiet", "--no-index", file]
+        try git.run()
+        git.waitUntilExit()
+        XCTAssertEqual(git.terminationStatus, 0, "\(file) would be an untracked file in the clone")
+    }
+
+    /// A server started with JSON console lines, its port and start event read from its first line.
+    private func startJSONServer(_ extra: [String], environment: [String: String] = [:]) throws -> (ChildProcess, Int, [String: Any]) {
+        let child = try ChildProcess(["--host", "127.0.0.1", "--port", "0"] + extra, environment: environment, directory: repository)
+        XCTAssertTrue(child.waitForOutput("\"event\":\"start\""), child.standardOutput + child.standardError)
+        let start = try Self.object(child.standardOutput.split(separator: "\n")[0])
+        return (child, try XCTUnwrap(start["port"] as? Int), start)
+    }
+
+    private static func object(_ line: Substring) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+    }
+
+    /// `--log-format json`: every line on standard output is one JSON object, from the start (the
+    /// banner as one event) through requests and console messages to the stop.
+    func testTheJSONLogFormatWritesOnlyJSONLines() throws {
+        let (child, port, start) = try startJSONServer(["--log-format", "json", "--otp-code", "123456"])
+        XCTAssertEqual(start["version"] as? String, "0.1.0")
+        XCTAssertEqual((start["apis"] as? [[String: Any]])?.compactMap { $0["name"] as? String }, APICatalog.names)
+        let threads = try XCTUnwrap((start["apis"] as? [[String: Any]])?.first)
+        XCTAssertEqual(threads["base_urls"] as? [String], ["http://localhost:\(port)/api/"])
+        XCTAssertEqual((start["addresses"] as? [[String: Any]])?.first?["address"] as? String, "http://localhost:\(port)")
+        XCTAssertEqual(try httpRequest(port: port, "GET", "/api/threads").status, 401)
+        XCTAssertEqual(try httpRequest(port: port, "POST", "/api/send_verification_code", body: Array(#"{"phone_number":"5305550123"}"#.utf8)).status, 200)
+        XCTAssertTrue(child.waitForOutput("otp: code 123456"))
+        child.process.terminate()
+        XCTAssertEqual(child.waitForExit(), 0)
+        let lines = try child.standardOutput.split(separator: "\n").map(Self.object)
+        XCTAssertEqual(lines.compactMap { $0["event"] as? String }, ["start", "message", "stopping", "stop"], child.standardOutput)
+        XCTAssertEqual(lines.compactMap { $0["path"] as? String }, ["/api/threads", "/api/send_verification_code"])
+        XCTAssertEqual(lines[2]["message"] as? String, "otp: code 123456 for +15305550123")
+        XCTAssertEqual(lines.last?["answered"] as? Int, 2)
+        XCTAssertTrue(lines.allSatisfy { $0["at"] is String })
     }
 
     func testAMissingSeedFolderIsNamed() throws {
@@ -384,7 +451,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(quiet.waitForExit(), 0)
         XCTAssertFalse(quiet.standardOutput.contains("/nothing"))
 
-        let (json, jsonPort) = try startServer([], environment: ["MOCK_LOG_FORMAT": "json"])
+        let (json, jsonPort, _) = try startJSONServer([], environment: ["MOCK_LOG_FORMAT": "json"])
         let second = try BlockingClient(port: jsonPort)
         second.send("GET /nothing HTTP/1.1\r\nHost: test\r\n\r\n")
         _ = try second.readResponse()

@@ -8,9 +8,15 @@ final class ExampleAPI: CourseAPI {
     let state: SeededStore<Notes, Notes>
     let summary = APISummary(title: "Example notes", basePaths: ["/notes"])
 
-    init(seed: SeedDirectory, options: APIOptions) throws(SeedError) { state = SeededStore(try Notes(Self.seedDocument(in: seed))) }
-    func seed(from document: SeedJSON) throws(SeedError) -> Notes { try Notes(document) }
-    func stateDocument(of notes: Notes) -> any Encodable { ["notes": notes.list] }
+    let context: SeedContext
+
+    init(seed: Notes, context: SeedContext) {
+        state = SeededStore(seed)
+        self.context = context
+    }
+
+    static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> Notes { try Notes(document) }
+    func stateJSON(of notes: Notes) -> [UInt8] { OrderedJSON.encode(["notes": notes.list], escapeSlash: false) }
 
     var routes: RouteGroup {
         routeGroup([
@@ -29,7 +35,7 @@ final class ExampleAPI: CourseAPI {
 }
 
 /// Small enough to go to the `--state` log whole after each change.
-struct Notes: LoggedState {
+struct Notes: TouchedState {
     var list: [String], changes = StateChanges()
     private static let keys = SeedKeys(["notes"])
     init(_ seed: SeedJSON) throws(SeedError) {

@@ -144,9 +144,30 @@ final class AdminTests: XCTestCase {
                        #"{"error_rate":0.5,"error_status":503}"#)
     }
 
+    /// `error_every`: every n-th request the rule meets fails, so a demo of a few requests shows it.
+    func testErrorEveryFailsEveryNthRequestTheRuleMeets() throws {
+        let set = try server.request("PUT", "/_mock/faults", body: #"{"error_every":3,"apis":["threads"]}"#)
+        XCTAssertEqual(set.text, #"{"error_every":3,"error_status":503,"apis":["threads"]}"#)
+        var statuses: [Int] = []
+        for turn in 1...7 {
+            statuses.append(try server.request("GET", "/api/threads").status)
+            // Requests the rule does not apply to are not counted.
+            if turn == 2 { XCTAssertEqual(try server.request("GET", "/nothing").status, 404) }
+        }
+        XCTAssertEqual(statuses, [401, 401, 503, 401, 401, 503, 401])
+        XCTAssertTrue(try server.request("GET", "/_mock/requests?api=threads&limit=2").text.contains(
+            "injected fault: 503 (error_every 3: request 6 of this rule), set through /_mock/faults"))
+        // A rule set anew counts from the start.
+        _ = try server.request("PUT", "/_mock/faults", body: #"{"error_every":2,"error_status":500}"#)
+        XCTAssertEqual(try server.request("GET", "/api/threads").status, 401)
+        XCTAssertEqual(try server.request("GET", "/api/threads").status, 500)
+    }
+
     func testInvalidFaults() throws {
         for (body, detail) in [
             (#"{"error_rate":2}"#, "error_rate must be from 0 to 1"),
+            (#"{"error_every":0}"#, "error_every must be a whole number from 1 to 1000000 (5: every fifth request fails)"),
+            (#"{"error_every":5,"error_rate":0.2}"#, "error_rate and error_every do not go together: give one of them"),
             (#"{"latency_ms":[5,1]}"#, "latency_ms must satisfy 0 <= min <= max <= 600000"),
             (#"{"apis":["nope"]}"#, "unknown or not served api nope"),
             (#"{"speed":1}"#, "unknown field speed"),

@@ -106,6 +106,7 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardError = errorPipe
         process.terminationHandler = { [finished] _ in finished.signal() }
         try process.run()
+        ChildProcessRegistry.shared.started(process)
         // One thread per pipe reads until the end of the stream. (FileHandle's readabilityHandler
         // sometimes never reports the end on Linux, which left waitForExit waiting its whole timeout.)
         // The threads get the descriptor, a plain number: whether Pipe is Sendable differs by SDK.

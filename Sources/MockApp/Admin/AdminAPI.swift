@@ -17,6 +17,7 @@ import MockKit
 /// | GET, PUT, DELETE  | /_mock/faults           | injected latency, errors, broken connections    |
 /// | GET               | /_mock/openapi/{file}   | an API's OpenAPI document (`{api}.json`)        |
 /// | GET, PUT, DELETE  | /_mock/stubs            | the stubs / add stubs / remove those added      |
+/// | GET, POST, DELETE | /_mock/clock            | the clock / move it / back to the wall clock    |
 final class AdminAPI: Sendable {
     static let name = "admin"
 
@@ -54,7 +55,9 @@ final class AdminAPI: Sendable {
             Route([.get, .head], "/_mock/stubs", guarded(listStubs)),
             Route(.put, "/_mock/stubs", guarded(addStubs)),
             Route(.delete, "/_mock/stubs", guarded(removeAddedStubs)),
-        ] + apis.flatMap(\.adminRoutes).map { Route($0.methods, $0.pattern, guarded($0.handler)) },
+        ] + (ClockEndpoints(clock: settings.clock).routes + apis.flatMap(\.adminRoutes)).map {
+            Route($0.methods, $0.pattern, guarded($0.handler))
+        },
         methodNotAllowed: { request in
             Response.json(405, ["error": "method_not_allowed", "detail": "\(request.method) is not served here"])
         })
@@ -124,9 +127,10 @@ final class AdminAPI: Sendable {
         }
     }
 
-    /// Stubs added at run time go too.
+    /// Stubs added at run time go too, and the clock reads as at the start.
     private func resetAll(_ request: Request) -> Response {
         stubs.removeAdded()
+        settings.clock.restart()
         return reset(apis)
     }
 
@@ -140,7 +144,10 @@ final class AdminAPI: Sendable {
     }
 
     private func reset(_ selected: [any MockAPI]) -> Response {
-        for api in selected { api.reset() }
+        for api in selected {
+            settings.randomness.restart(api.name)
+            api.reset()
+        }
         return .json(200, OrderedJSON.encode(["reset": selected.map(\.name)], escapeSlash: false))
     }
 
@@ -283,6 +290,8 @@ final class AdminAPI: Sendable {
             case .notLoopback:
                 Response.json(403, ["error": "forbidden",
                                     "detail": "/_mock is served to loopback clients only; start the server with --admin-token to allow others"])
+            case .forwarded(let header):
+                Self.refusedThroughProxy(header)
             case .foreignHost(let host):
                 Self.refusedFromBrowser("Host \(host.prefix(100)) is not localhost, an IP address or the --public-url host: "
                                         + "perhaps a web page's own name made to point at this machine (DNS rebinding)")
@@ -299,6 +308,8 @@ final class AdminAPI: Sendable {
         /// `--admin-require-token` without a token: nobody may.
         case closed
         case notLoopback
+        /// A loopback caller that is a proxy: the request carries this forwarding header.
+        case forwarded(String)
         /// A loopback caller whose `Host` may be a web site's name resolved to this machine.
         case foreignHost(String)
         /// A loopback caller whose `Origin` names another site: a web page sent the request.
@@ -314,13 +325,27 @@ final class AdminAPI: Sendable {
         return response
     }
 
-    /// Nil for a loopback caller without a configured token (unless loopback is not trusted),
-    /// or any caller presenting the token. Behind a proxy every caller is loopback
+    private static func refusedThroughProxy(_ header: String) -> Response {
+        var response = Response.json(403, ["error": "forbidden",
+                                           "detail": "/_mock serves loopback callers only, and a request a proxy forwarded is "
+                                               + "not one (behind a proxy every caller looks local); start the server with "
+                                               + "--admin-token and send the token"])
+        response.explanation = "the request carries \(header): a proxy forwarded it, so its loopback address proves nothing"
+        return response
+    }
+
+    /// Headers that proxies add (nginx, Apache, Caddy, Traefik, Envoy, Squid, standard RFC 7239):
+    /// one of them on a loopback request means the real client is elsewhere.
+    static let forwardingHeaders = ["Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-IP", "Via"]
+
+    /// Nil for a loopback caller that is no proxy, without a configured token (unless loopback is not
+    /// trusted), or any caller presenting the token. Behind a proxy every caller is loopback
     /// (docs/admin.md#who-may-call-it).
     static func refusal(of request: Request, _ settings: AppSettings) -> Refusal? {
         guard let adminToken = settings.adminToken else {
             guard settings.trustsLoopback else { return .closed }
             guard request.peer.isLoopback else { return .notLoopback }
+            if let header = forwardingHeaders.first(where: request.headers.contains) { return .forwarded(header) }
             return browserRefusal(of: request, publicURL: settings.addresses.publicURL)
         }
         if request.headers["X-Mock-Admin-Token"] == adminToken { return nil }

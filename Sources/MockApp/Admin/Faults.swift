@@ -17,6 +17,14 @@ struct Faults: Equatable, Sendable {
         rules.first { $0.applies(to: api, method: method, path: path) }
     }
 
+    /// The first rule that applies to a request, and what the request draws from it; the rule
+    /// counts the requests it met, for `error_every`.
+    mutating func draw(for api: String, method: String, path: String) -> (rule: FaultRule, draw: FaultRule.Draw)? {
+        guard let index = rules.firstIndex(where: { $0.applies(to: api, method: method, path: path) }) else { return nil }
+        rules[index].requestsMet += 1
+        return (rules[index], rules[index].draw())
+    }
+
     struct Invalid: Error {
         var detail: String
     }
@@ -54,7 +62,11 @@ struct FaultRule: Equatable, Sendable {
     /// Milliseconds, fixed when both ends are equal.
     var latency: ClosedRange<Double>?
     var errorRate: Double?
+    /// Every n-th request the rule meets gets the error: a demo that always shows it.
+    var errorEvery: Int?
     var errorStatus: Int?
+    /// Requests this rule applied to since it was set.
+    var requestsMet = 0
     /// Connection faults, drawn in this order; the first that hits is the one applied.
     var resetRate: Double?
     var closeRate: Double?
@@ -85,6 +97,9 @@ struct FaultRule: Equatable, Sendable {
         if hits(errorRate) {
             draw.errorStatus = errorStatus ?? 503
             notes.append("\(draw.errorStatus!) (error_rate \(Self.format(errorRate!)))")
+        } else if let errorEvery, requestsMet % errorEvery == 0 {
+            draw.errorStatus = errorStatus ?? 503
+            notes.append("\(draw.errorStatus!) (error_every \(errorEvery): request \(requestsMet) of this rule)")
         }
         if hits(resetRate) {
             draw.connectionFault = .reset
@@ -113,7 +128,7 @@ struct FaultRule: Equatable, Sendable {
         rate == rate.rounded() ? String(Int(rate)) : String(rate)
     }
 
-    private static let fields = ["latency_ms", "error_rate", "error_status", "reset_rate", "close_rate", "truncate_rate",
+    private static let fields = ["latency_ms", "error_rate", "error_every", "error_status", "reset_rate", "close_rate", "truncate_rate",
                                  "slow_rate", "slow_bytes_per_s", "apis", "routes"]
 
     /// Reads one rule of a `PUT /_mock/faults` document; each field optional.
@@ -158,6 +173,17 @@ struct FaultRule: Equatable, Sendable {
         }
         (errorRate, errorStatus) = try setting("error_status", of: "error_rate", in: 400...599, default: 503,
                                                "an HTTP error status (400-599)")
+        if let value = object["error_every"] {
+            guard let every = value.intValue, (1...1_000_000).contains(every) else {
+                throw Faults.Invalid(detail: "error_every must be a whole number from 1 to 1000000 (5: every fifth request fails)")
+            }
+            guard object["error_rate"] == nil else {
+                throw Faults.Invalid(detail: "error_rate and error_every do not go together: give one of them")
+            }
+            errorEvery = every
+            errorRate = nil
+            errorStatus = errorStatus ?? 503
+        }
         resetRate = try rate("reset_rate")
         closeRate = try rate("close_rate")
         truncateRate = try rate("truncate_rate")
@@ -198,6 +224,7 @@ struct FaultRule: Equatable, Sendable {
             writer.key("latency_ms"); writer.beginArray(); writer.double(latency.lowerBound); writer.double(latency.upperBound); writer.endArray()
         }
         if let errorRate { writer.key("error_rate"); writer.double(errorRate) }
+        if let errorEvery { writer.key("error_every"); writer.int(errorEvery) }
         if let errorStatus { writer.key("error_status"); writer.int(errorStatus) }
         for (field, rate) in [("reset_rate", resetRate), ("close_rate", closeRate), ("truncate_rate", truncateRate),
                               ("slow_rate", slowRate)] {

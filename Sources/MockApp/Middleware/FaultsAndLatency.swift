@@ -33,8 +33,9 @@ struct FaultsAndLatency: Middleware {
     /// truncated or slow answer is the handler's own, changes made.
     private func serve(_ request: RoutedRequest, as name: String, injectedFault: (Int) -> Response,
                        next: (RoutedRequest) -> Response) -> Response {
-        let rule = rule(for: name, request.request)
-        let draw = rule?.draw() ?? FaultRule.Draw()
+        let drawn = faults.withLock { $0.draw(for: name, method: request.request.method, path: request.request.path) }
+        let rule = drawn?.rule
+        let draw = drawn?.draw ?? FaultRule.Draw()
         var response: Response
         if let status = draw.errorStatus {
             response = injectedFault(status)

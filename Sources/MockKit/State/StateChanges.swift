@@ -82,11 +82,25 @@ public struct StateChanges: Sendable {
 
 /// A state that can say what changed in seed-format terms: the store turns each change into one
 /// record of the `--state` log, and replaying the records over the last snapshot gives the state
-/// back. Its mutating methods touch what they change; nothing else is needed.
+/// back. A `StoredState` (rows in `Table`s) does both by itself.
 public protocol LoggedState {
-    var changes: StateChanges { get set }
+    /// What changed since the last call, which forgets it.
+    mutating func takeChanges() -> StateChanges
     /// The row at `path` as the seed document writes it, or nil when there is none any more.
     func seedRow(at path: RowPath) -> [UInt8]?
+}
+
+/// A state whose mutating methods touch what they change in `changes` by hand (an API whose rows
+/// are not in `Table`s yet).
+public protocol TouchedState: LoggedState {
+    var changes: StateChanges { get set }
+}
+
+extension TouchedState {
+    public mutating func takeChanges() -> StateChanges {
+        defer { changes = StateChanges() }
+        return changes
+    }
 }
 
 /// One record of the log: an API's change in seed format.

@@ -4,7 +4,7 @@ import MockKit
 
 // MARK: Seed format, written
 
-extension CSE118State: LoggedState {
+extension CSE118State: TouchedState {
     public func seedRow(at path: RowPath) -> [UInt8]? {
         let steps = path.steps
         if steps.count == 1, steps[0].keyField == nil {
@@ -81,7 +81,7 @@ enum CSE118Token {
     /// `{"alg":"HS256","typ":"JWT"}`
     static let header = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
 
-    static func mint(for member: CSE118State.Member, email: String, issuedAt: Int) -> String {
+    static func mint(for member: CSE118State.Member, email: String, issuedAt: Int, random: RandomStream) -> String {
         var payload = JSONWriter(escapeSlash: false)
         payload.beginObject()
         payload.key("id")
@@ -91,6 +91,6 @@ enum CSE118Token {
         payload.key("iat")
         payload.int(issuedAt)
         payload.endObject()
-        return TokenParts.jwt(header: header, payload: payload.bytes)
+        return TokenParts.jwt(header: header, payload: payload.bytes, random: random)
     }
 }

@@ -28,28 +28,26 @@ public final class InternProductsAPI: CourseAPI {
     public let state: SeededStore<InternProductsState, InternProductsState>
     private let clock: @Sendable () -> Date
 
-    /// Product images may be files under `Seed/internproducts/`.
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let images = InternProductsImages.base64OrFile(in: seed.url.appendingPathComponent(Self.name))
-        let initial = try InternProductsState(seed: document, images: images, now: options.clock())
-        state = SeededStore(initial)
-        clock = options.clock
+    public let context: SeedContext
+
+    public init(seed: InternProductsState, context: SeedContext) {
+        state = SeededStore(seed)
+        self.context = context
+        clock = context.options.clock
     }
 
-    /// A state document carries its pictures inline (base64), never as files.
-    public func seed(from document: SeedJSON) throws(SeedError) -> InternProductsState {
-        try InternProductsState(seed: document, images: .base64, now: clock())
-    }
-
-    public func stateDocument(of state: InternProductsState) -> any Encodable {
-        InternProductsSeedFile(state)
+    /// Product images may be files under `Seed/internproducts/`, in a seed file and in a state
+    /// document alike (an exported state inlines them as base64).
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> InternProductsState {
+        let empty = InternProductsState(imageFolder: context.folder.url.appendingPathComponent(name), now: context.options.clock())
+        return try InternProductsState(seed: document, into: empty)
     }
 
     public var summary: APISummary {
         let users = state.seed.users
         return APISummary(title: "Endava School of iOS InternProducts", basePaths: ["/"],
-                          seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken.text)") })
+                          seeded: users.rows, count: users.count,
+                          accounts: { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken ?? "")") })
     }
 
     // MARK: Endpoints
@@ -61,7 +59,7 @@ public final class InternProductsAPI: CourseAPI {
         let token = try state.withLock { state throws(InternProductsError) in
             guard let user = state.user(named: username) else { throw .noSuchUser(username) }
             guard user.password.hasSameBytes(as: password) else { throw .wrongPassword(username) }
-            return user.loginToken.text
+            return user.loginToken ?? ""
         }
         return Self.json(TokenAnswer(loginToken: token))
     }
@@ -75,7 +73,7 @@ public final class InternProductsAPI: CourseAPI {
             guard let token = state.register(username: username, password: password, at: now) else {
                 throw .usernameUsed(username)
             }
-            return token.text
+            return token
         }
         return Self.json(TokenAnswer(loginToken: token))
     }

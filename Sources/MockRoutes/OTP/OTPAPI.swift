@@ -32,20 +32,23 @@ public final class OTPAPI: CourseAPI {
 
     public let state: SeededStore<OTPDirectory, OTPState>
     private let options: APIOptions
+    private let random: RandomStream
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let initial = try OTPDirectory(seed: document)
-        state = SeededStore(seed: initial, fresh: OTPState.init(directory:))
-        self.options = options
+    public let context: SeedContext
+
+    public init(seed: OTPDirectory, context: SeedContext) {
+        state = SeededStore(seed: seed, fresh: OTPState.init(directory:))
+        self.context = context
+        options = context.options
+        random = options.randomness.stream(Self.name)
     }
 
-    public func seed(from document: SeedJSON) throws(SeedError) -> OTPDirectory {
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> OTPDirectory {
         try OTPDirectory(seed: document)
     }
 
-    public func stateDocument(of state: OTPState) -> any Encodable {
-        OTPSeedFile(state.directory)
+    public func stateJSON(of state: OTPState) -> [UInt8] {
+        OrderedJSON.encode(OTPSeedFile(state.directory), escapeSlash: false)
     }
 
     /// A load replaces users and tokens; pending codes and the outbox stay (docs/apis/otp.md#control-surface). A reset
@@ -68,7 +71,7 @@ public final class OTPAPI: CourseAPI {
 
     private func sendVerificationCode(_ request: Request) throws(OTPError) -> Response {
         let phone = try Self.phone(OTPInput(request).optionalString("phone_number"))
-        let code = options.otpCode ?? OTPSecret.code()
+        let code = options.otpCode ?? OTPSecret.code(random)
         let now = nowMillis()
         try state.withLock { state throws(OTPError) in
             try state.issueCode(code, to: phone, nowMillis: now, ttlMillis: options.otpTTL * 1000)
@@ -86,8 +89,8 @@ public final class OTPAPI: CourseAPI {
         let now = nowMillis()
         return try state.withLock { state throws(OTPError) in
             try state.consumeCode(of: phone, attempt: attempt, nowMillis: now)
-            let (index, created) = state.directory.findOrCreate(phone: phone)
-            let token = state.directory.issueToken(to: index, limit: options.issuedTokenLimit)
+            let (index, created) = state.directory.findOrCreate(phone: phone, random: random)
+            let token = state.directory.issueToken(to: index, limit: options.issuedTokenLimit, random: random)
             return Self.json(OTPVerified(authToken: token, isNewUser: created ? 1 : 0,
                                          user: OTPUserShape(state.directory[index])))
         }

@@ -38,22 +38,17 @@ public final class ThreadsAPI: CourseAPI {
     /// The thread lists as last encoded: most requests read them, few change them.
     private let encodedLists = AnswerCache<ThreadListKind>()
     private let clock: @Sendable () -> Date
+    private let random: RandomStream
     private let issuedTokenLimit: Int
 
-    public init(seed: SeedDirectory, options: APIOptions) throws(SeedError) {
-        let document = try Self.seedDocument(in: seed)
-        let initial = try ThreadsState(seed: document)
-        state = SeededStore(initial)
-        clock = options.clock
-        issuedTokenLimit = options.issuedTokenLimit
-    }
+    public let context: SeedContext
 
-    public func seed(from document: SeedJSON) throws(SeedError) -> ThreadsState {
-        try ThreadsState(seed: document)
-    }
-
-    public func stateDocument(of state: ThreadsState) -> any Encodable {
-        ThreadsSeedFile(state)
+    public init(seed: ThreadsState, context: SeedContext) {
+        state = SeededStore(seed)
+        self.context = context
+        clock = context.options.clock
+        random = context.options.randomness.stream(Self.name)
+        issuedTokenLimit = context.options.issuedTokenLimit
     }
 
     public var openAPIDocument: [UInt8]? { ThreadsOpenAPI.document }
@@ -62,8 +57,7 @@ public final class ThreadsAPI: CourseAPI {
         let seed = state.seed
         return APISummary(title: "UNC Charlotte ITIS/CS 4180 message threads", basePaths: ["/api/"],
                           seeded: seed.users.rows, count: seed.users.count, accounts: { user in
-                              .init(login: seed.text(user.email), password: seed.text(user.password),
-                                    detail: "\(seed.text(user.fname)) \(seed.text(user.lname))")
+                              .init(login: user.email, password: user.password, detail: "\(user.fname) \(user.lname)")
                           })
     }
 
@@ -75,7 +69,7 @@ public final class ThreadsAPI: CourseAPI {
         let password = try fields.required("password", else: "Password is required.")
         let now = unixNow()
         return try state.withLock { state throws(ThreadsError) in
-            guard let user = state.user(email: email), state.texts.equals(user.password, password) else { throw .badCredentials }
+            guard let user = state.user(email: email), user.password.hasSameBytes(as: password) else { throw .badCredentials }
             return Self.json(issueToken(for: user, in: &state, now: now))
         }
     }
@@ -130,7 +124,7 @@ public final class ThreadsAPI: CourseAPI {
     private func deleteThread(_ request: Request) throws(ThreadsError) -> Response {
         try state.withLock { state throws(ThreadsError) in
             let userID = try authorize(request, in: state).userID
-            guard let id = Self.id(request[parameter: "thread_id"]), let thread = state.thread(id) else {
+            guard let id = Self.id(request[parameter: "thread_id"]), let thread = state.threads[id] else {
                 throw .threadNotFound
             }
             guard thread.userID == userID else { throw .notYourThread }
@@ -142,7 +136,7 @@ public final class ThreadsAPI: CourseAPI {
     private func listMessages(_ request: Request) throws(ThreadsError) -> Response {
         try state.read { state, _ throws(ThreadsError) in
             let caller = try authorize(request, in: state)
-            guard let id = Self.id(request[parameter: "thread_id"]), state.thread(id) != nil else {
+            guard let id = Self.id(request[parameter: "thread_id"]), state.threads.contains(id) else {
                 throw .threadNotFound
             }
             // Newest first; messages stamped in the same second, higher id first.
@@ -161,7 +155,7 @@ public final class ThreadsAPI: CourseAPI {
         let createdAt = stampNow()
         return try state.withLock { state throws(ThreadsError) in
             let caller = try authorize(request, in: state)
-            guard let id = Self.id(threadID.trimmingCharacters(in: .whitespaces)), state.thread(id) != nil else {
+            guard let id = Self.id(threadID.trimmingCharacters(in: .whitespaces)), state.threads.contains(id) else {
                 throw .threadNotFound
             }
             let message = try state.addMessage(threadID: id, userID: caller.userID, text: text, createdAt: createdAt)
@@ -174,7 +168,7 @@ public final class ThreadsAPI: CourseAPI {
         try state.withLock { state throws(ThreadsError) in
             let userID = try authorize(request, in: state).userID
             guard let id = Self.id(request[parameter: "message_id"]),
-                  let message = state.message(id) else { throw .messageNotFound }
+                  let message = state.messages[id] else { throw .messageNotFound }
             guard message.userID == userID else { throw .notYourMessage }
             state.removeMessage(id)
             return Self.json(Deleted(message: "Message deleted"))
@@ -213,11 +207,10 @@ public final class ThreadsAPI: CourseAPI {
     }
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
-        let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
-        state.issueToken(token, to: ThreadsState.Token(userID: user.id, expires: now + ThreadsToken.lifetime),
-                         limit: issuedTokenLimit)
-        return AuthAnswer(token: token, userID: user.id, userEmail: state.text(user.email), userFname: state.text(user.fname),
-                          userLname: state.text(user.lname), userRole: state.text(user.role))
+        let token = ThreadsToken.mint(userID: user.id, issuedAt: now, random: random)
+        state.issueToken(token, userID: user.id, expires: now + ThreadsToken.lifetime, limit: issuedTokenLimit)
+        return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
+                          userLname: user.lname, userRole: user.role)
     }
 
     /// A path or body id: ASCII digits only.

@@ -1,0 +1,119 @@
+import MockHTTP
+
+/// One object of a seed document (a row), read field by field by name: `try row.int("user_id")`.
+/// Every problem names its place: `$.users[3].email: expected a string`, or `$.users[3].email:
+/// missing`. Members no one asks for are checked and ignored; `null` is the same as absent for
+/// an optional field, and the wrong type for a required one. A name given twice counts the last
+/// time, as the JSON parsers of the real servers' languages take it.
+public struct SeedFields {
+    private let object: SeedReader
+    private let members: [(name: String, offset: Int)]
+
+    /// Reads the object `reader` is at, and moves past it.
+    public init(_ reader: inout SeedReader) throws(SeedError) {
+        object = reader
+        members = try reader.memberOffsets()
+    }
+
+    /// Whether the field is there and not `null`.
+    public func has(_ name: String) -> Bool {
+        reader(name).map { !$0.isNull } ?? false
+    }
+
+    /// The field's value read by `read`; a missing field is an error.
+    public func value<Value>(_ name: String, _ read: (inout SeedReader) throws(SeedError) -> Value) throws(SeedError) -> Value {
+        guard var value = reader(name) else { throw missing(name) }
+        return try read(&value)
+    }
+
+    /// The field's value read by `read`, or nil when it is absent or `null`.
+    public func optional<Value>(_ name: String, _ read: (inout SeedReader) throws(SeedError) -> Value) throws(SeedError) -> Value? {
+        guard var value = reader(name), !value.isNull else { return nil }
+        return try read(&value)
+    }
+
+    public func int(_ name: String) throws(SeedError) -> Int { try value(name) { reader throws(SeedError) in try reader.int() } }
+    public func string(_ name: String) throws(SeedError) -> String { try value(name) { reader throws(SeedError) in try reader.string() } }
+    /// A non-empty string.
+    public func text(_ name: String) throws(SeedError) -> String { try value(name) { reader throws(SeedError) in try reader.text() } }
+    public func bool(_ name: String) throws(SeedError) -> Bool { try value(name) { reader throws(SeedError) in try reader.bool() } }
+
+    /// A problem with the whole object: `$.threads[3]: user_id 44 is not a user`.
+    public func fail(_ problem: String) -> SeedError {
+        object.fail(problem)
+    }
+
+    /// A problem with one field's value (at the object when the field is absent).
+    public func fail(_ name: String, _ problem: String) -> SeedError {
+        (reader(name) ?? object).fail(problem)
+    }
+
+    private func missing(_ name: String) -> SeedError {
+        SeedError(path: object.path(of: object.offset) + "." + name, problem: "missing")
+    }
+
+    private func reader(_ name: String) -> SeedReader? {
+        guard let member = members.last(where: { $0.name == name }) else { return nil }
+        return object.reader(at: member.offset)
+    }
+}
+
+/// One object of a seed document being written, field by field, in the order the calls come.
+public struct SeedFieldWriter {
+    var json: JSONWriter
+
+    init(_ json: JSONWriter) {
+        self.json = json
+    }
+
+    public mutating func field(_ name: String, _ value: Int) {
+        json.key(name)
+        json.int(value)
+    }
+
+    public mutating func field(_ name: String, _ value: String) {
+        json.key(name)
+        json.string(value)
+    }
+
+    public mutating func field(_ name: String, _ value: Bool) {
+        json.key(name)
+        json.bool(value)
+    }
+
+    public mutating func field(_ name: String, _ values: [String]) {
+        json.key(name)
+        json.beginArray()
+        for value in values { json.string(value) }
+        json.endArray()
+    }
+
+    /// Written only when there is a value.
+    public mutating func field<Value>(_ name: String, _ value: Value?, _ write: (inout SeedFieldWriter, String, Value) -> Void) {
+        if let value { write(&self, name, value) }
+    }
+
+    /// A value already written as JSON.
+    public mutating func field(_ name: String, json bytes: [UInt8]) {
+        json.key(name)
+        json.raw(bytes)
+    }
+}
+
+/// A value written in a seed document as one object: a table's row, or a member such as
+/// threads' `next_ids`.
+public protocol SeedRow {
+    /// Reads the object by field name, checking each value as the real server could have sent it.
+    init(seed: SeedFields) throws(SeedError)
+    /// Writes the fields, in the order the seed file has them.
+    func write(to seed: inout SeedFieldWriter)
+}
+
+extension SeedRow {
+    /// The object as compact JSON, as the state log writes a row.
+    public var seedJSON: [UInt8] {
+        var writer = SeedFieldWriter(JSONWriter(escapeSlash: false))
+        writer.object(self)
+        return writer.json.bytes
+    }
+}

@@ -1,0 +1,255 @@
+/// The value of a row's key field, as the state log writes it.
+public protocol SeedKey: Hashable, CustomStringConvertible {
+    var rowKey: RowKey { get }
+    init?(rowKey: RowKey)
+}
+
+extension Int: SeedKey {
+    public var rowKey: RowKey { .int(self) }
+    public init?(rowKey: RowKey) {
+        guard case let .int(value) = rowKey else { return nil }
+        self = value
+    }
+}
+
+extension ExactText: SeedKey {
+    public var rowKey: RowKey { .string(string) }
+    public init?(rowKey: RowKey) {
+        guard case let .string(value) = rowKey else { return nil }
+        self.init(value)
+    }
+}
+
+/// A row of a `Table`: a seed-document object with a key field no two rows share.
+public protocol TableRow: SeedRow {
+    associatedtype Key: SeedKey
+    /// The key's field in the seed document, e.g. `message_id`.
+    static var keyField: String { get }
+    var key: Key { get }
+}
+
+/// A lookup a table keeps besides its key: rows by one field's value, either unique (a second row
+/// with the same value is refused) or grouped (all rows with that value, in table order). A row
+/// whose optional field is nil is not filed.
+public struct TableIndex<Row> {
+    /// The field in the seed document, for the error a duplicate gets.
+    public let field: String
+    let path: AnyKeyPath
+    let isUnique: Bool
+    /// The key a row is filed under, nil for none.
+    private let value: (Row) -> AnyHashable?
+    /// The key a looked-up value is filed under.
+    private let lookupKey: (Any) -> AnyHashable?
+    /// The field's value as written, for the error a duplicate gets.
+    fileprivate let text: (Row) -> String
+    private var slots: [AnyHashable: [Int]] = [:]
+
+    /// Rows by a text field compared byte for byte after `folding` (e.g. `{ $0.lowercased() }` where
+    /// the real server compared emails in any letter case).
+    public static func unique(_ path: KeyPath<Row, String>, field: String,
+                              folding fold: @escaping @Sendable (String) -> String = { $0 }) -> TableIndex {
+        TableIndex(field: field, path: path, isUnique: true, value: { AnyHashable(ExactText(fold($0[keyPath: path]))) },
+                   lookupKey: { AnyHashable(ExactText(fold($0 as! String))) }, text: { $0[keyPath: path] })
+    }
+
+    /// Rows by an optional text field, byte for byte; rows without one are not filed (WSUV's
+    /// session tokens: one per logged-in user).
+    public static func unique(_ path: KeyPath<Row, String?>, field: String) -> TableIndex {
+        TableIndex(field: field, path: path, isUnique: true, value: { $0[keyPath: path].map { AnyHashable(ExactText($0)) } },
+                   lookupKey: { ($0 as! String?).map { AnyHashable(ExactText($0)) } }, text: { $0[keyPath: path] ?? "" })
+    }
+
+    /// All rows whose field has one value, in the table's order (a thread's messages).
+    public static func grouped<Value: Hashable>(_ path: KeyPath<Row, Value>) -> TableIndex {
+        TableIndex(field: "", path: path, isUnique: false, value: { AnyHashable($0[keyPath: path]) },
+                   lookupKey: { AnyHashable($0 as! Value) }, text: { "\($0[keyPath: path])" })
+    }
+
+    /// The slots filed under a looked-up value, in order.
+    fileprivate func slots(for value: Any) -> [Int] {
+        lookupKey(value).flatMap { slots[$0] } ?? []
+    }
+
+    fileprivate func isTaken(by row: Row) -> Bool {
+        isUnique && value(row).map { slots[$0] != nil } ?? false
+    }
+
+    /// Files a row's slot, after every slot filed before it.
+    fileprivate mutating func file(_ slot: Int, of row: Row) {
+        if let key = value(row) { slots[key, default: []].append(slot) }
+    }
+
+    fileprivate mutating func unfile(_ slot: Int, of row: Row) {
+        guard let key = value(row), var group = slots.removeValue(forKey: key) else { return }
+        group.removeAll { $0 == slot }
+        if !group.isEmpty { slots[key] = group }
+    }
+
+    /// Files a changed row's slot under its new value, in slot order; false when that value is
+    /// unique and taken.
+    fileprivate mutating func refile(_ slot: Int, from old: Row, to new: Row) -> Bool {
+        let (before, after) = (value(old), value(new))
+        guard before != after else { return true }
+        if isUnique, let after, slots[after] != nil { return false }
+        unfile(slot, of: old)
+        if let after {
+            var group = slots[after] ?? []
+            group.insert(slot, at: group.firstIndex { $0 > slot } ?? group.count)
+            slots[after] = group
+        }
+        return true
+    }
+
+    fileprivate mutating func removeAll() {
+        slots = [:]
+    }
+}
+
+/// Rows kept in order (the seed's, then each new one last), found by key in O(1) and by the
+/// indexes the table was made with. Every insert, update and removal is noted by key, which is
+/// how a change reaches the `--state` log: the store asks the state's `SeedFormat` for what
+/// changed after each request, so no API writes a change record by hand.
+public struct Table<Row: TableRow> {
+    /// Rows in order; a removed row leaves nil until more than half are gone.
+    private var slots: [Row?] = []
+    private var slotByKey: [Row.Key: Int] = [:]
+    private var indexes: [TableIndex<Row>]
+    public private(set) var count = 0
+    /// Keys inserted, updated or removed since `takeChanges`, first change first.
+    private var changed: [Row.Key] = []
+    private var changedKeys: Set<Row.Key> = []
+    /// Off while a seed document is read, which is no change.
+    var isRecording = true
+
+    public init(indexes: [TableIndex<Row>] = []) {
+        self.indexes = indexes
+    }
+
+    /// Why an insert was refused: another row has its key, or its value in a unique index.
+    public enum Conflict: Equatable {
+        case key
+        /// The index's field and the row's value of it, as written.
+        case index(field: String, value: String)
+    }
+
+    // MARK: Reading
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// Every row, in order.
+    public var rows: LazyMapSequence<LazyFilterSequence<[Row?]>, Row> {
+        slots.lazy.filter { $0 != nil }.map { $0! }
+    }
+
+    /// The last row in order.
+    public var last: Row? { slots.last { $0 != nil } ?? nil }
+
+    public subscript(key: Row.Key) -> Row? {
+        slotByKey[key].flatMap { slots[$0] }
+    }
+
+    public func contains(_ key: Row.Key) -> Bool {
+        slotByKey[key] != nil
+    }
+
+    /// The row whose `field` (a unique index's) is `value`, folded as the index folds.
+    public func row<Value>(where field: KeyPath<Row, Value>, is value: Value) -> Row? {
+        indexes[index(of: field)].slots(for: value).first.flatMap { slots[$0] }
+    }
+
+    /// The rows whose `field` (a grouped index's) is `value`, in order.
+    public func rows<Value>(where field: KeyPath<Row, Value>, is value: Value) -> [Row] {
+        indexes[index(of: field)].slots(for: value).compactMap { slots[$0] }
+    }
+
+    private func index(of field: AnyKeyPath) -> Int {
+        guard let found = indexes.firstIndex(where: { $0.path == field }) else {
+            preconditionFailure("the table has no index on \(field)")
+        }
+        return found
+    }
+
+    // MARK: Changing
+
+    /// Adds a row last; refused, and nothing changes, when its key or a unique value is taken.
+    @discardableResult
+    public mutating func insert(_ row: Row) -> Conflict? {
+        guard slotByKey[row.key] == nil else { return .key }
+        for index in indexes where index.isTaken(by: row) {
+            return .index(field: index.field, value: index.text(row))
+        }
+        let slot = slots.count
+        slots.append(row)
+        slotByKey[row.key] = slot
+        for index in indexes.indices { indexes[index].file(slot, of: row) }
+        count += 1
+        noteChange(row.key)
+        return nil
+    }
+
+    /// Changes the row with this key in place; nil when there is none. The key must stay.
+    @discardableResult
+    public mutating func update<Result>(_ key: Row.Key, _ change: (inout Row) -> Result) -> Result? {
+        guard let slot = slotByKey[key], let old = slots[slot] else { return nil }
+        var row = old
+        let result = change(&row)
+        precondition(row.key == key, "Table.update changed a row's key")
+        for index in indexes.indices {
+            guard indexes[index].refile(slot, from: old, to: row) else { preconditionFailure("Table.update took a unique value twice") }
+        }
+        slots[slot] = row
+        noteChange(key)
+        return result
+    }
+
+    @discardableResult
+    public mutating func remove(_ key: Row.Key) -> Row? {
+        guard let slot = slotByKey.removeValue(forKey: key), let row = slots[slot] else { return nil }
+        slots[slot] = nil
+        for index in indexes.indices { indexes[index].unfile(slot, of: row) }
+        count -= 1
+        noteChange(key)
+        if slots.count > 32, count * 2 < slots.count { pack() }
+        return row
+    }
+
+    /// Puts the rows in `order` (a seed read in another order, or rows appended out of it).
+    mutating func sort(by order: (Row, Row) -> Bool) {
+        let sorted = rows.sorted(by: order)
+        slots = sorted
+        rebuildLookups()
+    }
+
+    /// Drops the slots of removed rows.
+    private mutating func pack() {
+        slots = slots.filter { $0 != nil }
+        rebuildLookups()
+    }
+
+    private mutating func rebuildLookups() {
+        slotByKey = Dictionary(minimumCapacity: slots.count)
+        for index in indexes.indices { indexes[index].removeAll() }
+        for (slot, row) in slots.enumerated() {
+            guard let row else { continue }
+            slotByKey[row.key] = slot
+            for index in indexes.indices { indexes[index].file(slot, of: row) }
+        }
+    }
+
+    // MARK: Changes for the state log
+
+    private mutating func noteChange(_ key: Row.Key) {
+        guard isRecording, changedKeys.insert(key).inserted else { return }
+        changed.append(key)
+    }
+
+    /// The keys changed since the last call, first change first, now forgotten.
+    public mutating func takeChanges() -> [Row.Key] {
+        guard !changed.isEmpty else { return [] }
+        defer {
+            changed = []
+            changedKeys = []
+        }
+        return changed
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `docker run --read-only … mock-backend --port 9000 --admin-token T`, without a Docker engine: the
+/// server runs as PID 1 of its own PID and mount namespaces (unshare), as uid 10001, with the root
+/// file system read-only, alone or with a tmpfs on /tmp (`--tmpfs /tmp`); the image's HEALTHCHECK
+/// is `mock-backend --healthcheck` started in those namespaces (nsenter) with the image's
+/// environment and no flags (docs/admin.md#health-check).
+final class ReadOnlyContainerTests: XCTestCase {
+    private let token = "classroom-token"
+
+    func testTheHealthcheckFindsTheServerOfAReadOnlyContainer() throws {
+        try check(tmpfsOnTmp: false)
+    }
+
+    func testTheHealthcheckFindsTheServerOfAReadOnlyContainerWithATmpfs() throws {
+        try check(tmpfsOnTmp: true)
+    }
+
+    private func check(tmpfsOnTmp: Bool) throws {
+        let (unshare, nsenter) = ("/usr/bin/unshare", "/usr/bin/nsenter")
+        guard getuid() == 0, let user = ChildProcess.ordinaryUserWrapper, !user.isEmpty,
+              FileManager.default.isExecutableFile(atPath: unshare), FileManager.default.isExecutableFile(atPath: nsenter) else {
+            throw XCTSkip("needs root, unshare, nsenter and setpriv to make a container without Docker")
+        }
+        var container = "mount --make-rprivate / && mount -o remount,bind,ro /"
+        if tmpfsOnTmp { container += " && mount -t tmpfs -o mode=1777 tmpfs /tmp" }
+        container += " && exec \"$@\""
+        // No health file named, as in the image: the default one in /tmp.
+        let image = ["PORT": "1", "MOCK_HEALTH_FILE": "", "TMPDIR": ""]
+        let server = try ChildProcess(["--port", "0", "--admin-token", token], environment: image,
+                                      wrapper: [unshare, "--mount", "--pid", "--fork", "--kill-child", "--mount-proc", "/bin/sh", "-c",
+                                                container, "sh"] + user)
+        guard server.waitForOutput("Ctrl-C stops.") else {
+            if server.standardError.contains("mount") || server.standardError.contains("unshare") {
+                throw XCTSkip("this system does not let the tests make namespaces: \(server.standardError)")
+            }
+            return XCTFail(server.standardOutput + server.standardError)
+        }
+        XCTAssertFalse(server.standardOutput.contains("warning"), server.standardOutput)
+        // The container's PID 1, as the host numbers it: the one child of unshare.
+        let children = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/task/\(server.process.processIdentifier)/children",
+                                  encoding: .utf8)
+        let pid = try XCTUnwrap(children.split(separator: " ").first.map(String.init), "unshare has no child")
+        // unshare ignores SIGTERM while its child runs: the container stops as docker stop stops it.
+        defer { kill(pid_t(pid) ?? 0, SIGTERM) }
+        let probe = try ChildProcess(["--healthcheck"], environment: image,
+                                     wrapper: [nsenter, "--target", pid, "--mount", "--pid", "--"] + user)
+        XCTAssertEqual(probe.waitForExit(), 0, probe.standardOutput + probe.standardError)
+        XCTAssertTrue(probe.standardOutput.hasPrefix("healthy: {\"status\":\"ok\""), probe.standardOutput + probe.standardError)
+    }
+}
