@@ -49,12 +49,6 @@ final class MemoryBudget: @unchecked Sendable {
         return used < limit && usedByAddress[address, default: 0] < limitPerAddress
     }
 
-    var isExhausted: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return used >= limit
-    }
-
     var inUse: Int {
         lock.lock()
         defer { lock.unlock() }
