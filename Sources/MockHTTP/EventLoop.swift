@@ -396,7 +396,7 @@ final class EventLoop: @unchecked Sendable {
     /// Requests one connection has answered in one turn. The rest of its pipelined requests wait
     /// until every other connection of the loop with something to do has had its turn, so that a
     /// client pipelining thousands of requests delays the others by a few dozen answers at most.
-    private static let requestsPerTurn = 32
+    private static let requestsPerTurn = 8
 
     /// Answers the complete requests in the buffer, in order, up to a turn's worth, then writes.
     private func process(_ connection: Connection) {
