@@ -542,7 +542,10 @@ final class InternProductsTests: XCTestCase {
                 $0["users"] = [["username": "x", "password": "p", "loginToken": "668961808.772846"],
                                ["username": "y", "password": "p", "loginToken": "668961808.772846"]]
             }),
-            ("$.products[2].image", product("image", "images/tart-al-limone.png")),
+            // A state document names pictures by file as the seed file does (docs/admin.md#one-reader-for-seeds-and-states):
+            // a file that is not there, or outside the seed folder, is refused.
+            ("$.products[2].image", product("image", "images/no-such-picture.png")),
+            ("$.products[2].image", product("image", "../internproducts/images/tart-al-limone.png")),
             ("$.products[2].image", product("image", "not base64!")),
             ("$.products[2].image", product("image", Data("GIF89a, a picture of sorts".utf8).base64EncodedString())),
             ("$.products[2].image", product("image", Data(truncated).base64EncodedString())),
