@@ -74,15 +74,15 @@ public struct ThreadsState: StoredState {
     public static let format = SeedFormat<ThreadsState>(
         .table("users", \.users, order: { $0.id < $1.id }),
         .table("threads", \.threads, order: { $0.id < $1.id }, check: { thread, state in
-            state.users.contains(thread.userID) ? nil : "user_id \(thread.userID) is not a user"
+            state.users.contains(thread.userID) ? nil : .row("user_id \(thread.userID) is not a user")
         }),
         .table("messages", \.messages, order: { $0.id < $1.id }, check: { message, state in
-            if !state.threads.contains(message.threadID) { return "thread_id \(message.threadID) is not a thread" }
-            return state.users.contains(message.userID) ? nil : "user_id \(message.userID) is not a user"
+            if !state.threads.contains(message.threadID) { return .row("thread_id \(message.threadID) is not a thread") }
+            return state.users.contains(message.userID) ? nil : .row("user_id \(message.userID) is not a user")
         }),
         // A document's tokens are never ended by the limit on issued ones.
         .table("tokens", \.tokens, optional: true, order: { $0.token.string.utf8.lexicographicallyPrecedes($1.token.string.utf8) },
-               check: { token, state in state.users.contains(token.userID) ? nil : "user_id \(token.userID) is not a user" }),
+               check: { token, state in state.users.contains(token.userID) ? nil : .row("user_id \(token.userID) is not a user") }),
         .value("next_ids", \.nextIDs, optional: true)
     )
 
@@ -274,15 +274,15 @@ enum ThreadsToken {
     static let header = "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9"
     static let lifetime = 31_536_000
 
-    static func mint(userID: Int, issuedAt: Int) -> String {
-        let payload = "{\"iat\":\(issuedAt),\"exp\":\(issuedAt + lifetime),\"jti\":\"\(jti())\",\"user\":\(userID)}"
-        return TokenParts.jwt(header: header, payload: Array(payload.utf8))
+    static func mint(userID: Int, issuedAt: Int, random: RandomStream) -> String {
+        let payload = "{\"iat\":\(issuedAt),\"exp\":\(issuedAt + lifetime),\"jti\":\"\(jti(random))\",\"user\":\(userID)}"
+        return TokenParts.jwt(header: header, payload: Array(payload.utf8), random: random)
     }
 
     /// 16 random bytes written in base 62, left-padded with `0` to 22 characters.
-    static func jti() -> String {
+    static func jti(_ random: RandomStream) -> String {
         let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-        var number = TokenParts.randomBytes(16)
+        var number = random.bytes(16)
         var digits: [Character] = []
         while number.contains(where: { $0 != 0 }) {
             var remainder = 0

@@ -18,26 +18,47 @@ public final class WSUVTwitterAPI: CourseAPI {
 
     /// `/login.cgi`, `/cgi-bin/login.cgi`, `/~cs458/cgi-bin/login.cgi` (test server), `/~wcochran/cgi-bin/login.cgi` (main).
     static let prefixes = ["", "/cgi-bin", "/~cs458/cgi-bin", "/~wcochran/cgi-bin"]
+    static let scriptNames = ["get-tweets.cgi", "register.cgi", "login.cgi", "add-tweet.cgi", "del-tweet.cgi"]
+    /// The 20 script paths, and how Apache reached them from other spellings.
+    static let paths = ApachePath(scripts: prefixes.flatMap { prefix in scriptNames.map { "\(prefix)/\($0)" } })
 
     public var routes: RouteGroup {
-        let scripts: [(String, Handler)] = [
-            ("get-tweets.cgi", script(getTweets)),
-            ("register.cgi", script(register)),
-            ("login.cgi", script(login)),
-            ("add-tweet.cgi", script(addTweet)),
-            ("del-tweet.cgi", script(deleteTweet)),
+        let handlers: [String: Handler] = [
+            "get-tweets.cgi": script(getTweets),
+            "register.cgi": script(register),
+            "login.cgi": script(login),
+            "add-tweet.cgi": script(addTweet),
+            "del-tweet.cgi": script(deleteTweet),
         ]
         let routes = Self.prefixes.flatMap { prefix in
-            scripts.map { file, handler in Route(.any, "\(prefix)/\(file)", handler) }
+            Self.scriptNames.compactMap { name in handlers[name].map { Route(.any, "\(prefix)/\(name)", $0) } }
         }
+        let routesByPath = Dictionary(uniqueKeysWithValues: routes.map { ($0.pattern, $0) })
+        let aboveRoot = Route(.any, "/..", endpoint { _ throws(WSUVError) in throw .pathAboveRoot })
+        // `//`, `.`, `..` and PATH_INFO, as Apache resolved them, for paths no API serves as written.
+        let matching = PathMatching(percentDecoded: true, resolvesUnmatched: { path in
+            switch Self.paths.resolve(path) {
+            case let .script(scriptPath): return routesByPath[scriptPath]
+            case .aboveRoot: return aboveRoot
+            case nil: return nil
+            }
+        })
         // Every route takes any method, so the 405 answer is never used; OPTIONS is the preflight.
-        return routeGroup(matching: PathMatching(percentDecoded: true), routes)
+        return routeGroup(matching: matching, routes)
+    }
+
+    /// The script a request path runs (`login.cgi` for `/cgi-bin//login.cgi/extra`).
+    static func scriptName(of path: String) -> String? {
+        guard let decoded = FormDecoding.percentDecode(path, plusAsSpace: false),
+              case let .script(scriptPath) = paths.resolve(decoded) else { return nil }
+        return scriptPath.split(separator: "/").last.map(String.init)
     }
 
     public var openAPIDocument: [UInt8]? { WSUVTwitterOpenAPI.document }
 
     public let state: SeededStore<WSUVState, WSUVState>
     private let clock: @Sendable () -> Date
+    private let random: RandomStream
     private let timeZone: TimeZone
 
     public let context: SeedContext
@@ -46,22 +67,15 @@ public final class WSUVTwitterAPI: CourseAPI {
         state = SeededStore(seed)
         self.context = context
         clock = context.options.clock
+        random = context.options.randomness.stream(Self.name)
         timeZone = context.options.wsuvTimeZone
-    }
-
-    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> WSUVState {
-        try WSUVState(seed: document)
-    }
-
-    public func stateJSON(of state: WSUVState) -> [UInt8] {
-        OrderedJSON.encode(WSUVSeedFile(state), escapeSlash: false)
     }
 
     public var summary: APISummary {
         let users = state.seed.users
         return APISummary(title: "WSU Vancouver CS 458 WSUV Twitter",
                           basePaths: ["/~cs458/cgi-bin/", "/~wcochran/cgi-bin/", "/cgi-bin/", "/"],
-                          seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password) })
+                          seeded: users.rows, count: users.count, accounts: { .init(login: $0.username, password: $0.password) })
     }
 
     // MARK: Scripts
@@ -71,7 +85,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         // A NUL cut the SQL text short and the statement failed.
         if date?.contains(0) == true { throw .queryFailed }
         let tweets = state.read { state, _ in
-            (date.map(state.tweets(after:)) ?? state.tweets).map(state.shape)
+            (date.map(state.tweets(after:)) ?? Array(state.tweets.rows)).map(state.shape)
         }
         return Self.json(TweetList(tweets: tweets))
     }
@@ -79,6 +93,10 @@ public final class WSUVTwitterAPI: CourseAPI {
     /// The longest username, password or tweet stored, in UTF-8 bytes: ten times the 100,000
     /// characters the real database held, far below a body that would burden every reader.
     static let fieldLimit = 1 << 20
+
+    /// Users, and tweets, clients may store: every get-tweets.cgi answer lists them all
+    /// (docs/apis/wsuv-twitter.md#size-limits).
+    static let rowCap = 100_000
 
     private static func checkLength(_ fields: KeyValuePairs<String, String>) throws(WSUVError) {
         for (name, value) in fields where value.utf8.count > fieldLimit { throw .tooLong(name) }
@@ -88,9 +106,12 @@ public final class WSUVTwitterAPI: CourseAPI {
         guard let username = parameters["username"], let password = parameters["password"] else { throw .badRequest }
         try Self.checkLength(["username": username, "password": password])
         return try state.withLock { state throws(WSUVError) in
-            guard state.userIndex(username) == nil else { throw .userExists }
-            let token = state.mintToken()
-            _ = state.add(WSUVState.User(username: username, password: password, sessionToken: token))
+            guard state.user(username) == nil else { throw .userExists }
+            if let full = refusedStoring([username, password], in: "users", holding: state.users.count, cap: Self.rowCap) {
+                return full
+            }
+            let token = state.mintToken(random)
+            state.add(WSUVState.User(username: username, password: password, sessionToken: token))
             return Self.json(SessionAnswer(sessionToken: token))
         }
     }
@@ -104,15 +125,15 @@ public final class WSUVTwitterAPI: CourseAPI {
         default: throw .badRequest
         }
         return try state.withLock { state throws(WSUVError) in
-            guard let index = state.userIndex(username) else { throw .noSuchUser }
-            guard state.users[index].password.hasSameBytes(as: password) else { throw .unauthorized }
+            guard let user = state.user(username) else { throw .noSuchUser }
+            guard user.password.hasSameBytes(as: password) else { throw .unauthorized }
             if loggingOut {
-                state.setSessionToken(WSUVState.loggedOut, ofUser: index)
-            } else if state.users[index].sessionToken == WSUVState.loggedOut {
+                state.setSessionToken(nil, of: username)
+            } else if user.sessionToken == nil {
                 // Login keeps a live token; only a logged-out user gets a new one.
-                state.setSessionToken(state.mintToken(), ofUser: index)
+                state.setSessionToken(state.mintToken(random), of: username)
             }
-            return Self.json(SessionAnswer(sessionToken: state.users[index].sessionToken))
+            return Self.json(SessionAnswer(sessionToken: state.user(username)?.sessionToken ?? WSUVState.loggedOut))
         }
     }
 
@@ -122,8 +143,9 @@ public final class WSUVTwitterAPI: CourseAPI {
         try Self.checkLength(["tweet": text])
         let stamp = stampNow()
         return try state.withLock { state throws(WSUVError) in
-            let author = try Self.authorize(username, token, in: state)
-            try state.addTweet(text, author: author, stamp: stamp)
+            try Self.authorize(username, token, in: state)
+            if let full = refusedStoring([text], in: "tweets", holding: state.tweets.count, cap: Self.rowCap) { return full }
+            try state.addTweet(text, author: username, stamp: stamp)
             return Self.json(TweetAdded(tweet: text))
         }
     }
@@ -136,13 +158,9 @@ public final class WSUVTwitterAPI: CourseAPI {
             try Self.authorize(username, token, in: state)
             // The id is compared as SQLite compares a text with an integer column: as a number.
             guard let id = SQLiteNumber.integerValue(Array(idText.utf8)),
-                  var tweet = state.tweet(id) else { throw .noSuchTweet }
-            guard state.users[Int(tweet.author)].username == username else { throw .notYourTweet }
-            // A soft delete: the new stamp makes clients that fetch after their newest stamp see it.
-            tweet.text = TweetTexts.deleted
-            tweet.isDeleted = true
-            tweet.timeStamp = stamp
-            state.replace(tweet)
+                  let tweet = state.tweets[id] else { throw .noSuchTweet }
+            guard tweet.username == username else { throw .notYourTweet }
+            state.delete(id, stamp: stamp)
             return Self.json(TweetDeleted(tweetID: idText))
         }
     }
@@ -151,16 +169,12 @@ public final class WSUVTwitterAPI: CourseAPI {
 
     /// An unknown user is 404 whatever the token; otherwise the token must be the user's live one,
     /// so `0` never passes (the real server let anyone post as a logged-out user with it).
-    /// Returns the user's place in `state.users`.
-    @discardableResult
-    private static func authorize(_ username: String, _ token: String, in state: WSUVState) throws(WSUVError) -> Int {
-        guard let index = state.userIndex(username) else { throw .noSuchUser }
-        let stored = state.users[index].sessionToken
-        guard stored != WSUVState.loggedOut, stored.hasSameBytes(as: token) else { throw .unauthorized }
-        return index
+    private static func authorize(_ username: String, _ token: String, in state: WSUVState) throws(WSUVError) {
+        guard let user = state.user(username) else { throw .noSuchUser }
+        guard let stored = user.sessionToken, stored.hasSameBytes(as: token) else { throw .unauthorized }
     }
 
-    private func stampNow() -> TweetStamp { WSUVState.stamp(clock(), in: timeZone) }
+    private func stampNow() -> String { WSUVState.stamp(clock(), in: timeZone) }
 
     /// `/` unescaped, non-ASCII raw, no trailing newline (JSON::PP's defaults).
     public static let escapesSlash = false
