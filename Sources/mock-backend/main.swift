@@ -75,6 +75,9 @@ var settings = AppSettings(adminToken: options.adminToken,
                            log: options.quiet ? nil : RequestLog(format: options.logFormat))
 settings.trustsLoopback = !options.adminRequiresToken
 settings.journalCapacity = options.journal
+if let only = options.only {
+    settings.routesNotServed = APICatalog.routesLeftOut(by: only, seed: seed, options: apiOptions)
+}
 settings.latency = options.latency
 settings.addresses = ServerAddresses(publicURL: options.publicURL,
                                      inContainer: ContainerDetection.isContainer(environment: ProcessInfo.processInfo.environment))
