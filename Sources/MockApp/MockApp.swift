@@ -20,6 +20,10 @@ public struct AppSettings: Sendable {
     /// The route tables, without state, of the APIs `--only` left out (`APICatalog.routesLeftOut`):
     /// a 404 on their paths names the API instead of guessing at a served route.
     public var routesNotServed: [RouteGroup] = []
+    /// The clock `/_mock/clock` moves and `POST /_mock/reset` restarts: the one the APIs were given.
+    public var clock = ServerClock()
+    /// Where the APIs mint random values; a reset starts an API's stream again.
+    public var randomness = Randomness()
 
     public init(adminToken: String? = nil, log: RequestLog? = nil) {
         self.adminToken = adminToken
