@@ -158,8 +158,9 @@ final class ReasonTests: XCTestCase {
                          "required field `username` missing: CGI.pm reads no parameters for method FOO (GET, HEAD and "
                          + "DELETE read the query, POST, PUT and PATCH the body)")
         try assertReason("POST", "/cgi-bin/login.cgi", body: "x", type: "multipart/form-data", "",
-                         "CGI.pm died reading the multipart body: no boundary= in its Content-Type, no boundary in the "
-                         + "body, or a part no boundary ends")
+                         "CGI.pm died reading the multipart body: no boundary in the body, nothing after the first one, "
+                         + "or a part no boundary ends (without boundary= in the Content-Type the body's first line is the "
+                         + "boundary, and a body without Content-Length has none)")
     }
 
     func testInternProductsReasonsPointAtTheQueryString() throws {
