@@ -67,6 +67,7 @@ extension CourseAPI {
 
     public func reset() {
         state.reset()
+        releaseStoredText()
     }
 
     public func exportState() -> [UInt8] {
@@ -76,10 +77,12 @@ extension CourseAPI {
     public func loadState(_ document: SeedJSON) throws(SeedError) {
         let loaded = try seed(from: document)
         state.load(loaded, update: loadingSeed(loaded))
+        releaseStoredText()
     }
 
     public func reloadSeed() throws(SeedError) {
         state.reseed(try seed(from: Self.seedDocument(in: context.folder)))
+        releaseStoredText()
     }
 
     public func attach(to log: StateLog) {
