@@ -16,6 +16,7 @@ final class ExampleAPI: CourseAPI {
     }
 
     static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> Notes { try Notes(document) }
+    static func tableCounts(of notes: Notes) -> TableCounts { TableCounts(["notes": notes.list.count]) }
     func stateJSON(of notes: Notes) -> [UInt8] { OrderedJSON.encode(["notes": notes.list], escapeSlash: false) }
 
     var routes: RouteGroup {
@@ -35,7 +36,11 @@ final class ExampleAPI: CourseAPI {
 }
 
 /// Small enough to go to the `--state` log whole after each change.
-struct Notes: TouchedState {
+struct Notes: TouchedState, TokenCarrying {
+    /// No logins, so nothing for a reload to keep.
+    let liveTokenOwners: [(token: String, user: String)] = []
+    func keepLiveToken(_ token: String, of user: String, from old: Notes) -> Bool { false }
+
     var list: [String], changes = StateChanges()
     private static let keys = SeedKeys(["notes"])
     init(_ seed: SeedJSON) throws(SeedError) {

@@ -23,6 +23,13 @@ extension StoredState {
         try Self.format.read(document, into: &self)
     }
 
+    /// Each table's rows, in the document's order; live tokens are told apart (`KeptTokens`).
+    public var tableCounts: TableCounts {
+        TableCounts(Self.format.members.filter { $0.name != "tokens" }.compactMap { member in
+            member.rows(self).map { TableCounts.Count(table: member.name, rows: $0) }
+        })
+    }
+
     /// The state as its seed document.
     public var seedDocument: [UInt8] {
         Self.format.document(of: self)
@@ -106,6 +113,8 @@ public struct SeedMember<State>: @unchecked Sendable {
     let takeChanges: (inout State) -> [RowPath]
     /// The row with a key, or the whole member, in seed format; nil when there is none.
     let row: (State, RowKey?) -> [UInt8]?
+    /// How many rows a table member holds; nil for one object.
+    let rows: (State) -> Int?
 
     /// An array of rows kept in the table at `path`. `order` is the order rows are kept and
     /// written in (a seed in another order is sorted as it loads); `check` refuses a row the rest
@@ -140,7 +149,7 @@ public struct SeedMember<State>: @unchecked Sendable {
             state[keyPath: path].takeChanges().map { RowPath.row(name, Row.keyField, $0.rowKey) }
         }, row: { state, key in
             key.flatMap(Row.Key.init(rowKey:)).flatMap { state[keyPath: path][$0] }?.seedJSON
-        })
+        }, rows: { state in state[keyPath: path].count })
     }
 
     /// One object kept in the `Recorded` value at `path`; when optional and absent, the value the
@@ -158,7 +167,7 @@ public struct SeedMember<State>: @unchecked Sendable {
             return [RowPath.member(name)]
         }, row: { state, _ in
             state[keyPath: path].value.seedJSON
-        })
+        }, rows: { _ in nil })
     }
 }
 

@@ -43,6 +43,10 @@ public final class InternProductsAPI: CourseAPI {
                                 now: context.options.clock())
     }
 
+    public static func tableCounts(of seed: InternProductsState) -> TableCounts {
+        TableCounts(["users": seed.users.count, "products": seed.catalog.products.count])
+    }
+
     public func stateJSON(of state: InternProductsState) -> [UInt8] {
         OrderedJSON.encode(InternProductsSeedFile(state), escapeSlash: false)
     }
@@ -84,7 +88,7 @@ public final class InternProductsAPI: CourseAPI {
     private func products(_ request: Request) throws(InternProductsError) -> Response {
         let token = try InternProductsInput(request).required("loginToken")
         let body = try state.withLock { state throws(InternProductsError) in
-            guard state.isLive(token: token) else { throw .invalidToken }
+            guard state.isLive(token: token) else { throw .invalidToken(self.state.endedByReload(token)) }
             return state.catalog.body
         }
         return Self.json(body)

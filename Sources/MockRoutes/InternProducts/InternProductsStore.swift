@@ -377,3 +377,17 @@ final class InternProductsCatalog: @unchecked Sendable {
         return body
     }
 }
+
+// MARK: Reload
+
+extension InternProductsState: TokenCarrying {
+    public var liveTokenOwners: [(token: String, user: String)] {
+        users.map { ($0.loginToken.text, $0.username) }
+    }
+
+    /// A user's one lifelong token is the one the seed gives (or mints): a live token the
+    /// reloaded seed does not give ends.
+    public mutating func keepLiveToken(_ token: String, of user: String, from old: InternProductsState) -> Bool {
+        false
+    }
+}

@@ -337,3 +337,19 @@ struct WSUVSeedFile: Encodable {
         tweets = state.tweets.map(state.shape)
     }
 }
+
+// MARK: Reload
+
+extension WSUVState: TokenCarrying {
+    public var liveTokenOwners: [(token: String, user: String)] {
+        users.filter { $0.sessionToken != Self.loggedOut }.map { ($0.sessionToken, $0.username) }
+    }
+
+    /// A user the reloaded seed logs out (`"0"`) keeps the live token; a token the seed gives wins.
+    public mutating func keepLiveToken(_ token: String, of user: String, from old: WSUVState) -> Bool {
+        guard let index = userIndex(user), users[index].sessionToken == Self.loggedOut,
+              !liveTokens.contains(ExactText(token)) else { return false }
+        setSessionToken(token, ofUser: index)
+        return true
+    }
+}

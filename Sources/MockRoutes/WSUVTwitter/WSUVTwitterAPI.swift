@@ -53,6 +53,10 @@ public final class WSUVTwitterAPI: CourseAPI {
         try WSUVState(seed: document)
     }
 
+    public static func tableCounts(of seed: WSUVState) -> TableCounts {
+        TableCounts(["users": seed.users.count, "tweets": seed.tweets.count])
+    }
+
     public func stateJSON(of state: WSUVState) -> [UInt8] {
         OrderedJSON.encode(WSUVSeedFile(state), escapeSlash: false)
     }
