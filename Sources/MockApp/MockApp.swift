@@ -17,6 +17,10 @@ public struct AppSettings: Sendable {
     public var stateLog: StateLog?
     /// What the index page and the https hint offer as this server's address (`--public-url`, containers).
     public var addresses = ServerAddresses()
+    /// The clock `/_mock/clock` moves and `POST /_mock/reset` restarts: the one the APIs were given.
+    public var clock = ServerClock()
+    /// Where the APIs mint random values; a reset starts an API's stream again.
+    public var randomness = Randomness()
 
     public init(adminToken: String? = nil, log: RequestLog? = nil) {
         self.adminToken = adminToken

@@ -41,6 +41,18 @@ public final class BlockingClient {
 
     public func shutdownWrite() { Sys.shutdownWrite(fd) }
 
+    /// Waits until the server has begun to answer, however long that takes, as long as
+    /// `working()` (asked about once a second) says it is still at it; false when it stopped
+    /// without an answer. For an answer whose time is the server's work, not a fixed timeout.
+    public func waitForAnswer(while working: () -> Bool) -> Bool {
+        guard buffer.isEmpty else { return true }
+        while true {
+            guard let ready = Sys.waitReadable(fd, milliseconds: 1000) else { return false }
+            if ready { return true }
+            if !working() { return false }
+        }
+    }
+
     /// Reads one response, framed by Content-Length, chunked encoding, or the end of the stream.
     /// `head: true` reads a response to HEAD (no body whatever the headers say).
     public func readResponse(head: Bool = false) throws(ClientError) -> ClientResponse {

@@ -97,7 +97,7 @@ final class EventLoop: @unchecked Sendable {
     private let wakePipe = Sys.makeWakePipe()
     private var connections: [Int32: Connection] = [:]
     private var readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-    private let encoder = ResponseEncoder()
+    private let encoder: ResponseEncoder
 
     private var timers: [(at: Double, connection: Connection, action: () -> Void)] = []
     private var acceptResumesAt: Double?
@@ -128,6 +128,7 @@ final class EventLoop: @unchecked Sendable {
         self.server = server
         self.index = index
         self.poller = poller
+        encoder = ResponseEncoder(now: server.configuration.now)
         let limits = server.configuration.limits
         readAhead = limits.maxRequestLine + limits.maxHeaderBlock + 4
         self.listeners = listeners

@@ -309,6 +309,17 @@ enum Sys {
         }
     }
 
+    /// Waits at most `milliseconds` for `fd` to have something to read (or its end): true when it
+    /// has, false when the time passed; nil on an error.
+    static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool? {
+        var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&watched, 1, milliseconds)
+            if ready >= 0 { return ready > 0 }
+            if errno != EINTR { return nil }
+        }
+    }
+
     /// Reads into `buffer`; returns the count, 0 at end of stream, -1 when it would block, -2 on error.
     static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {

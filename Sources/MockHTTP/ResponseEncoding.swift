@@ -4,7 +4,11 @@ import Foundation
 /// and the body. What changes the bytes of every answer (compression, ETag) belongs here.
 /// One per event loop: the `Date` cache is not shared between threads.
 struct ResponseEncoder {
-    private let dateCache = HTTPDateCache()
+    private let dateCache: HTTPDateCache
+
+    init(now: @escaping @Sendable () -> Date) {
+        dateCache = HTTPDateCache(now: now)
+    }
 
     struct Encoded {
         /// Status line and headers, with the body packed in when it is small.
@@ -59,18 +63,23 @@ struct ResponseEncoder {
     }
 }
 
-/// `Date: …` header line, formatted once per second.
+/// `Date: …` header line, formatted once per second of `now`.
 final class HTTPDateCache {
-    private var second = 0
+    private let now: @Sendable () -> Date
+    private var second = Int.min
     private var line: [UInt8] = []
+
+    init(now: @escaping @Sendable () -> Date) {
+        self.now = now
+    }
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     func headerLine() -> [UInt8] {
-        let now = Int(Date().timeIntervalSince1970)
-        if now != second {
-            second = now
-            line = Array("Date: \(Self.format(now))\r\n".utf8)
+        let seconds = Int(now().timeIntervalSince1970.rounded(.down))
+        if seconds != second {
+            second = seconds
+            line = Array("Date: \(Self.format(seconds))\r\n".utf8)
         }
         return line
     }

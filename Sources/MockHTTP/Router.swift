@@ -37,11 +37,17 @@ public struct PathMatching: Sendable {
     public var toleratesTrailingSlash = false
     /// `%7Ecs458` matches `~cs458`: the path is percent-decoded before matching.
     public var percentDecoded = false
+    /// The group's own reading of a path that no route of any group matches as written (the path
+    /// as the group compares it): the route that serves it, or nil. Asked only after every group
+    /// has looked, so it never takes a path from another group.
+    public var resolvesUnmatched: (@Sendable (_ path: String) -> Route?)?
 
-    public init(caseInsensitive: Bool = false, toleratesTrailingSlash: Bool = false, percentDecoded: Bool = false) {
+    public init(caseInsensitive: Bool = false, toleratesTrailingSlash: Bool = false, percentDecoded: Bool = false,
+                resolvesUnmatched: (@Sendable (_ path: String) -> Route?)? = nil) {
         self.caseInsensitive = caseInsensitive
         self.toleratesTrailingSlash = toleratesTrailingSlash
         self.percentDecoded = percentDecoded
+        self.resolvesUnmatched = resolvesUnmatched
     }
 }
 
@@ -187,6 +193,12 @@ public struct RouteGroup: Sendable {
         return (matching.caseInsensitive ? path.lowercased() : path, path)
     }
 
+    /// The route the group's own rule gives a path that no group matched.
+    fileprivate func resolveUnmatched(_ rawPath: String) -> Route? {
+        guard let resolve = matching.resolvesUnmatched, let (compared, _) = normalize(rawPath) else { return nil }
+        return resolve(compared)
+    }
+
     /// Routes whose pattern matches the path, with their parameters.
     fileprivate func candidates(for rawPath: String) -> [(Route, [String: String])] {
         guard let (compared, original) = normalize(rawPath) else { return [] }
@@ -245,17 +257,25 @@ public struct Router: Sendable {
     }
 
     public func match(method: String, path: String) -> RouteMatch {
-        let wanted = Methods(named: method)
         for group in groups {
             let candidates = group.candidates(for: path)
             guard !candidates.isEmpty else { continue }
-            for (route, parameters) in candidates where route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty {
-                if method == "OPTIONS" && route.methods == .any { break }
-                return .found(group, route.handler, parameters: parameters)
-            }
-            let allowed = candidates.reduce(Methods()) { $0.union($1.0.methods) }.union(.options)
-            return method == "OPTIONS" ? .preflight(group, allowed: allowed) : .methodNotAllowed(group, allowed: allowed)
+            return Self.choose(among: candidates, of: group, for: method)
+        }
+        for group in groups {
+            guard let route = group.resolveUnmatched(path) else { continue }
+            return Self.choose(among: [(route, [:])], of: group, for: method)
         }
         return .notFound
+    }
+
+    private static func choose(among candidates: [(Route, [String: String])], of group: RouteGroup, for method: String) -> RouteMatch {
+        let wanted = Methods(named: method)
+        for (route, parameters) in candidates where route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty {
+            if method == "OPTIONS" && route.methods == .any { break }
+            return .found(group, route.handler, parameters: parameters)
+        }
+        let allowed = candidates.reduce(Methods()) { $0.union($1.0.methods) }.union(.options)
+        return method == "OPTIONS" ? .preflight(group, allowed: allowed) : .methodNotAllowed(group, allowed: allowed)
     }
 }

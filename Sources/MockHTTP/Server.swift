@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var memoryBudgetPerAddress: Int?
     public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
     public var poller = PollerKind.standard
+    /// The time the `Date` header shows: the app's clock, which may stand still (`--clock`).
+    public var now: @Sendable () -> Date = { Date() }
 
     public init() {}
 }

@@ -13,6 +13,8 @@ public struct APIOptions: Sendable {
     public var console: @Sendable (String) -> Void = { print($0) }
     /// The clock every API reads; tests inject their own.
     public var clock: @Sendable () -> Date = { Date() }
+    /// Where tokens, codes and ids are minted from; each API takes its own stream.
+    public var randomness = Randomness()
     /// Live tokens logins may have issued in one API before the oldest ends (docs/apis/threads.md#tokens);
     /// no command-line option: tests set a small one.
     public var issuedTokenLimit = 100_000

@@ -11,13 +11,8 @@ public enum TokenParts {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    public static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    }
-
     /// A JWT-shaped token: the given header, the payload in base64url, and 32 random bytes as the signature.
-    public static func jwt(header: String, payload: [UInt8]) -> String {
-        header + "." + base64URL(payload) + "." + base64URL(randomBytes(32))
+    public static func jwt(header: String, payload: [UInt8], random: RandomStream) -> String {
+        header + "." + base64URL(payload) + "." + base64URL(random.bytes(32))
     }
 }

@@ -28,6 +28,9 @@ struct Options {
     var logFormat = RequestLog.Format.text
     var poller = PollerKind.available[0]
     var healthcheck: String??
+    /// `--clock`: the instant the clock stands at from the start; nil runs the wall clock.
+    var clock: Date?
+    var randomSeed: UInt64?
     /// The valued flags given on the command line (not through their variables).
     var givenFlags: Set<String> = []
     /// Flags whose value came from the environment, with the variable that gave it.
@@ -47,6 +50,7 @@ struct Options {
         ("--admin-token", "MOCK_ADMIN_TOKEN"), ("--journal", "MOCK_JOURNAL"), ("--log-format", "MOCK_LOG_FORMAT"),
         ("--poller", "MOCK_POLLER"), ("--max-connections-per-address", "MOCK_MAX_CONNECTIONS_PER_ADDRESS"),
         ("--memory-budget", "MOCK_MEMORY_BUDGET"), ("--public-url", "MOCK_PUBLIC_URL"),
+        ("--clock", "MOCK_CLOCK"), ("--random-seed", "MOCK_RANDOM_SEED"),
     ]
 
     init(arguments: [String], environment: [String: String]) throws(UsageError) {
@@ -210,6 +214,20 @@ struct Options {
             }
             wsuvTimeZone = zone
         }
+        if let text = values["--clock"] {
+            guard let instant = ServerClock.instant(text), ServerClock.range.contains(instant) else {
+                throw UsageError(message: "\(variables["--clock"] ?? "--clock") must be an instant from 1970 to 9999 such as "
+                    + "2024-09-01T10:00:00Z, not \(text)")
+            }
+            clock = instant
+        }
+        if let text = values["--random-seed"] {
+            guard let seed = UInt64(text) else {
+                throw UsageError(message: "\(variables["--random-seed"] ?? "--random-seed") must be a whole number from 0 to "
+                    + "\(UInt64.max), not \(text)")
+            }
+            randomSeed = seed
+        }
         if let format = values["--log-format"] {
             guard let parsed = RequestLog.Format(rawValue: format) else {
                 throw UsageError(message: "--log-format must be text or json, not \(format)")
@@ -250,6 +268,10 @@ struct Options {
       --otp-code 123456     a fixed one-time code [MOCK_OTP_CODE]
       --otp-ttl SECONDS     one-time code lifetime, at least 1 [MOCK_OTP_TTL] (default 600)
       --wsuv-tz ZONE        WSUV Twitter time zone [MOCK_WSUV_TZ] (default America/Los_Angeles)
+      --clock INSTANT       the clock stands still at this instant, e.g. 2024-09-01T10:00:00Z, until
+                            POST /_mock/clock moves it [MOCK_CLOCK] (default: the wall clock)
+      --random-seed N       tokens, codes and ids from a generator seeded with N, the same every
+                            run and after each reset [MOCK_RANDOM_SEED] (default: random)
       --max-body BYTES      largest request body [MOCK_MAX_BODY] (default 16777216; at most half
                             of --memory-budget)
       --max-connections-per-address N

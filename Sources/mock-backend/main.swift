@@ -63,6 +63,10 @@ apiOptions.otpCode = options.otpCode
 apiOptions.otpTTL = options.otpTTL
 apiOptions.wsuvTimeZone = TimeZone(identifier: options.wsuvTimeZone) ?? apiOptions.wsuvTimeZone
 apiOptions.console = Console.standard.write
+// One clock and one source of random values for every API, the Date header and /_mock/clock.
+let clock = ServerClock(standingAt: options.clock)
+apiOptions.clock = { clock.now() }
+apiOptions.randomness = Randomness(seed: options.randomSeed)
 
 let apis: [any MockAPI]
 do {
@@ -74,6 +78,8 @@ do {
 var settings = AppSettings(adminToken: options.adminToken,
                            log: options.quiet ? nil : RequestLog(format: options.logFormat))
 settings.trustsLoopback = !options.adminRequiresToken
+settings.clock = clock
+settings.randomness = apiOptions.randomness
 settings.journalCapacity = options.journal
 settings.latency = options.latency
 settings.addresses = ServerAddresses(publicURL: options.publicURL,
@@ -119,6 +125,7 @@ if configuration.limits.maxBody < options.maxBody {
 configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
 configuration.memoryBudget = options.memoryBudget
 configuration.poller = options.poller
+configuration.now = { clock.now() }
 let server = HTTPServer(configuration: configuration, responder: app)
 let healthFilePath = HealthFile.path(environment: ProcessInfo.processInfo.environment)
 // Before the first answer: whoever waits for it (a script, docker stop) may signal at once, and a

@@ -29,7 +29,7 @@ final class BodyShapeMemoryTests: XCTestCase {
         for body in bodies {
             let (child, port) = try ChildProcess.startServer(["--only", api, "--quiet", "--journal", "0"])
             let before = try peakMiB(child)
-            let response = try httpRequest(port: port, method, target, headers: headers, body: body)
+            let response = try httpRequest(port: port, method, target, headers: headers, body: body, waitingWhile: working(child))
             XCTAssertEqual(response.text, answer, file: file, line: line)
             let grown = try peakMiB(child) - before
             XCTAssertLessThan(grown, 64, "\(api): \(body.count) bytes of \(String(decoding: body.prefix(12), as: UTF8.self))… "
@@ -38,6 +38,28 @@ final class BodyShapeMemoryTests: XCTestCase {
         #else
         throw XCTSkip("peak memory is read from Linux's /proc")
         #endif
+    }
+
+    /// True while the server works on the request: its CPU time grew in the last 10 s. What these
+    /// tests measure is memory; the time a debug server takes for millions of tiny pieces on a
+    /// busy machine (10-40 s seen) is no failure, a server that stopped working without an answer is.
+    private func working(_ child: ChildProcess) -> () -> Bool {
+        var (ticks, grewAt) = (cpuTicks(child), Date())
+        return { [self] in
+            let now = cpuTicks(child)
+            if now != ticks { (ticks, grewAt) = (now, Date()) }
+            return Date().timeIntervalSince(grewAt) < 10
+        }
+    }
+
+    /// User and system CPU time of the process, in clock ticks (fields 14 and 15 of /proc/PID/stat,
+    /// counted after the command name, which may hold spaces).
+    private func cpuTicks(_ child: ChildProcess) -> Int {
+        guard let stat = try? String(contentsOfFile: "/proc/\(child.process.processIdentifier)/stat", encoding: .utf8),
+              let nameEnd = stat.lastIndex(of: ")") else { return -1 }
+        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return -1 }
+        return user + system
     }
 
     private func peakMiB(_ child: ChildProcess) throws -> Int {

@@ -30,8 +30,8 @@ final class ReadOnlyContainerTests: XCTestCase {
         // No health file named, as in the image: the default one in /tmp.
         let image = ["PORT": "1", "MOCK_HEALTH_FILE": "", "TMPDIR": ""]
         let server = try ChildProcess(["--port", "0", "--admin-token", token], environment: image,
-                                      wrapper: [unshare, "--mount", "--pid", "--fork", "--mount-proc", "/bin/sh", "-c", container, "sh"] + user)
-        defer { server.process.terminate() }
+                                      wrapper: [unshare, "--mount", "--pid", "--fork", "--kill-child", "--mount-proc", "/bin/sh", "-c",
+                                                container, "sh"] + user)
         guard server.waitForOutput("Ctrl-C stops.") else {
             if server.standardError.contains("mount") || server.standardError.contains("unshare") {
                 throw XCTSkip("this system does not let the tests make namespaces: \(server.standardError)")
@@ -43,6 +43,8 @@ final class ReadOnlyContainerTests: XCTestCase {
         let children = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/task/\(server.process.processIdentifier)/children",
                                   encoding: .utf8)
         let pid = try XCTUnwrap(children.split(separator: " ").first.map(String.init), "unshare has no child")
+        // unshare ignores SIGTERM while its child runs: the container stops as docker stop stops it.
+        defer { kill(pid_t(pid) ?? 0, SIGTERM) }
         let probe = try ChildProcess(["--healthcheck"], environment: image,
                                      wrapper: [nsenter, "--target", pid, "--mount", "--pid", "--"] + user)
         XCTAssertEqual(probe.waitForExit(), 0, probe.standardOutput + probe.standardError)

@@ -72,6 +72,7 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardError = err
         process.terminationHandler = { [finished] _ in finished.signal() }
         try process.run()
+        ChildProcessRegistry.shared.started(process)
         // One thread per pipe reads until the end of the stream. (FileHandle's readabilityHandler
         // sometimes never reports the end on Linux, which left waitForExit waiting its whole timeout.)
         for (pipe, toError) in [(out, false), (err, true)] {

@@ -53,13 +53,16 @@ public final class TestServer {
 }
 
 /// One request on a new connection to a loopback port, as a client library would send it.
+/// `working`: for an answer that may take the server long, waited for while it says the server
+/// is still at it (`BlockingClient.waitForAnswer`) instead of for the client's 10 s.
 public func httpRequest(port: Int, _ method: String, _ target: String, headers: [(String, String)] = [],
-                        body: [UInt8] = []) throws -> ClientResponse {
+                        body: [UInt8] = [], waitingWhile working: (() -> Bool)? = nil) throws -> ClientResponse {
     let client = try BlockingClient(host: "127.0.0.1", port: port, timeout: 10)
     var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
     for (name, value) in headers { head += "\(name): \(value)\r\n" }
     if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
     client.send(Array((head + "\r\n").utf8) + body)
+    if let working { _ = client.waitForAnswer(while: working) }
     return try client.readResponse(head: method == "HEAD")
 }
 

@@ -1,6 +1,6 @@
 // Harness: WSUV Twitter's CGI.pm-style parameter reading. The first line is the Content-Type
-// header (CGIMultipart.boundary, falling back to a fixed boundary), the rest the body, read both
-// as a multipart body (CGIMultipart.parameters) and as a form (CGIForm.firstValue).
+// header (without `boundary=`, the body's own first line is the delimiter), the rest the body,
+// read both as a multipart body (CGIMultipart.parameters) and as a form (CGIForm.firstValue).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCGI(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -8,9 +8,8 @@ public func fuzzCGI(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let newline = bytes.firstIndex(of: 10) ?? bytes.count
     let contentType = String(decoding: bytes[0..<newline], as: UTF8.self)
     let body = newline < bytes.count ? Array(bytes[(newline + 1)...]) : []
-    let boundary = CGIMultipart.boundary(in: contentType) ?? Array("XyZ".utf8)
     var names: [[UInt8]] = []
-    _ = CGIMultipart.parameters(body, boundary: boundary) { name, value in
+    _ = CGIMultipart.parameters(body, contentType: contentType, hasContentLength: true) { name, value in
         if name.count > body.count || value.count > body.count { fuzzFailure("a multipart parameter is larger than the body") }
         names.append(Array(name))
     }

@@ -17,6 +17,7 @@ import MockKit
 /// | GET, PUT, DELETE  | /_mock/faults           | injected latency, errors, broken connections    |
 /// | GET               | /_mock/openapi/{file}   | an API's OpenAPI document (`{api}.json`)        |
 /// | GET, PUT, DELETE  | /_mock/stubs            | the stubs / add stubs / remove those added      |
+/// | GET, POST, DELETE | /_mock/clock            | the clock / move it / back to the wall clock    |
 final class AdminAPI: Sendable {
     static let name = "admin"
 
@@ -54,7 +55,9 @@ final class AdminAPI: Sendable {
             Route([.get, .head], "/_mock/stubs", guarded(listStubs)),
             Route(.put, "/_mock/stubs", guarded(addStubs)),
             Route(.delete, "/_mock/stubs", guarded(removeAddedStubs)),
-        ] + apis.flatMap(\.adminRoutes).map { Route($0.methods, $0.pattern, guarded($0.handler)) },
+        ] + (ClockEndpoints(clock: settings.clock).routes + apis.flatMap(\.adminRoutes)).map {
+            Route($0.methods, $0.pattern, guarded($0.handler))
+        },
         methodNotAllowed: { request in
             Response.json(405, ["error": "method_not_allowed", "detail": "\(request.method) is not served here"])
         })
@@ -124,9 +127,10 @@ final class AdminAPI: Sendable {
         }
     }
 
-    /// Stubs added at run time go too.
+    /// Stubs added at run time go too, and the clock reads as at the start.
     private func resetAll(_ request: Request) -> Response {
         stubs.removeAdded()
+        settings.clock.restart()
         return reset(apis)
     }
 
@@ -140,7 +144,10 @@ final class AdminAPI: Sendable {
     }
 
     private func reset(_ selected: [any MockAPI]) -> Response {
-        for api in selected { api.reset() }
+        for api in selected {
+            settings.randomness.restart(api.name)
+            api.reset()
+        }
         return .json(200, OrderedJSON.encode(["reset": selected.map(\.name)], escapeSlash: false))
     }
 

@@ -40,9 +40,15 @@ public enum Multipart {
         var parts: [MultipartPart] = []
         while !current.isClosing {
             guard let next = finder.next() else { return nil }
-            guard let part = parsePart(body[current.contentStart..<next.lineBreakStart]) else { return nil }
-            // Parts past the limit are still checked, so whether the body is complete stays the same.
-            if parts.count < limit { parts.append(part) }
+            let bytes = body[current.contentStart..<next.lineBreakStart]
+            if parts.count < limit {
+                guard let part = parsePart(bytes) else { return nil }
+                parts.append(part)
+            } else {
+                // Parts past the limit are still checked, so whether the body is complete stays
+                // the same, but nothing of them is built: a body of many tiny parts is mostly these.
+                guard let headers = partHeaders(bytes), formDataDisposition(headers.fields) != nil else { return nil }
+            }
             current = next
         }
         return parts
@@ -60,7 +66,19 @@ public enum Multipart {
     /// Headers, a blank line, then the content. A part that ends right after its
     /// headers has an empty body.
     private static func parsePart(_ bytes: ArraySlice<UInt8>) -> MultipartPart? {
-        var headers: [(name: String, value: [UInt8])] = []
+        guard let (headers, bodyStart) = partHeaders(bytes), let disposition = formDataDisposition(headers),
+              let name = disposition.parameter("name") else { return nil }
+        let filename = disposition.parameter("filename")
+        let contentType = header("Content-Type", in: headers).map { String(decoding: $0, as: UTF8.self).trimmingASCIISpaces() }
+        return MultipartPart(name: name, filename: filename, contentType: contentType,
+                             body: Array(bytes[bodyStart...]))
+    }
+
+    private typealias PartHeader = (name: ArraySlice<UInt8>, value: [UInt8])
+
+    /// The header lines of a part and where its content starts; nil when a line is not a header.
+    private static func partHeaders(_ bytes: ArraySlice<UInt8>) -> (fields: [PartHeader], bodyStart: Int)? {
+        var headers: [PartHeader] = []
         var bodyStart = bytes.endIndex
         var lineStart = bytes.startIndex
         while lineStart < bytes.endIndex {
@@ -78,22 +96,42 @@ public enum Multipart {
                 headers[headers.count - 1].value += line
             } else {
                 guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-                headers.append((name: String(decoding: line[..<colon], as: UTF8.self), value: Array(line[(colon + 1)...])))
+                headers.append((name: line[..<colon], value: Array(line[(colon + 1)...])))
             }
             lineStart = afterLine
         }
+        return (headers, bodyStart)
+    }
 
-        func header(_ name: String) -> [UInt8]? {
-            headers.first { $0.name.trimmingASCIISpaces().caseInsensitiveEquals(name) }?.value
+    /// The value of the first header of that name (spaces around the name ignored, case too),
+    /// compared byte by byte: no string is made of the names passed over.
+    private static func header(_ name: StaticString, in headers: [PartHeader]) -> [UInt8]? {
+        let wanted = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        for header in headers {
+            let found = header.name.withUnsafeBufferPointer { field -> Bool in
+                var start = 0, end = field.count
+                while start < end, field[start] == 0x20 || field[start] == 0x09 { start += 1 }
+                while end > start, field[end - 1] == 0x20 || field[end - 1] == 0x09 { end -= 1 }
+                guard end - start == wanted.count else { return false }
+                for offset in 0..<wanted.count {
+                    let (typed, expected) = (field[start + offset], wanted[offset])
+                    let letter = (expected | 0x20) >= 0x61 && (expected | 0x20) <= 0x7A
+                    guard typed == expected || (letter && typed | 0x20 == expected | 0x20) else { return false }
+                }
+                return true
+            }
+            if found { return header.value }
         }
-        guard let disposition = header("Content-Disposition"),
+        return nil
+    }
+
+    /// `Content-Disposition: form-data; name="…"`, split; nil when the part has none.
+    private static func formDataDisposition(_ headers: [PartHeader]) -> HeaderValue? {
+        guard let disposition = header("Content-Disposition", in: headers),
               let parsed = HeaderValue.split(disposition[...]),
               parsed.value.lowercased() == "form-data",
-              let name = parsed.parameter("name") else { return nil }
-        let filename = parsed.parameter("filename")
-        let contentType = header("Content-Type").map { String(decoding: $0, as: UTF8.self).trimmingASCIISpaces() }
-        return MultipartPart(name: name, filename: filename, contentType: contentType,
-                             body: Array(bytes[bodyStart...]))
+              parsed.parameter("name") != nil else { return nil }
+        return parsed
     }
 }
 
@@ -216,11 +254,13 @@ struct HeaderValue {
 }
 
 extension StringProtocol {
-    /// Without leading and trailing spaces and tabs.
+    /// Without leading and trailing spaces and tabs, found among the UTF-8 bytes (spaces and tabs
+    /// are never part of another character's bytes) rather than by Character.
     func trimmingASCIISpaces() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }),
-              let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
+        let text = String(self)
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        guard let first = text.utf8.firstIndex(where: { !isSpace($0) }),
+              let last = text.utf8.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(text[first...last])
     }
 }

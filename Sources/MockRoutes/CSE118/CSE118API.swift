@@ -55,6 +55,7 @@ public final class CSE118API: CourseAPI {
 
     public let state: SeededStore<CSE118State, CSE118State>
     private let clock: @Sendable () -> Date
+    private let random: RandomStream
     private let issuedTokenLimit: Int
 
     public let context: SeedContext
@@ -68,6 +69,7 @@ public final class CSE118API: CourseAPI {
         }
         self.context = context
         clock = context.options.clock
+        random = context.options.randomness.stream(Self.name)
         issuedTokenLimit = context.options.issuedTokenLimit
     }
 
@@ -105,7 +107,7 @@ public final class CSE118API: CourseAPI {
         return try state.withLock { state throws(CSE118Error) in
             guard let member = state.member(email: input[field: "email"]),
                   member.password.hasSameBytes(as: input[field: "password"]) else { throw .invalidCredentials }
-            let token = CSE118Token.mint(for: member, email: state.email(of: member), issuedAt: issuedAt)
+            let token = CSE118Token.mint(for: member, email: state.email(of: member), issuedAt: issuedAt, random: random)
             state.issueToken(token, member: member.id, limit: issuedTokenLimit)
             return Self.json(CSE118Shape.Login(id: member.id.text, name: member.name, accessToken: token))
         }
@@ -119,7 +121,7 @@ public final class CSE118API: CourseAPI {
 
     private func createWorkspace(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, body: .name) { state, caller, input throws(CSE118Error) in
-            let workspace = state.createWorkspace(id: .random(), name: input[field: "name"], owner: caller)
+            let workspace = state.createWorkspace(id: .random(random), name: input[field: "name"], owner: caller)
             return Self.json(workspace.shape, status: 201)
         }
     }
@@ -143,7 +145,7 @@ public final class CSE118API: CourseAPI {
     private func createChannel(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, body: .name) { state, caller, input throws(CSE118Error) in
             guard try state.visibleWorkspace(input.id, to: caller).owner == caller else { throw .ownerOnly }
-            guard let channel = state.addChannel(id: .random(), name: input[field: "name"], to: input.id) else {
+            guard let channel = state.addChannel(id: .random(random), name: input[field: "name"], to: input.id) else {
                 throw .workspaceNotFound
             }
             return Self.json(channel.shape, status: 201)
@@ -172,7 +174,7 @@ public final class CSE118API: CourseAPI {
         let posted = CSE118Timestamp(clock())
         return try withCaller(request, pathID: true, body: .content) { state, caller, input throws(CSE118Error) in
             _ = try state.visibleChannel(input.id, to: caller)
-            guard let message = state.addMessage(id: .random(), member: caller, posted: posted,
+            guard let message = state.addMessage(id: .random(random), member: caller, posted: posted,
                                                  content: input[field: "content"], to: input.id) else { throw .channelNotFound }
             return Self.json(message.shape, status: 201)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockKit
 
 /// A UUID, the id of every member, workspace, channel and message, kept as its 16 bytes: rows
 /// hold no string for their ids, and the id index hashes and compares 16 bytes, not 36 characters.
@@ -14,12 +15,9 @@ struct CSE118ID: Hashable, Comparable {
         (high, low) = (0, 0)
     }
 
-    /// A random (version 4) UUID.
-    static func random() -> CSE118ID {
-        withUnsafeBytes(of: UUID().uuid) { bytes in
-            CSE118ID(high: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)),
-                     low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-        }
+    /// A random version 4 UUID: 122 random bits, the version (4) and the variant (binary 10) set.
+    static func random(_ random: RandomStream) -> CSE118ID {
+        CSE118ID(high: random.next() & ~0xF000 | 0x4000, low: random.next() & ~(0b11 << 62) | 0b10 << 62)
     }
 
     private init(high: UInt64, low: UInt64) {

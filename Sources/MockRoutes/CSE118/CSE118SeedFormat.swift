@@ -81,7 +81,7 @@ enum CSE118Token {
     /// `{"alg":"HS256","typ":"JWT"}`
     static let header = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
 
-    static func mint(for member: CSE118State.Member, email: String, issuedAt: Int) -> String {
+    static func mint(for member: CSE118State.Member, email: String, issuedAt: Int, random: RandomStream) -> String {
         var payload = JSONWriter(escapeSlash: false)
         payload.beginObject()
         payload.key("id")
@@ -91,6 +91,6 @@ enum CSE118Token {
         payload.key("iat")
         payload.int(issuedAt)
         payload.endObject()
-        return TokenParts.jwt(header: header, payload: payload.bytes)
+        return TokenParts.jwt(header: header, payload: payload.bytes, random: random)
     }
 }

@@ -32,6 +32,7 @@ public final class OTPAPI: CourseAPI {
 
     public let state: SeededStore<OTPDirectory, OTPState>
     private let options: APIOptions
+    private let random: RandomStream
 
     public let context: SeedContext
 
@@ -39,6 +40,7 @@ public final class OTPAPI: CourseAPI {
         state = SeededStore(seed: seed, fresh: OTPState.init(directory:))
         self.context = context
         options = context.options
+        random = options.randomness.stream(Self.name)
     }
 
     public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> OTPDirectory {
@@ -73,7 +75,7 @@ public final class OTPAPI: CourseAPI {
 
     private func sendVerificationCode(_ request: Request) throws(OTPError) -> Response {
         let phone = try Self.phone(OTPInput(request).optionalString("phone_number"))
-        let code = options.otpCode ?? OTPSecret.code()
+        let code = options.otpCode ?? OTPSecret.code(random)
         let now = nowMillis()
         try state.withLock { state throws(OTPError) in
             try state.issueCode(code, to: phone, nowMillis: now, ttlMillis: options.otpTTL * 1000)
@@ -91,8 +93,8 @@ public final class OTPAPI: CourseAPI {
         let now = nowMillis()
         return try state.withLock { state throws(OTPError) in
             try state.consumeCode(of: phone, attempt: attempt, nowMillis: now)
-            let (index, created) = state.directory.findOrCreate(phone: phone)
-            let token = state.directory.issueToken(to: index, limit: options.issuedTokenLimit)
+            let (index, created) = state.directory.findOrCreate(phone: phone, random: random)
+            let token = state.directory.issueToken(to: index, limit: options.issuedTokenLimit, random: random)
             return Self.json(OTPVerified(authToken: token, isNewUser: created ? 1 : 0,
                                          user: OTPUserShape(state.directory[index])))
         }

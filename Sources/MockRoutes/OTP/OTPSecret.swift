@@ -35,19 +35,17 @@ struct OTPSecret: Equatable {
         self = secret
     }
 
-    /// `length` characters, each drawn from the system's cryptographic generator.
-    static func random(length: Int) -> OTPSecret {
-        var generator = SystemRandomNumberGenerator()
+    /// `length` characters, each drawn from the API's stream.
+    static func random(length: Int, _ random: RandomStream) -> OTPSecret {
         var packer = Packer(), secret = OTPSecret()
-        for _ in 0..<length { packer.append(generator.next() & 63) }
+        for _ in 0..<length { packer.append(random.next() & 63) }
         secret.words = packer.finished
         return secret
     }
 
     /// Six digits, leading zeros kept.
-    static func code() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let number = String(Int.random(in: 0...999_999, using: &generator))
+    static func code(_ random: RandomStream) -> String {
+        let number = String(random.number(below: 1_000_000))
         return String(repeating: "0", count: 6 - number.count) + number
     }
 

@@ -120,20 +120,20 @@ public struct OTPDirectory {
     }
 
     /// The user with that number, created (no name, no accounts) when there is none yet.
-    mutating func findOrCreate(phone text: String) -> (index: Int, created: Bool) {
+    mutating func findOrCreate(phone text: String, random: RandomStream) -> (index: Int, created: Bool) {
         guard let phone = NormalizedPhone(text) else { preconditionFailure("\(text) is not normalized") }
         if let index = index(phone: phone) { return (index, false) }
-        var userID = OTPSecret.random(length: OTPSecret.userIDLength)
-        while index(userID: userID) != nil { userID = OTPSecret.random(length: OTPSecret.userIDLength) }
-        add(OTPUser(userID: userID, phone: phone, name: "", keyfilePassword: OTPSecret.random(length: OTPSecret.length)))
+        var userID = OTPSecret.random(length: OTPSecret.userIDLength, random)
+        while index(userID: userID) != nil { userID = OTPSecret.random(length: OTPSecret.userIDLength, random) }
+        add(OTPUser(userID: userID, phone: phone, name: "", keyfilePassword: OTPSecret.random(length: OTPSecret.length, random)))
         touch(users.count - 1)
         return (users.count - 1, true)
     }
 
     /// A login's new token for the user; past `limit` issued ones, the oldest issued stops working.
-    mutating func issueToken(to index: Int, limit: Int) -> String {
-        var token = OTPSecret.random(length: OTPSecret.length)
-        while tokenEntry(token) != nil { token = OTPSecret.random(length: OTPSecret.length) }
+    mutating func issueToken(to index: Int, limit: Int, random: RandomStream) -> String {
+        var token = OTPSecret.random(length: OTPSecret.length, random)
+        while tokenEntry(token) != nil { token = OTPSecret.random(length: OTPSecret.length, random) }
         Self.link(newToken(token, owner: index), to: &users[index], in: &tokens)
         touch(index)
         let text = token.text(length: OTPSecret.length)

@@ -38,6 +38,7 @@ public final class ThreadsAPI: CourseAPI {
     /// The thread lists as last encoded: most requests read them, few change them.
     private let encodedLists = AnswerCache<ThreadListKind>()
     private let clock: @Sendable () -> Date
+    private let random: RandomStream
     private let issuedTokenLimit: Int
 
     public let context: SeedContext
@@ -46,6 +47,7 @@ public final class ThreadsAPI: CourseAPI {
         state = SeededStore(seed)
         self.context = context
         clock = context.options.clock
+        random = context.options.randomness.stream(Self.name)
         issuedTokenLimit = context.options.issuedTokenLimit
     }
 
@@ -205,7 +207,7 @@ public final class ThreadsAPI: CourseAPI {
     }
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
-        let token = ThreadsToken.mint(userID: user.id, issuedAt: now)
+        let token = ThreadsToken.mint(userID: user.id, issuedAt: now, random: random)
         state.issueToken(token, userID: user.id, expires: now + ThreadsToken.lifetime, limit: issuedTokenLimit)
         return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
                           userLname: user.lname, userRole: user.role)

@@ -274,15 +274,15 @@ enum ThreadsToken {
     static let header = "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9"
     static let lifetime = 31_536_000
 
-    static func mint(userID: Int, issuedAt: Int) -> String {
-        let payload = "{\"iat\":\(issuedAt),\"exp\":\(issuedAt + lifetime),\"jti\":\"\(jti())\",\"user\":\(userID)}"
-        return TokenParts.jwt(header: header, payload: Array(payload.utf8))
+    static func mint(userID: Int, issuedAt: Int, random: RandomStream) -> String {
+        let payload = "{\"iat\":\(issuedAt),\"exp\":\(issuedAt + lifetime),\"jti\":\"\(jti(random))\",\"user\":\(userID)}"
+        return TokenParts.jwt(header: header, payload: Array(payload.utf8), random: random)
     }
 
     /// 16 random bytes written in base 62, left-padded with `0` to 22 characters.
-    static func jti() -> String {
+    static func jti(_ random: RandomStream) -> String {
         let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-        var number = TokenParts.randomBytes(16)
+        var number = random.bytes(16)
         var digits: [Character] = []
         while number.contains(where: { $0 != 0 }) {
             var remainder = 0

@@ -19,12 +19,14 @@ public enum WSUVError: APIError {
     case queryFailed
     /// The script died before answering: CGI.pm could not read a multipart body.
     case scriptDied
+    /// A `..` in the path climbed above the root: Apache refused the request before any script ran.
+    case pathAboveRoot
     /// SQLite refused the insert: the newest tweet has the largest id an AUTOINCREMENT column gives.
     case tweetIDsUsedUp
 
     var status: Int {
         switch self {
-        case .badRequest, .tooLong: return 400
+        case .badRequest, .tooLong, .pathAboveRoot: return 400
         case .unauthorized: return 401
         case .notYourTweet: return 403
         case .noSuchUser, .noSuchTweet: return 404
@@ -58,8 +60,10 @@ public enum WSUVError: APIError {
         case .noSuchTweet: return "no such tweet_id"
         case .userExists: return "that username is taken; log in instead"
         case .queryFailed: return "the date parameter holds a NUL byte, which broke the SQL statement"
-        case .scriptDied: return "CGI.pm died reading the multipart body: no boundary= in its Content-Type, no boundary in "
-            + "the body, or a part no boundary ends"
+        case .scriptDied: return "CGI.pm died reading the multipart body: no boundary in the body, nothing after the first "
+            + "one, or a part no boundary ends (without boundary= in the Content-Type the body's first line is the "
+            + "boundary, and a body without Content-Length has none)"
+        case .pathAboveRoot: return "a `..` in the path climbs above the root, which Apache refused with 400 before any script ran"
         case .tweetIDsUsedUp: return "the newest tweet_id is \(Int.max), the largest SQLite gives: no tweet id is left; "
             + "the seed or state file holds a tweet_id that high"
         }
@@ -67,7 +71,7 @@ public enum WSUVError: APIError {
 
     /// The parameters the script needs and does not have, and where the scripts read them.
     private static func badRequestReason(_ request: Request) -> String {
-        let script = request.path.split(separator: "/").last.map(String.init) ?? ""
+        let script = WSUVTwitterAPI.scriptName(of: request.path) ?? ""
         // A 400 means the parameters were read (a multipart body CGI.pm died on is a 500).
         guard let parameters = try? WSUVInput(request) else { return "" }
         let source: FieldSource = ["POST", "PUT", "PATCH"].contains(request.method) ? .form : .query

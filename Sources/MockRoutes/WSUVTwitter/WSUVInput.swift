@@ -22,6 +22,13 @@ struct WSUVInput {
             unreadBecause = "CGI.pm reads no parameters for method \(request.method) (GET, HEAD and DELETE read the query, "
                 + "POST, PUT and PATCH the body)"
         }
+        // CGI.pm erased every parameter when `.defaults` (the reset button of its HTML forms) was
+        // true in Perl: anything but empty and `0`.
+        if let defaults = value(named: ".defaults"), defaults != "0" {
+            form = []
+            parts = [:]
+            unreadBecause = "CGI.pm erases every parameter when `.defaults` is sent with a value other than empty or 0"
+        }
     }
 
     private mutating func readBody(of request: Request) throws(WSUVError) {
@@ -29,12 +36,12 @@ struct WSUVInput {
         let isPost = request.method == "POST"
         if isPost, let contentType, contentType.utf8.starts(with: "multipart/form-data".utf8) {
             var parts: [String: String] = [:]
-            guard let boundary = CGIMultipart.boundary(in: contentType),
-                  CGIMultipart.parameters(request.body, boundary: boundary, add: { name, value in
-                      // A repeated name keeps its first value, even an empty one (CGI.pm's scalar `param`).
-                      let name = String(decoding: name, as: UTF8.self)
-                      if parts[name] == nil { parts[name] = String(decoding: value, as: UTF8.self) }
-                  }) else { throw .scriptDied }
+            guard CGIMultipart.parameters(request.body, contentType: contentType,
+                                          hasContentLength: request.headers["Content-Length"] != nil, add: { name, value in
+                // A repeated name keeps its first value, even an empty one (CGI.pm's scalar `param`).
+                let name = String(decoding: name, as: UTF8.self)
+                if parts[name] == nil { parts[name] = String(decoding: value, as: UTF8.self) }
+            }) else { throw .scriptDied }
             self.parts = parts
         } else if isPost, contentType == "application/xml" {
             // CGI.pm took this for an XForms submission, whose parameters come from the query.
@@ -65,6 +72,10 @@ struct WSUVInput {
     /// Bytes that are not UTF-8 become U+FFFD. Names are compared byte for byte: the scripts ask
     /// for ASCII names, which no other string equals.
     subscript(name: String) -> String? {
+        value(named: name)
+    }
+
+    private func value(named name: String) -> String? {
         guard let value = parts[name] ?? CGIForm.firstValue(named: Array(name.utf8), in: form).map({
             String(decoding: $0, as: UTF8.self)
         }), !value.isEmpty else { return nil }

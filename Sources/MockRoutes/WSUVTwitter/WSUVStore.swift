@@ -131,10 +131,9 @@ public struct WSUVState {
     }
 
     /// 160 random bits as 40 lowercase hex digits, never another user's live token.
-    func mintToken() -> String {
-        var generator = SystemRandomNumberGenerator()
+    func mintToken(_ random: RandomStream) -> String {
         while true {
-            let token = (0..<20).map { _ in hex(UInt8.random(in: 0...255, using: &generator)) }.joined()
+            let token = random.bytes(20).map(hex).joined()
             if !liveTokens.contains(ExactText(token)) { return token }
         }
     }

@@ -18,26 +18,47 @@ public final class WSUVTwitterAPI: CourseAPI {
 
     /// `/login.cgi`, `/cgi-bin/login.cgi`, `/~cs458/cgi-bin/login.cgi` (test server), `/~wcochran/cgi-bin/login.cgi` (main).
     static let prefixes = ["", "/cgi-bin", "/~cs458/cgi-bin", "/~wcochran/cgi-bin"]
+    static let scriptNames = ["get-tweets.cgi", "register.cgi", "login.cgi", "add-tweet.cgi", "del-tweet.cgi"]
+    /// The 20 script paths, and how Apache reached them from other spellings.
+    static let paths = ApachePath(scripts: prefixes.flatMap { prefix in scriptNames.map { "\(prefix)/\($0)" } })
 
     public var routes: RouteGroup {
-        let scripts: [(String, Handler)] = [
-            ("get-tweets.cgi", script(getTweets)),
-            ("register.cgi", script(register)),
-            ("login.cgi", script(login)),
-            ("add-tweet.cgi", script(addTweet)),
-            ("del-tweet.cgi", script(deleteTweet)),
+        let handlers: [String: Handler] = [
+            "get-tweets.cgi": script(getTweets),
+            "register.cgi": script(register),
+            "login.cgi": script(login),
+            "add-tweet.cgi": script(addTweet),
+            "del-tweet.cgi": script(deleteTweet),
         ]
         let routes = Self.prefixes.flatMap { prefix in
-            scripts.map { file, handler in Route(.any, "\(prefix)/\(file)", handler) }
+            Self.scriptNames.compactMap { name in handlers[name].map { Route(.any, "\(prefix)/\(name)", $0) } }
         }
+        let routesByPath = Dictionary(uniqueKeysWithValues: routes.map { ($0.pattern, $0) })
+        let aboveRoot = Route(.any, "/..", endpoint { _ throws(WSUVError) in throw .pathAboveRoot })
+        // `//`, `.`, `..` and PATH_INFO, as Apache resolved them, for paths no API serves as written.
+        let matching = PathMatching(percentDecoded: true, resolvesUnmatched: { path in
+            switch Self.paths.resolve(path) {
+            case let .script(scriptPath): return routesByPath[scriptPath]
+            case .aboveRoot: return aboveRoot
+            case nil: return nil
+            }
+        })
         // Every route takes any method, so the 405 answer is never used; OPTIONS is the preflight.
-        return routeGroup(matching: PathMatching(percentDecoded: true), routes)
+        return routeGroup(matching: matching, routes)
+    }
+
+    /// The script a request path runs (`login.cgi` for `/cgi-bin//login.cgi/extra`).
+    static func scriptName(of path: String) -> String? {
+        guard let decoded = FormDecoding.percentDecode(path, plusAsSpace: false),
+              case let .script(scriptPath) = paths.resolve(decoded) else { return nil }
+        return scriptPath.split(separator: "/").last.map(String.init)
     }
 
     public var openAPIDocument: [UInt8]? { WSUVTwitterOpenAPI.document }
 
     public let state: SeededStore<WSUVState, WSUVState>
     private let clock: @Sendable () -> Date
+    private let random: RandomStream
     private let timeZone: TimeZone
 
     public let context: SeedContext
@@ -46,6 +67,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         state = SeededStore(seed)
         self.context = context
         clock = context.options.clock
+        random = context.options.randomness.stream(Self.name)
         timeZone = context.options.wsuvTimeZone
     }
 
@@ -93,7 +115,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         try Self.checkLength(["username": username, "password": password])
         return try state.withLock { state throws(WSUVError) in
             guard state.userIndex(username) == nil else { throw .userExists }
-            let token = state.mintToken()
+            let token = state.mintToken(random)
             _ = state.add(WSUVState.User(username: username, password: password, sessionToken: token))
             return Self.json(SessionAnswer(sessionToken: token))
         }
@@ -114,7 +136,7 @@ public final class WSUVTwitterAPI: CourseAPI {
                 state.setSessionToken(WSUVState.loggedOut, ofUser: index)
             } else if state.users[index].sessionToken == WSUVState.loggedOut {
                 // Login keeps a live token; only a logged-out user gets a new one.
-                state.setSessionToken(state.mintToken(), ofUser: index)
+                state.setSessionToken(state.mintToken(random), ofUser: index)
             }
             return Self.json(SessionAnswer(sessionToken: state.users[index].sessionToken))
         }

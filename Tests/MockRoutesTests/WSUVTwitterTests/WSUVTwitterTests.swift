@@ -150,20 +150,56 @@ final class WSUVTwitterTests: XCTestCase {
         }
     }
 
-    func testPathsArePercentDecodedExactAndCaseSensitive() throws {
+    func testPathsArePercentDecodedAndCaseSensitive() throws {
         assertJSON(try post("/%7Ecs458/cgi-bin/login.cgi", ["username": "bob", "password": "builder42"]),
                    "{\"session_token\":\"\(try login("bob", "builder42"))\"}")
         XCTAssertEqual(try get("/%7ewcochran/cgi-bin/get%2Dtweets.cgi").status, 200)
-        for (path, hint) in [("/~cs458/cgi-bin/login.cgi/", "/~cs458/cgi-bin/login.cgi"), ("/cgi-bin/Login.cgi", "/cgi-bin/login.cgi"),
-                             ("/CGI-BIN/login.cgi", "/cgi-bin/login.cgi"), ("/~cs458/login.cgi", "/login.cgi"),
-                             ("/~cs458/cgi-bin/login.cgi/extra", "/~cs458/cgi-bin/login.cgi"),
-                             ("/~other/cgi-bin/login.cgi", "/cgi-bin/login.cgi"), ("/cgi-bin/login", nil),
-                             ("/%ZZ/login.cgi", "/login.cgi")] as [(String, String?)] {
+        for (path, hint) in [("/cgi-bin/Login.cgi", "/cgi-bin/login.cgi"), ("/CGI-BIN/login.cgi", "/cgi-bin/login.cgi"),
+                             ("/~cs458/login.cgi", "/login.cgi"), ("/~other/cgi-bin/login.cgi", "/cgi-bin/login.cgi"),
+                             ("/cgi-bin/login", nil), ("/%ZZ/login.cgi", "/login.cgi"),
+                             ("/cgi-bin/login.cgi/..", "/cgi-bin/login.cgi"), ("/cgi-bin/nothing.cgi/login.cgi", "/cgi-bin/login.cgi")] as [(String, String?)] {
             let response = try get(path)
             XCTAssertEqual(response.status, 404, path)
             let hinted = hint.map { ",\"hint\":\"GET \($0)\"" } ?? ""
             XCTAssertEqual(response.text, "{\"error\":\"not_found\",\"path\":\"\(path)\"\(hinted)}", path)
         }
+    }
+
+    /// A base URL ending in `/` and paths starting with `/` worked on the real server.
+    func testPathsResolveAsApacheResolvedThem() throws {
+        let token = try login("alice", "wonderland")
+        let answer = #"{"session_token":"\#(token)"}"#
+        for path in ["/~wcochran/cgi-bin//login.cgi", "//~cs458//cgi-bin///login.cgi", "/~cs458/cgi-bin/./login.cgi",
+                     "/cgi-bin/x/../login.cgi", "/a/b/../../cgi-bin/login.cgi", "/~cs458/cgi-bin/%2E/login.cgi",
+                     "/cgi-bin/%2e%2e/login.cgi", "/~cs458/cgi-bin/login.cgi/", "/~cs458/cgi-bin/login.cgi/extra",
+                     "/login.cgi/extra/path/..", "/login.cgi/.", "/login.cgi/../login.cgi/x"] {
+            assertJSON(try post(path, ["username": "alice", "password": "wonderland"]), answer)
+        }
+        // The script runs with PATH_INFO: its reason names it, not the last segment.
+        assertBadRequest(try post("/cgi-bin/add-tweet.cgi/register.cgi", ["username": "alice", "tweet": "hi"]))
+        let journal = try server.request("GET", "/_mock/requests?limit=1")
+        XCTAssertTrue(journal.text.contains("required field `session_token` missing"), journal.text)
+        let preflight = try server.request("OPTIONS", "/cgi-bin//del-tweet.cgi/x")
+        XCTAssertEqual(preflight.status, 204)
+        XCTAssertEqual(preflight.headers["Access-Control-Allow-Methods"], "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+
+        // A `..` above the root: Apache's 400 before any script ran, nobody registered.
+        for path in ["/../register.cgi", "/cgi-bin/../../register.cgi", "/%2E%2E/cgi-bin/register.cgi", "/x/../../register.cgi/y"] {
+            assertBadRequest(try post(path, ["username": "climber", "password": "pw"]))
+        }
+        assertNotFound(try post("/login.cgi", ["username": "climber", "password": "pw"]))
+        XCTAssertEqual(try get("/../nothing.cgi").text, #"{"error":"not_found","path":"/../nothing.cgi"}"#)
+    }
+
+    /// Apache's spellings are WSUV's only where no other API serves the path as written.
+    func testOtherAPIsKeepTheirPaths() throws {
+        let all = try TestServer()
+        XCTAssertEqual(try all.request("POST", "/api//login", headers: [("Content-Type", Self.formType)], body: "").status, 404)
+        XCTAssertEqual(try all.request("GET", "/api/./threads").status, 404)
+        let token = try XCTUnwrap(Self.token(all.request("POST", "/api/threads/../../cgi-bin/login.cgi",
+                                                         headers: [("Content-Type", Self.formType)],
+                                                         body: "username=bob&password=builder42")))
+        XCTAssertEqual(token.count, 40)
     }
 
     // MARK: get-tweets.cgi
@@ -596,10 +632,38 @@ final class WSUVTwitterTests: XCTestCase {
         // An empty file name is no file: the content is the value.
         let empty = multipart("b3", [("name=\"username\"; filename=\"\"", "alice"), ("name=\"password\"", "wonderland")])
         assertJSON(try post("/login.cgi", empty, type: "multipart/form-data; boundary=\"b3\""), #"{"session_token":"\#(token)"}"#)
-        // Opera's multipart/mixed upload is a file too, here without a name: an empty value.
+        // Opera's multipart/mixed upload is a file too, here without a name: CGI.pm named it `multipart/mixed`.
         let mixed = "--b3\r\nContent-Disposition: form-data; name=\"username\"\r\nContent-Type: multipart/mixed; boundary=z\r\n\r\n"
             + "alice\r\n--b3\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nwonderland\r\n--b3--\r\n"
-        assertBadRequest(try post("/login.cgi", mixed, type: "multipart/form-data; boundary=b3"))
+        assertNotFound(try post("/login.cgi", mixed, type: "multipart/form-data; boundary=b3"))
+        assertNotFound(try post("/login.cgi", mixed.replacingOccurrences(of: "alice", with: "multipart/mixed"),
+                                type: "multipart/form-data; boundary=b3"))
+        // Perl's `||=` made `filename=0` no file name, so the content is the value; `filename="0"`
+        // stays a file whose handle has no name: an empty value.
+        let zero = multipart("b3", [("name=\"username\"; filename=0", "alice"), ("name=\"password\"", "wonderland")])
+        assertJSON(try post("/login.cgi", zero, type: "multipart/form-data; boundary=b3"), #"{"session_token":"\#(token)"}"#)
+        let quotedZero = multipart("b3", [("name=\"username\"; filename=\"0\"", "alice"), ("name=\"password\"", "wonderland")])
+        assertBadRequest(try post("/login.cgi", quotedZero, type: "multipart/form-data; boundary=b3"))
+    }
+
+    func testUnquotedPartNamesAndDefaults() throws {
+        let token = try login("alice", "wonderland")
+        let answer = #"{"session_token":"\#(token)"}"#
+        // CGI.pm 4.55 reads `name=username` up to a separator, unless a quoted name is anywhere.
+        let unquoted = multipart("b7", [("name=username", "alice"), ("name=password; x=y", "wonderland")])
+        assertJSON(try post("/login.cgi", unquoted, type: "multipart/form-data; boundary=b7"), answer)
+        let quotedToo = multipart("b7", [("name=username", "alice"), ("name=password; x=\" name=\"x\"", "wonderland")])
+        assertBadRequest(try post("/login.cgi", quotedToo, type: "multipart/form-data; boundary=b7"))
+        // `.defaults` true in Perl erased every parameter; empty and `0` are false.
+        assertBadRequest(try post("/login.cgi", "username=alice&password=wonderland&.defaults=1"))
+        let journal = try server.request("GET", "/_mock/requests?limit=1")
+        XCTAssertTrue(journal.text.contains("CGI.pm erases every parameter when `.defaults` is sent"), journal.text)
+        assertBadRequest(try get("/login.cgi?username=alice&password=wonderland&%2Edefaults=00"))
+        let defaults = multipart("b7", [("name=username", "alice"), ("name=password", "wonderland"), ("name=.defaults", "yes")])
+        assertBadRequest(try post("/login.cgi", defaults, type: "multipart/form-data; boundary=b7"))
+        XCTAssertEqual(try Self.tweetIDs(get("/get-tweets.cgi?date=2016-04-20&.defaults=on")), Array(1...22))
+        assertJSON(try post("/login.cgi", "username=alice&password=wonderland&.defaults=0"), answer)
+        assertJSON(try post("/login.cgi", "username=alice&password=wonderland&.defaults="), answer)
     }
 
     func testMultipartPartsAreReadAsCGIPmReadThem() throws {
@@ -621,16 +685,59 @@ final class WSUVTwitterTests: XCTestCase {
         assertBadRequest(try post("/login.cgi", bare, type: "multipart/form-data; boundary=b5"))
     }
 
-    func testMultipartWithoutBoundaryOrClosingBoundaryIsA500() throws {
+    func testMultipartWithoutBoundaryTakesItFromTheFirstLine() throws {
+        let newbie = multipart("b4", [("name=\"username\"", "newbie"), ("name=\"password\"", "pw")])
+        let registered = try post("/register.cgi", newbie, type: "multipart/form-data")
+        let token = try XCTUnwrap(Self.token(registered))
+        assertJSON(registered, #"{"session_token":"\#(token)"}"#)
+        assertJSON(try post("/login.cgi", "username=newbie&password=pw"), #"{"session_token":"\#(token)"}"#)
+        let stranger = multipart("b4", [("name=\"username\"", "stranger"), ("name=\"password\"", "pw")])
+        assertNotFound(try post("/login.cgi", stranger, type: "multipart/form-data; charset=utf-8"))
+        // Any first line is the delimiter, `--` or not.
+        let plain = "sep\r\nContent-Disposition: form-data; name=\"username\"\r\n\r\nnewbie\r\n"
+            + "sep\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\npw\r\nsep--\r\n"
+        assertJSON(try post("/login.cgi", plain, type: "multipart/form-data"), #"{"session_token":"\#(token)"}"#)
+        // CGI.pm died where nothing follows the first line, where it has no CRLF, and on a body
+        // without Content-Length, against which it counted the line.
+        for body in ["--b4\r\n", "--b4", "username=newbie&password=pw"] {
+            assertError(try post("/login.cgi", body, type: "multipart/form-data"), 500, "Internal Server Error")
+        }
+        let chunked = try raw("POST /login.cgi HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n\(String(newbie.utf8.count, radix: 16))\r\n\(newbie)\r\n0\r\n\r\n")
+        assertError(chunked, 500, "Internal Server Error")
+    }
+
+    func testMultipartEndsWhereCGIPmEndedIt() throws {
         let parts = [("name=\"username\"", "alice"), ("name=\"password\"", "wonderland")]
-        assertError(try post("/register.cgi", multipart("b4", parts), type: "multipart/form-data"), 500, "Internal Server Error")
+        let type = "multipart/form-data; boundary=b4"
+        // `Boundary=` is not `boundary=`: the first line gave the delimiter, and alice exists.
         assertError(try post("/register.cgi", multipart("b4", parts), type: "multipart/form-data; Boundary=b4"),
-                    500, "Internal Server Error")
+                    409, "Conflict User Exists")
         let unclosed = multipart("b4", [("name=\"username\"", "newbie"), ("name=\"password\"", "pw")], closed: false)
-        assertError(try post("/register.cgi", unclosed, type: "multipart/form-data; boundary=b4"), 500, "Internal Server Error")
-        assertError(try post("/register.cgi", "--b4--\r\n", type: "multipart/form-data; boundary=b4"), 500, "Internal Server Error")
+        assertError(try post("/register.cgi", unclosed, type: type), 500, "Internal Server Error")
+        assertError(try post("/register.cgi", "--b4--\r\n", type: type), 500, "Internal Server Error")
+        // Nothing after the first boundary (a line feed and a carriage return after it were dropped).
+        assertError(try post("/register.cgi", "--b4", type: type), 500, "Internal Server Error")
+        assertError(try post("/register.cgi", "--b4\n\r", type: type), 500, "Internal Server Error")
         // The script died before registering anyone.
         assertNotFound(try post("/login.cgi", "username=newbie&password=pw"))
+
+        let token = try login("alice", "wonderland")
+        let answer = #"{"session_token":"\#(token)"}"#
+        // A preamble whose last chunk read as false in Perl (empty: one or two bytes; `0`) left the
+        // first boundary to be read as a header line: no closing boundary is seen there.
+        assertBadRequest(try post("/register.cgi", "x--b4", type: type))
+        let afterFirstBoundary = multipart("b4", parts).replacingOccurrences(of: "--b4\r\n", with: "", options: .anchored)
+        assertJSON(try post("/login.cgi", "0ab--b4--\r\n" + afterFirstBoundary, type: type), answer)
+        // A blank line CGI.pm never saw: past 4,096 bytes plus the boundary's and 2, it died where
+        // more body followed and stopped reading where the body ended.
+        let longHeader = "--b4\r\nContent-Disposition: form-data; name=\"password\"; x=\"" + String(repeating: "x", count: 4100)
+            + "\"\r\n\r\nwonderland\r\n"
+        let first = multipart("b4", [parts[0]], closed: false)
+        assertError(try post("/login.cgi", first + longHeader + "--b4--\r\n", type: type), 500, "Internal Server Error")
+        assertBadRequest(try post("/login.cgi", first + "--b4\r\n" + String(repeating: "x", count: 4000), type: type))
+        let shortEnough = longHeader.replacingOccurrences(of: String(repeating: "x", count: 4100), with: String(repeating: "x", count: 4000))
+        assertJSON(try post("/login.cgi", first + shortEnough + "--b4--\r\n", type: type), answer)
     }
 
     // MARK: Time stamps

@@ -1,0 +1,148 @@
+import Foundation
+import MockHTTP
+
+/// The one clock every API, the `Date` header and `/_mock/clock` read (docs/admin.md#the-clock):
+/// the wall clock, or an instant that stands still until it is moved (`--clock`, `POST /_mock/clock`).
+/// It never reads earlier than an instant it already gave, unless moved there explicitly
+/// (`set`, `DELETE /_mock/clock`, a reset of everything): a wall clock stepped back by NTP holds
+/// still until it catches up, and `advance` only goes forward.
+public final class ServerClock: @unchecked Sendable {
+    /// The earliest and latest instants the clock may be moved to: years with four digits after 1970,
+    /// which every API can write (a stamp's year keeps its width, a token is never negative).
+    public static let range = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// How the clock is read after a start or a reset of everything: nil is the wall clock.
+    public let start: Date?
+    private let lock = NSLock()
+    /// nil: the wall clock runs.
+    private var standing: Date?
+    /// The latest instant read; the wall clock never reads earlier.
+    private var latestGiven = Date.distantPast
+    private let wallClock: @Sendable () -> Date
+
+    /// `wallClock` is for tests that need a wall clock that steps back.
+    public init(standingAt start: Date? = nil, wallClock: @escaping @Sendable () -> Date = { Date() }) {
+        self.start = start
+        standing = start
+        self.wallClock = wallClock
+    }
+
+    public struct Reading: Sendable, Equatable {
+        public var now: Date
+        public var standsStill: Bool
+    }
+
+    /// The time now; what every stamp, expiry and `Date` header reads.
+    public func now() -> Date {
+        lock.lock()
+        defer { lock.unlock() }
+        return readLocked()
+    }
+
+    public func reading() -> Reading {
+        lock.lock()
+        defer { lock.unlock() }
+        return Reading(now: readLocked(), standsStill: standing != nil)
+    }
+
+    private func readLocked() -> Date {
+        let now = standing ?? max(wallClock(), latestGiven)
+        latestGiven = now
+        return now
+    }
+
+    /// A move backwards, or past `range`.
+    public struct MoveError: Error, Equatable {
+        /// The reason, for the 400.
+        public var detail: String
+    }
+
+    /// Forward by `seconds` (0 or more) from the time now; a running clock stands still from there.
+    public func advance(by seconds: Double) throws(MoveError) {
+        guard seconds.isFinite, seconds >= 0 else {
+            throw MoveError(detail: "advance_seconds must be a number of seconds, 0 or more; use set to move the clock back")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        let target = readLocked().addingTimeInterval(seconds)
+        guard target <= Self.range.upperBound else {
+            throw MoveError(detail: "the clock would pass \(Self.text(Self.range.upperBound)), the latest instant it can show")
+        }
+        standing = target
+    }
+
+    /// To `instant`, standing still there, earlier than stamps already given if so asked.
+    public func set(to instant: Date) throws(MoveError) {
+        guard Self.range.contains(instant) else {
+            throw MoveError(detail: "set must be an instant from \(Self.text(Self.range.lowerBound)) to \(Self.text(Self.range.upperBound))")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        standing = instant
+        latestGiven = instant
+    }
+
+    /// Back to the wall clock as it reads now, earlier or later than the clock stood (`DELETE /_mock/clock`).
+    public func runWithWallClock() {
+        lock.lock()
+        defer { lock.unlock() }
+        standing = nil
+        latestGiven = .distantPast
+    }
+
+    /// As after a start: standing at `start`, or the wall clock (`POST /_mock/reset`).
+    public func restart() {
+        lock.lock()
+        defer { lock.unlock() }
+        standing = start
+        latestGiven = start ?? .distantPast
+    }
+
+    // MARK: Text
+
+    /// `2024-09-01T10:00:00Z`, with milliseconds only when the instant has them (`…:00.250Z`).
+    public static func text(_ instant: Date) -> String {
+        let milliseconds = Int((instant.timeIntervalSince1970 * 1000).rounded(.down))
+        let stamp = ISO8601.format(milliseconds: milliseconds)
+        return milliseconds % 1000 == 0 ? String(stamp.dropLast(5)) + "Z" : stamp
+    }
+
+    /// An RFC 3339 instant: `2024-09-01T10:00:00Z`, with a fraction of a second (`.5`) and an offset
+    /// (`+02:00`) if need be; nil for anything else or an impossible date.
+    public static func instant(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, [4, 7].allSatisfy({ bytes[$0] == UInt8(ascii: "-") }),
+              bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
+              [13, 16].allSatisfy({ bytes[$0] == UInt8(ascii: ":") }),
+              let civil = CivilTime(sqlText: String(decoding: bytes[0..<10] + [32] + bytes[11..<19], as: UTF8.self))
+        else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            let digitsStart = index
+            while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
+            // Read as one decimal, so that `.123` is the Double nearest to 0.123.
+            guard index > digitsStart, let value = Double("0." + String(decoding: bytes[digitsStart..<index], as: UTF8.self))
+            else { return nil }
+            fraction = value
+        }
+        guard index < bytes.count else { return nil }
+        var offset = 0
+        switch bytes[index] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            guard index + 1 == bytes.count else { return nil }
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            let zone = bytes[(index + 1)...]
+            guard zone.count == 5, zone[zone.startIndex + 2] == UInt8(ascii: ":"),
+                  let hours = Int(String(decoding: zone.prefix(2), as: UTF8.self)),
+                  let minutes = Int(String(decoding: zone.suffix(2), as: UTF8.self)),
+                  zone.prefix(2).allSatisfy({ (48...57).contains($0) }), zone.suffix(2).allSatisfy({ (48...57).contains($0) }),
+                  hours < 24, minutes < 60 else { return nil }
+            offset = (hours * 3600 + minutes * 60) * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)
+        default:
+            return nil
+        }
+        return Date(timeIntervalSince1970: Double(civil.unixSeconds - offset) + fraction)
+    }
+}
