@@ -2,7 +2,9 @@ import MockHTTP
 
 /// One object of a seed document (a row), read field by field by name: `try row.int("user_id")`.
 /// Every problem names its place: `$.users[3].email: expected a string`, or `$.users[3].email:
-/// missing`. Members no one asks for are checked and ignored; `null` is the same as absent.
+/// missing`. Members no one asks for are checked and ignored; `null` is the same as absent for
+/// an optional field, and the wrong type for a required one. A name given twice counts the last
+/// time, as the JSON parsers of the real servers' languages take it.
 public struct SeedFields {
     private let object: SeedReader
     private let members: [(name: String, offset: Int)]
@@ -20,7 +22,7 @@ public struct SeedFields {
 
     /// The field's value read by `read`; a missing field is an error.
     public func value<Value>(_ name: String, _ read: (inout SeedReader) throws(SeedError) -> Value) throws(SeedError) -> Value {
-        guard var value = reader(name), !value.isNull else { throw missing(name) }
+        guard var value = reader(name) else { throw missing(name) }
         return try read(&value)
     }
 
@@ -51,7 +53,7 @@ public struct SeedFields {
     }
 
     private func reader(_ name: String) -> SeedReader? {
-        guard let member = members.first(where: { $0.name == name }) else { return nil }
+        guard let member = members.last(where: { $0.name == name }) else { return nil }
         return object.reader(at: member.offset)
     }
 }
@@ -77,6 +79,13 @@ public struct SeedFieldWriter {
     public mutating func field(_ name: String, _ value: Bool) {
         json.key(name)
         json.bool(value)
+    }
+
+    public mutating func field(_ name: String, _ values: [String]) {
+        json.key(name)
+        json.beginArray()
+        for value in values { json.string(value) }
+        json.endArray()
     }
 
     /// Written only when there is a value.

@@ -19,14 +19,19 @@ extension StoredState {
 
     /// Reads and checks a seed or state document.
     public init(seed document: SeedJSON) throws(SeedError) {
-        self.init()
+        try self.init(seed: document, into: Self())
+    }
+
+    /// The same, into `empty`: a state made with what reading needs (a clock, a folder of files).
+    public init(seed document: SeedJSON, into empty: Self) throws(SeedError) {
+        self = empty
         try Self.format.read(document, into: &self)
     }
 
     /// Each table's rows, in the document's order; live tokens are told apart (`KeptTokens`).
     public var tableCounts: TableCounts {
         TableCounts(Self.format.members.filter { $0.name != "tokens" }.compactMap { member in
-            member.rows(self).map { TableCounts.Count(table: member.name, rows: $0) }
+            member.rowCount(self).map { TableCounts.Count(table: member.name, rows: $0) }
         })
     }
 
@@ -95,6 +100,21 @@ public struct SeedFormat<State: StoredState>: Sendable {
     }
 }
 
+/// Why a row is refused, at the row or at one of its fields.
+public struct SeedProblem {
+    let field: String?
+    let problem: String
+
+    /// `$.threads[3]: user_id 44 is not a user`
+    public static func row(_ problem: String) -> SeedProblem { SeedProblem(field: nil, problem: problem) }
+    /// `$.tweets[2].username: c is not a user`
+    public static func field(_ name: String, _ problem: String) -> SeedProblem { SeedProblem(field: name, problem: problem) }
+
+    func error(in fields: SeedFields) -> SeedError {
+        field.map { fields.fail($0, problem) } ?? fields.fail(problem)
+    }
+}
+
 /// Where a row sits against the duplicate of an earlier one: the error names the row
 /// (`$.users[3]: duplicate email a@x.com`) or the field (`$.users[3].username: duplicate …`).
 public enum DuplicateReport: Sendable {
@@ -114,24 +134,24 @@ public struct SeedMember<State>: @unchecked Sendable {
     /// The row with a key, or the whole member, in seed format; nil when there is none.
     let row: (State, RowKey?) -> [UInt8]?
     /// How many rows a table member holds; nil for one object.
-    let rows: (State) -> Int?
+    let rowCount: (State) -> Int?
 
     /// An array of rows kept in the table at `path`. `order` is the order rows are kept and
     /// written in (a seed in another order is sorted as it loads); `check` refuses a row the rest
-    /// of the state contradicts (its user is not a user), with the reason.
+    /// of the state contradicts (its user is not a user), before a duplicate key is looked for.
     public static func table<Row: TableRow>(_ name: String, _ path: WritableKeyPath<State, Table<Row>>, optional: Bool = false,
                                             order: ((Row, Row) -> Bool)? = nil, duplicates: DuplicateReport = .atRow,
-                                            check: ((Row, State) -> String?)? = nil) -> SeedMember {
+                                            check: ((Row, State) -> SeedProblem?)? = nil) -> SeedMember {
         SeedMember(name: name, isRequired: !optional, read: { state, array throws(SeedError) in
             try array.elements { item throws(SeedError) in
                 let fields = try SeedFields(&item)
                 let row = try Row(seed: fields)
+                if let problem = check?(row, state) { throw problem.error(in: fields) }
                 if let conflict = state[keyPath: path].insert(row) {
                     let (field, value) = conflict.described(row)
                     let problem = "duplicate \(field) \(value)"
                     throw duplicates == .atRow ? fields.fail(problem) : fields.fail(field, problem)
                 }
-                if let problem = check?(row, state) { throw fields.fail(problem) }
             }
             if let order, !state[keyPath: path].rows.isSorted(by: order) { state[keyPath: path].sort(by: order) }
         }, write: { state, writer in
@@ -149,7 +169,7 @@ public struct SeedMember<State>: @unchecked Sendable {
             state[keyPath: path].takeChanges().map { RowPath.row(name, Row.keyField, $0.rowKey) }
         }, row: { state, key in
             key.flatMap(Row.Key.init(rowKey:)).flatMap { state[keyPath: path][$0] }?.seedJSON
-        }, rows: { state in state[keyPath: path].count })
+        }, rowCount: { state in state[keyPath: path].count })
     }
 
     /// One object kept in the `Recorded` value at `path`; when optional and absent, the value the
@@ -167,7 +187,20 @@ public struct SeedMember<State>: @unchecked Sendable {
             return [RowPath.member(name)]
         }, row: { state, _ in
             state[keyPath: path].value.seedJSON
-        }, rows: { _ in nil })
+        }, rowCount: { _ in nil })
+    }
+}
+
+extension SeedMember {
+    /// A member the state reads and writes itself and that requests never change (InternProducts'
+    /// products): it is in the document, never in a change record.
+    public static func fixed(_ name: String, read: @escaping (inout State, inout SeedReader) throws(SeedError) -> Void,
+                             rows: @escaping (State) -> [any SeedRow]) -> SeedMember {
+        SeedMember(name: name, isRequired: true, read: read, write: { state, writer in
+            writer.json.beginArray()
+            for row in rows(state) { writer.object(row) }
+            writer.json.endArray()
+        }, setRecording: { _, _ in }, takeChanges: { _ in [] }, row: { _, _ in nil }, rowCount: { rows($0).count })
     }
 }
 

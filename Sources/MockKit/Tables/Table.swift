@@ -29,40 +29,80 @@ public protocol TableRow: SeedRow {
 }
 
 /// A lookup a table keeps besides its key: rows by one field's value, either unique (a second row
-/// with the same value is refused) or grouped (all rows with that value, in table order).
+/// with the same value is refused) or grouped (all rows with that value, in table order). A row
+/// whose optional field is nil is not filed.
 public struct TableIndex<Row> {
     /// The field in the seed document, for the error a duplicate gets.
     public let field: String
-    let path: PartialKeyPath<Row>
+    let path: AnyKeyPath
     let isUnique: Bool
-    private let value: (Row) -> AnyHashable
+    /// The key a row is filed under, nil for none.
+    private let value: (Row) -> AnyHashable?
+    /// The key a looked-up value is filed under.
+    private let lookupKey: (Any) -> AnyHashable?
     /// The field's value as written, for the error a duplicate gets.
     fileprivate let text: (Row) -> String
-    private let lookupKey: (Any) -> AnyHashable
-    fileprivate var slots: [AnyHashable: [Int]] = [:]
+    private var slots: [AnyHashable: [Int]] = [:]
 
     /// Rows by a text field compared byte for byte after `folding` (e.g. `{ $0.lowercased() }` where
     /// the real server compared emails in any letter case).
     public static func unique(_ path: KeyPath<Row, String>, field: String,
                               folding fold: @escaping @Sendable (String) -> String = { $0 }) -> TableIndex {
-        TableIndex(field: field, path: path, isUnique: true, value: { AnyHashable(ExactText(fold($0[keyPath: path]))) }, text: { $0[keyPath: path] },
-                   lookupKey: { AnyHashable(ExactText(fold($0 as! String))) })
+        TableIndex(field: field, path: path, isUnique: true, value: { AnyHashable(ExactText(fold($0[keyPath: path]))) },
+                   lookupKey: { AnyHashable(ExactText(fold($0 as! String))) }, text: { $0[keyPath: path] })
+    }
+
+    /// Rows by an optional text field, byte for byte; rows without one are not filed (WSUV's
+    /// session tokens: one per logged-in user).
+    public static func unique(_ path: KeyPath<Row, String?>, field: String) -> TableIndex {
+        TableIndex(field: field, path: path, isUnique: true, value: { $0[keyPath: path].map { AnyHashable(ExactText($0)) } },
+                   lookupKey: { ($0 as! String?).map { AnyHashable(ExactText($0)) } }, text: { $0[keyPath: path] ?? "" })
     }
 
     /// All rows whose field has one value, in the table's order (a thread's messages).
     public static func grouped<Value: Hashable>(_ path: KeyPath<Row, Value>) -> TableIndex {
-        TableIndex(field: "", path: path, isUnique: false, value: { AnyHashable($0[keyPath: path]) }, text: { "\($0[keyPath: path])" },
-                   lookupKey: { AnyHashable($0 as! Value) })
+        TableIndex(field: "", path: path, isUnique: false, value: { AnyHashable($0[keyPath: path]) },
+                   lookupKey: { AnyHashable($0 as! Value) }, text: { "\($0[keyPath: path])" })
     }
 
-    fileprivate func key(of row: Row) -> AnyHashable { value(row) }
+    /// The slots filed under a looked-up value, in order.
+    fileprivate func slots(for value: Any) -> [Int] {
+        lookupKey(value).flatMap { slots[$0] } ?? []
+    }
 
-    fileprivate mutating func remove(_ slot: Int, from key: AnyHashable) {
-        guard var group = slots.removeValue(forKey: key) else { return }
+    fileprivate func isTaken(by row: Row) -> Bool {
+        isUnique && value(row).map { slots[$0] != nil } ?? false
+    }
+
+    /// Files a row's slot, after every slot filed before it.
+    fileprivate mutating func file(_ slot: Int, of row: Row) {
+        if let key = value(row) { slots[key, default: []].append(slot) }
+    }
+
+    fileprivate mutating func unfile(_ slot: Int, of row: Row) {
+        guard let key = value(row), var group = slots.removeValue(forKey: key) else { return }
         group.removeAll { $0 == slot }
         if !group.isEmpty { slots[key] = group }
     }
-    fileprivate func key(for value: Any) -> AnyHashable { lookupKey(value) }
+
+    /// Files a changed row's slot under its new value, in slot order; false when that value is
+    /// unique and taken.
+    fileprivate mutating func refile(_ slot: Int, from old: Row, to new: Row) -> Bool {
+        let (before, after) = (value(old), value(new))
+        guard before != after else { return true }
+        if isUnique, let after, slots[after] != nil { return false }
+        unfile(slot, of: old)
+        if let after {
+            var group = slots[after] ?? []
+            group.insert(slot, at: group.firstIndex { $0 > slot } ?? group.count)
+            slots[after] = group
+        }
+        return true
+    }
+
+    fileprivate mutating func removeAll() {
+        slots = [:]
+    }
 }
 
 /// Rows kept in order (the seed's, then each new one last), found by key in O(1) and by the
@@ -114,14 +154,12 @@ public struct Table<Row: TableRow> {
 
     /// The row whose `field` (a unique index's) is `value`, folded as the index folds.
     public func row<Value>(where field: KeyPath<Row, Value>, is value: Value) -> Row? {
-        let index = index(of: field)
-        return indexes[index].slots[indexes[index].key(for: value)]?.first.flatMap { slots[$0] }
+        indexes[index(of: field)].slots(for: value).first.flatMap { slots[$0] }
     }
 
     /// The rows whose `field` (a grouped index's) is `value`, in order.
     public func rows<Value>(where field: KeyPath<Row, Value>, is value: Value) -> [Row] {
-        let index = index(of: field)
-        return (indexes[index].slots[indexes[index].key(for: value)] ?? []).compactMap { slots[$0] }
+        indexes[index(of: field)].slots(for: value).compactMap { slots[$0] }
     }
 
     private func index(of field: AnyKeyPath) -> Int {
@@ -137,13 +175,13 @@ public struct Table<Row: TableRow> {
     @discardableResult
     public mutating func insert(_ row: Row) -> Conflict? {
         guard slotByKey[row.key] == nil else { return .key }
-        for index in indexes where index.isUnique && index.slots[index.key(of: row)] != nil {
+        for index in indexes where index.isTaken(by: row) {
             return .index(field: index.field, value: index.text(row))
         }
         let slot = slots.count
         slots.append(row)
         slotByKey[row.key] = slot
-        for index in indexes.indices { indexes[index].slots[indexes[index].key(of: row), default: []].append(slot) }
+        for index in indexes.indices { indexes[index].file(slot, of: row) }
         count += 1
         noteChange(row.key)
         return nil
@@ -157,13 +195,7 @@ public struct Table<Row: TableRow> {
         let result = change(&row)
         precondition(row.key == key, "Table.update changed a row's key")
         for index in indexes.indices {
-            let (before, after) = (indexes[index].key(of: old), indexes[index].key(of: row))
-            guard before != after else { continue }
-            precondition(!indexes[index].isUnique || indexes[index].slots[after] == nil, "Table.update made a unique value twice")
-            indexes[index].remove(slot, from: before)
-            var group = indexes[index].slots[after] ?? []
-            group.insert(slot, at: group.firstIndex { $0 > slot } ?? group.count)
-            indexes[index].slots[after] = group
+            guard indexes[index].refile(slot, from: old, to: row) else { preconditionFailure("Table.update took a unique value twice") }
         }
         slots[slot] = row
         noteChange(key)
@@ -174,7 +206,7 @@ public struct Table<Row: TableRow> {
     public mutating func remove(_ key: Row.Key) -> Row? {
         guard let slot = slotByKey.removeValue(forKey: key), let row = slots[slot] else { return nil }
         slots[slot] = nil
-        for index in indexes.indices { indexes[index].remove(slot, from: indexes[index].key(of: row)) }
+        for index in indexes.indices { indexes[index].unfile(slot, of: row) }
         count -= 1
         noteChange(key)
         if slots.count > 32, count * 2 < slots.count { pack() }
@@ -196,11 +228,11 @@ public struct Table<Row: TableRow> {
 
     private mutating func rebuildLookups() {
         slotByKey = Dictionary(minimumCapacity: slots.count)
-        for index in indexes.indices { indexes[index].slots = [:] }
+        for index in indexes.indices { indexes[index].removeAll() }
         for (slot, row) in slots.enumerated() {
             guard let row else { continue }
             slotByKey[row.key] = slot
-            for index in indexes.indices { indexes[index].slots[indexes[index].key(of: row), default: []].append(slot) }
+            for index in indexes.indices { indexes[index].file(slot, of: row) }
         }
     }
 

@@ -39,22 +39,15 @@ public final class InternProductsAPI: CourseAPI {
     /// Product images may be files under `Seed/internproducts/`, in a seed file and in a state
     /// document alike (an exported state inlines them as base64).
     public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> InternProductsState {
-        try InternProductsState(seed: document, imageFolder: context.folder.url.appendingPathComponent(name),
-                                now: context.options.clock())
-    }
-
-    public static func tableCounts(of seed: InternProductsState) -> TableCounts {
-        TableCounts(["users": seed.users.count, "products": seed.catalog.products.count])
-    }
-
-    public func stateJSON(of state: InternProductsState) -> [UInt8] {
-        OrderedJSON.encode(InternProductsSeedFile(state), escapeSlash: false)
+        let empty = InternProductsState(imageFolder: context.folder.url.appendingPathComponent(name), now: context.options.clock())
+        return try InternProductsState(seed: document, into: empty)
     }
 
     public var summary: APISummary {
         let users = state.seed.users
         return APISummary(title: "Endava School of iOS InternProducts", basePaths: ["/"],
-                          seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken.text)") })
+                          seeded: users.rows, count: users.count,
+                          accounts: { .init(login: $0.username, password: $0.password, detail: "loginToken \($0.loginToken ?? "")") })
     }
 
     // MARK: Endpoints
@@ -66,7 +59,7 @@ public final class InternProductsAPI: CourseAPI {
         let token = try state.withLock { state throws(InternProductsError) in
             guard let user = state.user(named: username) else { throw .noSuchUser(username) }
             guard user.password.hasSameBytes(as: password) else { throw .wrongPassword(username) }
-            return user.loginToken.text
+            return user.loginToken ?? ""
         }
         return Self.json(TokenAnswer(loginToken: token))
     }
@@ -80,7 +73,7 @@ public final class InternProductsAPI: CourseAPI {
             guard let token = state.register(username: username, password: password, at: now) else {
                 throw .usernameUsed(username)
             }
-            return token.text
+            return token
         }
         return Self.json(TokenAnswer(loginToken: token))
     }

@@ -74,15 +74,15 @@ public struct ThreadsState: StoredState {
     public static let format = SeedFormat<ThreadsState>(
         .table("users", \.users, order: { $0.id < $1.id }),
         .table("threads", \.threads, order: { $0.id < $1.id }, check: { thread, state in
-            state.users.contains(thread.userID) ? nil : "user_id \(thread.userID) is not a user"
+            state.users.contains(thread.userID) ? nil : .row("user_id \(thread.userID) is not a user")
         }),
         .table("messages", \.messages, order: { $0.id < $1.id }, check: { message, state in
-            if !state.threads.contains(message.threadID) { return "thread_id \(message.threadID) is not a thread" }
-            return state.users.contains(message.userID) ? nil : "user_id \(message.userID) is not a user"
+            if !state.threads.contains(message.threadID) { return .row("thread_id \(message.threadID) is not a thread") }
+            return state.users.contains(message.userID) ? nil : .row("user_id \(message.userID) is not a user")
         }),
         // A document's tokens are never ended by the limit on issued ones.
         .table("tokens", \.tokens, optional: true, order: { $0.token.string.utf8.lexicographicallyPrecedes($1.token.string.utf8) },
-               check: { token, state in state.users.contains(token.userID) ? nil : "user_id \(token.userID) is not a user" }),
+               check: { token, state in state.users.contains(token.userID) ? nil : .row("user_id \(token.userID) is not a user") }),
         .value("next_ids", \.nextIDs, optional: true)
     )
 

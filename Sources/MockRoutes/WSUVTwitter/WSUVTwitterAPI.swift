@@ -71,23 +71,11 @@ public final class WSUVTwitterAPI: CourseAPI {
         timeZone = context.options.wsuvTimeZone
     }
 
-    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> WSUVState {
-        try WSUVState(seed: document)
-    }
-
-    public static func tableCounts(of seed: WSUVState) -> TableCounts {
-        TableCounts(["users": seed.users.count, "tweets": seed.tweets.count])
-    }
-
-    public func stateJSON(of state: WSUVState) -> [UInt8] {
-        OrderedJSON.encode(WSUVSeedFile(state), escapeSlash: false)
-    }
-
     public var summary: APISummary {
         let users = state.seed.users
         return APISummary(title: "WSU Vancouver CS 458 WSUV Twitter",
                           basePaths: ["/~cs458/cgi-bin/", "/~wcochran/cgi-bin/", "/cgi-bin/", "/"],
-                          seeded: users, count: users.count, accounts: { .init(login: $0.username, password: $0.password) })
+                          seeded: users.rows, count: users.count, accounts: { .init(login: $0.username, password: $0.password) })
     }
 
     // MARK: Scripts
@@ -97,7 +85,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         // A NUL cut the SQL text short and the statement failed.
         if date?.contains(0) == true { throw .queryFailed }
         let tweets = state.read { state, _ in
-            (date.map(state.tweets(after:)) ?? state.tweets).map(state.shape)
+            (date.map(state.tweets(after:)) ?? Array(state.tweets.rows)).map(state.shape)
         }
         return Self.json(TweetList(tweets: tweets))
     }
@@ -114,9 +102,9 @@ public final class WSUVTwitterAPI: CourseAPI {
         guard let username = parameters["username"], let password = parameters["password"] else { throw .badRequest }
         try Self.checkLength(["username": username, "password": password])
         return try state.withLock { state throws(WSUVError) in
-            guard state.userIndex(username) == nil else { throw .userExists }
+            guard state.user(username) == nil else { throw .userExists }
             let token = state.mintToken(random)
-            _ = state.add(WSUVState.User(username: username, password: password, sessionToken: token))
+            state.add(WSUVState.User(username: username, password: password, sessionToken: token))
             return Self.json(SessionAnswer(sessionToken: token))
         }
     }
@@ -130,15 +118,15 @@ public final class WSUVTwitterAPI: CourseAPI {
         default: throw .badRequest
         }
         return try state.withLock { state throws(WSUVError) in
-            guard let index = state.userIndex(username) else { throw .noSuchUser }
-            guard state.users[index].password.hasSameBytes(as: password) else { throw .unauthorized }
+            guard let user = state.user(username) else { throw .noSuchUser }
+            guard user.password.hasSameBytes(as: password) else { throw .unauthorized }
             if loggingOut {
-                state.setSessionToken(WSUVState.loggedOut, ofUser: index)
-            } else if state.users[index].sessionToken == WSUVState.loggedOut {
+                state.setSessionToken(nil, of: username)
+            } else if user.sessionToken == nil {
                 // Login keeps a live token; only a logged-out user gets a new one.
-                state.setSessionToken(state.mintToken(random), ofUser: index)
+                state.setSessionToken(state.mintToken(random), of: username)
             }
-            return Self.json(SessionAnswer(sessionToken: state.users[index].sessionToken))
+            return Self.json(SessionAnswer(sessionToken: state.user(username)?.sessionToken ?? WSUVState.loggedOut))
         }
     }
 
@@ -148,8 +136,8 @@ public final class WSUVTwitterAPI: CourseAPI {
         try Self.checkLength(["tweet": text])
         let stamp = stampNow()
         return try state.withLock { state throws(WSUVError) in
-            let author = try Self.authorize(username, token, in: state)
-            try state.addTweet(text, author: author, stamp: stamp)
+            try Self.authorize(username, token, in: state)
+            try state.addTweet(text, author: username, stamp: stamp)
             return Self.json(TweetAdded(tweet: text))
         }
     }
@@ -162,13 +150,9 @@ public final class WSUVTwitterAPI: CourseAPI {
             try Self.authorize(username, token, in: state)
             // The id is compared as SQLite compares a text with an integer column: as a number.
             guard let id = SQLiteNumber.integerValue(Array(idText.utf8)),
-                  var tweet = state.tweet(id) else { throw .noSuchTweet }
-            guard state.users[Int(tweet.author)].username == username else { throw .notYourTweet }
-            // A soft delete: the new stamp makes clients that fetch after their newest stamp see it.
-            tweet.text = TweetTexts.deleted
-            tweet.isDeleted = true
-            tweet.timeStamp = stamp
-            state.replace(tweet)
+                  let tweet = state.tweets[id] else { throw .noSuchTweet }
+            guard tweet.username == username else { throw .notYourTweet }
+            state.delete(id, stamp: stamp)
             return Self.json(TweetDeleted(tweetID: idText))
         }
     }
@@ -177,16 +161,12 @@ public final class WSUVTwitterAPI: CourseAPI {
 
     /// An unknown user is 404 whatever the token; otherwise the token must be the user's live one,
     /// so `0` never passes (the real server let anyone post as a logged-out user with it).
-    /// Returns the user's place in `state.users`.
-    @discardableResult
-    private static func authorize(_ username: String, _ token: String, in state: WSUVState) throws(WSUVError) -> Int {
-        guard let index = state.userIndex(username) else { throw .noSuchUser }
-        let stored = state.users[index].sessionToken
-        guard stored != WSUVState.loggedOut, stored.hasSameBytes(as: token) else { throw .unauthorized }
-        return index
+    private static func authorize(_ username: String, _ token: String, in state: WSUVState) throws(WSUVError) {
+        guard let user = state.user(username) else { throw .noSuchUser }
+        guard let stored = user.sessionToken, stored.hasSameBytes(as: token) else { throw .unauthorized }
     }
 
-    private func stampNow() -> TweetStamp { WSUVState.stamp(clock(), in: timeZone) }
+    private func stampNow() -> String { WSUVState.stamp(clock(), in: timeZone) }
 
     /// `/` unescaped, non-ASCII raw, no trailing newline (JSON::PP's defaults).
     public static let escapesSlash = false
