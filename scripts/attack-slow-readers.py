@@ -37,7 +37,7 @@ def store_threads(port, items, text):
     """Messages of a new user in a new thread; returns the request that lists them."""
     token = call(port, "POST", "/api/signup", "email=reader@example.com&password=p&fname=R&lname=S")["token"]
     auth = {"Authorization": f"BEARER {token}"}
-    thread = call(port, "POST", "/api/thread/add", "title=big", auth)["thread"]["id"]
+    thread = call(port, "POST", "/api/thread/add", "title=big", auth)["thread"]["thread_id"]
     for _ in range(items):
         call(port, "POST", "/api/message/add", f"thread_id={thread}&message={text}", auth)
     return f"GET /api/messages/{thread} HTTP/1.1\r\nHost: x\r\nAuthorization: BEARER {token}\r\n\r\n".encode()

@@ -397,7 +397,7 @@ final class EventLoop: @unchecked Sendable {
     /// Requests one connection has answered in one turn. The rest of its pipelined requests wait
     /// until every other connection of the loop with something to do has had its turn, so that a
     /// client pipelining thousands of requests delays the others by a few dozen answers at most.
-    private static let requestsPerTurn = 32
+    private static let requestsPerTurn = 8
 
     /// Answers the complete requests in the buffer, in order, up to a turn's worth, then writes.
     private func process(_ connection: Connection) {
@@ -457,10 +457,12 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// More answers may be queued: none is waiting, or fewer than the high-water mark are and the
-    /// memory budget has room. Past the budget, a client that does not read its answers is
-    /// stopped at one instead of a megabyte.
+    /// memory budget has room, for everyone and for the client's address. Past it, a client that
+    /// does not read its answers is stopped at one instead of a megabyte (and is not answered a
+    /// 503 for each of its pipelined requests, which would fill the budget too).
     private func mayQueueOutput(_ connection: Connection) -> Bool {
-        connection.pendingOutput == 0 || (connection.pendingOutput < outputHighWater && !server.memory.isExhausted)
+        connection.pendingOutput == 0
+            || (connection.pendingOutput < outputHighWater && server.memory.hasRoomForAnswer(to: connection.peer.host))
     }
 
     /// A large body must fit in the memory budget before its first byte is stored; what it
@@ -787,6 +789,12 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             connection.bodyStarted = nil
+            // Bytes may wait in the socket while a long round kept the loop away: read them before
+            // judging the client slow or silent.
+            if !connection.hasServedRequest || connection.parser.hasBufferedBytes {
+                readable(connection)
+                guard connections[connection.fd] === connection else { continue }
+            }
             if connection.parser.hasBufferedBytes, let started = connection.requestStartedAt {
                 if now - started > configuration.headerTimeout {
                     refuse(ParseFailure(status: 408, message: "Request head not received in time.",

@@ -5,16 +5,18 @@ import Foundation
 /// body is refused before it is read, no answer is built, and a client with answers waiting is read
 /// no further, so no number of clients can make the process run out of memory
 /// (docs/reliability.md#memory-budget).
-final class MemoryBudget: @unchecked Sendable {
-    let limit: Int
+public final class MemoryBudget: @unchecked Sendable {
+    public let limit: Int
     /// What the connections of one peer address may hold together when a body asks for more, so
     /// that slow uploads from one address never keep everyone else's bodies out.
     let limitPerAddress: Int
     private let lock = NSLock()
     private var used = 0
     private var usedByAddress: [String: Int] = [:]
+    /// What clients stored (their accepted texts), part of `used`; at most half the limit.
+    private var stored = 0
 
-    init(limit: Int, limitPerAddress: Int) {
+    public init(limit: Int, limitPerAddress: Int) {
         self.limit = limit
         self.limitPerAddress = limitPerAddress
     }
@@ -49,10 +51,23 @@ final class MemoryBudget: @unchecked Sendable {
         return used < limit && usedByAddress[address, default: 0] < limitPerAddress
     }
 
-    var isExhausted: Bool {
+    /// Counts `bytes` of client text about to be stored, if stored text stays within half the
+    /// budget and the whole within the budget: what clients store leaves room for requests.
+    public func reserveStored(_ bytes: Int) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return used >= limit
+        guard stored + bytes <= limit / 2 && used + bytes <= limit else { return false }
+        stored += bytes
+        used += bytes
+        return true
+    }
+
+    /// Stored text that is gone (a reset, a load).
+    public func releaseStored(_ bytes: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        stored -= bytes
+        used -= bytes
     }
 
     var inUse: Int {

@@ -60,14 +60,20 @@ public final class HTTPServer: @unchecked Sendable {
     /// fewer than the loops, so that the loops keep a core.
     let workers: OperationQueue
 
-    public init(configuration: ServerConfiguration, responder: any HTTPResponder) {
+    /// `memory`: the budget the course APIs also charge stored text to (`budget(for:)`); by default its own.
+    public init(configuration: ServerConfiguration, responder: any HTTPResponder, memory: MemoryBudget? = nil) {
         self.configuration = configuration
         self.responder = responder
-        memory = MemoryBudget(limit: configuration.memoryBudget,
-                              limitPerAddress: configuration.memoryBudgetPerAddress ?? configuration.memoryBudget / 2)
+        self.memory = memory ?? Self.budget(for: configuration)
         workers = OperationQueue()
         workers.name = "http-costly-bodies"
         workers.maxConcurrentOperationCount = max(1, configuration.threads - 1)
+    }
+
+    /// The memory budget `configuration` asks for (`memoryBudget`, `memoryBudgetPerAddress`).
+    public static func budget(for configuration: ServerConfiguration) -> MemoryBudget {
+        MemoryBudget(limit: configuration.memoryBudget,
+                     limitPerAddress: configuration.memoryBudgetPerAddress ?? configuration.memoryBudget / 2)
     }
 
     /// Binds and starts the loops; throws when the port is busy or the host unknown.

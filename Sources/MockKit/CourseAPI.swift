@@ -69,6 +69,7 @@ extension CourseAPI {
 
     public func reset() {
         state.reset()
+        releaseStoredText()
     }
 
     public func exportState() -> [UInt8] {
@@ -78,6 +79,7 @@ extension CourseAPI {
     public func loadState(_ document: SeedJSON) throws(SeedError) {
         let loaded = try seed(from: document)
         state.load(loaded, update: loadingSeed(loaded))
+        releaseStoredText()
     }
 
     public func reloadSeed() throws(SeedError) -> SeedReload {
@@ -86,6 +88,7 @@ extension CourseAPI {
         var tokens = KeptTokens()
         state.reseed(reloaded) { old, new in tokens = new.keepLiveTokens(of: old) }
         state.noteEndedByReload(tokens.ended, at: context.options.clock())
+        releaseStoredText()
         return SeedReload(before: before, after: Self.tableCounts(of: reloaded), tokens: tokens)
     }
 

@@ -18,6 +18,8 @@ public struct APIOptions: Sendable {
     /// Live tokens logins may have issued in one API before the oldest ends (docs/apis/threads.md#tokens);
     /// no command-line option: tests set a small one.
     public var issuedTokenLimit = 100_000
+    /// What clients store, charged to the server's memory budget (`StoredText`); nil: not charged.
+    public var storedText: StoredText?
 
     public init() {}
 }

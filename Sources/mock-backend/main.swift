@@ -58,7 +58,12 @@ if let path = options.seedDirectory {
     fail("no Seed/ folder found beside the program or in the working directory and its parents; use --seed DIR")
 }
 
+// One memory budget for the connections and for what clients store (docs/reliability.md#memory-budget).
+var configuration = ServerConfiguration()
+configuration.memoryBudget = options.memoryBudget
+let memory = HTTPServer.budget(for: configuration)
 var apiOptions = APIOptions()
+apiOptions.storedText = StoredText(budget: memory)
 apiOptions.otpCode = options.otpCode
 apiOptions.otpTTL = options.otpTTL
 apiOptions.wsuvTimeZone = TimeZone(identifier: options.wsuvTimeZone) ?? apiOptions.wsuvTimeZone
@@ -112,7 +117,6 @@ do {
 } catch {
     fail("bad route table: \(error)")
 }
-var configuration = ServerConfiguration()
 configuration.host = options.host
 configuration.port = options.port
 // A body one address may never hold (half the budget) would get 503 "try again" forever: it is
@@ -123,10 +127,9 @@ if configuration.limits.maxBody < options.maxBody {
                            + "--memory-budget (what one client address may hold at once)")
 }
 configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
-configuration.memoryBudget = options.memoryBudget
 configuration.poller = options.poller
 configuration.now = { clock.now() }
-let server = HTTPServer(configuration: configuration, responder: app)
+let server = HTTPServer(configuration: configuration, responder: app, memory: memory)
 let healthFilePath = HealthFile.path(environment: ProcessInfo.processInfo.environment)
 // Before the first answer: whoever waits for it (a script, docker stop) may signal at once, and a
 // signal that came between the start and this line was lost. The first signal's handler runs on

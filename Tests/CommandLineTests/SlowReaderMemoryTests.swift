@@ -27,7 +27,7 @@ final class SlowReaderMemoryTests: XCTestCase {
             XCTAssertEqual(added.status, 200)
         }
         let before = try peakMiB(child)
-        var readers = try (0..<20).map { _ in try BlockingClient(port: port, timeout: 10) }
+        var readers = try (0..<20).map { _ in try BlockingClient(port: port, timeout: 120) }
         for reader in readers { reader.send("GET /cgi-bin/get-tweets.cgi HTTP/1.1\r\nHost: x\r\n\r\n") }
         // The first bytes of every answer: each request has been answered (or refused) by now.
         let heads = readers.map { String(decoding: $0.receiveOnce().prefix(200), as: UTF8.self) }

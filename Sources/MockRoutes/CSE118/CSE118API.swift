@@ -170,10 +170,16 @@ public final class CSE118API: CourseAPI {
         }
     }
 
+    /// Messages clients may post in one channel, whose list answers carry them all
+    /// (docs/apis/cse118.md#size-limits).
+    static let messagesPerChannel = 100_000
+
     private func postMessage(_ request: Request) throws(CSE118Error) -> Response {
         let posted = CSE118Timestamp(clock())
         return try withCaller(request, pathID: true, body: .content) { state, caller, input throws(CSE118Error) in
-            _ = try state.visibleChannel(input.id, to: caller)
+            let channel = try state.visibleChannel(input.id, to: caller).channel
+            if let full = refusedStoring([input[field: "content"]], in: "messages in that channel", holding: channel.messages.count,
+                                         cap: Self.messagesPerChannel) { return full }
             guard let message = state.addMessage(id: .random(random), member: caller, posted: posted,
                                                  content: input[field: "content"], to: input.id) else { throw .channelNotFound }
             return Self.json(message.shape, status: 201)

@@ -69,14 +69,20 @@ public final class InternProductsAPI: CourseAPI {
         let username = try query.required("username")
         let password = try query.required("password")
         let now = clock()
-        let token = try state.withLock { state throws(InternProductsError) in
+        return try state.withLock { state throws(InternProductsError) in
+            guard state.user(named: username) == nil else { throw .usernameUsed(username) }
+            if let full = refusedStoring([username, password], in: "users", holding: state.users.count, cap: Self.userCap) {
+                return full
+            }
             guard let token = state.register(username: username, password: password, at: now) else {
                 throw .usernameUsed(username)
             }
-            return token
+            return Self.json(TokenAnswer(loginToken: token))
         }
-        return Self.json(TokenAnswer(loginToken: token))
     }
+
+    /// Users clients may register (docs/apis/internproducts.md#size-limits).
+    static let userCap = 100_000
 
     private func products(_ request: Request) throws(InternProductsError) -> Response {
         let token = try InternProductsInput(request).required("loginToken")

@@ -83,6 +83,8 @@ public final class ThreadsAPI: CourseAPI {
         let now = unixNow()
         return try state.withLock { state throws(ThreadsError) in
             guard state.user(email: email) == nil else { throw .emailExists }
+            if let full = refusedStoring([email, password, fname, lname], in: "users", holding: state.users.count,
+                                         cap: Self.rowCap) { return full }
             let user = try state.addUser(email: email, password: password, fname: fname, lname: lname)
             return Self.json(issueToken(for: user, in: &state, now: now))
         }
@@ -115,6 +117,7 @@ public final class ThreadsAPI: CourseAPI {
         let createdAt = stampNow()
         return try state.withLock { state throws(ThreadsError) in
             let caller = try authorize(request, in: state)
+            if let full = refusedStoring([title], in: "threads", holding: state.threads.count, cap: Self.rowCap) { return full }
             let thread = try state.addThread(userID: caller.userID, title: title, createdAt: createdAt)
             if caller.isLegacy { return Self.json(ThreadAdded(thread: state.legacyShape(thread))) }
             return Self.json(ThreadAdded(thread: state.shape(thread)))
@@ -157,6 +160,9 @@ public final class ThreadsAPI: CourseAPI {
             let caller = try authorize(request, in: state)
             guard let id = Self.id(threadID.trimmingCharacters(in: .whitespaces)), state.threads.contains(id) else {
                 throw .threadNotFound
+            }
+            if let full = refusedStoring([text], in: "messages", holding: state.messages.count, cap: Self.messageCap) {
+                return full
             }
             let message = try state.addMessage(threadID: id, userID: caller.userID, text: text, createdAt: createdAt)
             if caller.isLegacy { return Self.json(MessageAdded(message: state.legacyShape(message))) }
@@ -222,6 +228,10 @@ public final class ThreadsAPI: CourseAPI {
     private func unixNow() -> Int { Int(clock().timeIntervalSince1970) }
 
     private func stampNow() -> Stamp { Stamp(unixSeconds: unixNow()) }
+
+    /// Users and threads clients may store; messages (docs/apis/threads.md#size-limits).
+    static let rowCap = 100_000
+    static let messageCap = 1_000_000
 
     /// `/` written `\/`, as the PHP server wrote it.
     public static let escapesSlash = true

@@ -94,6 +94,10 @@ public final class WSUVTwitterAPI: CourseAPI {
     /// characters the real database held, far below a body that would burden every reader.
     static let fieldLimit = 1 << 20
 
+    /// Users, and tweets, clients may store: every get-tweets.cgi answer lists them all
+    /// (docs/apis/wsuv-twitter.md#size-limits).
+    static let rowCap = 100_000
+
     private static func checkLength(_ fields: KeyValuePairs<String, String>) throws(WSUVError) {
         for (name, value) in fields where value.utf8.count > fieldLimit { throw .tooLong(name) }
     }
@@ -103,6 +107,9 @@ public final class WSUVTwitterAPI: CourseAPI {
         try Self.checkLength(["username": username, "password": password])
         return try state.withLock { state throws(WSUVError) in
             guard state.user(username) == nil else { throw .userExists }
+            if let full = refusedStoring([username, password], in: "users", holding: state.users.count, cap: Self.rowCap) {
+                return full
+            }
             let token = state.mintToken(random)
             state.add(WSUVState.User(username: username, password: password, sessionToken: token))
             return Self.json(SessionAnswer(sessionToken: token))
@@ -137,6 +144,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         let stamp = stampNow()
         return try state.withLock { state throws(WSUVError) in
             try Self.authorize(username, token, in: state)
+            if let full = refusedStoring([text], in: "tweets", holding: state.tweets.count, cap: Self.rowCap) { return full }
             try state.addTweet(text, author: username, stamp: stamp)
             return Self.json(TweetAdded(tweet: text))
         }

@@ -1,0 +1,60 @@
+import Foundation
+import MockHTTP
+
+/// The bytes of client text each API has stored since its last reset or load, charged to the
+/// server's memory budget, of which stored text may take half (docs/reliability.md#memory-budget).
+/// Freed by a reset or a load, not by a delete: simple, and a class never stores that much.
+public final class StoredText: @unchecked Sendable {
+    /// What a row costs beside its texts (its numbers, index entries, the allocator's slack).
+    public static let rowOverhead = 256
+    private let budget: MemoryBudget
+    private let lock = NSLock()
+    private var charged: [String: Int] = [:]
+
+    public init(budget: MemoryBudget) {
+        self.budget = budget
+    }
+
+    /// Charges a row of `texts` to `api`; false, and nothing charged, when it does not fit.
+    func admit(_ texts: [String], for api: String) -> Bool {
+        let bytes = texts.reduce(Self.rowOverhead) { $0 + $1.utf8.count }
+        lock.lock()
+        defer { lock.unlock() }
+        guard budget.reserveStored(bytes) else { return false }
+        charged[api, default: 0] += bytes
+        return true
+    }
+
+    /// Gives back what `api` was charged: its tables went back to a seed or a loaded document.
+    func release(_ api: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        budget.releaseStored(charged.removeValue(forKey: api) ?? 0)
+    }
+}
+
+extension CourseAPI {
+    /// Nil when a client may add a row of `texts` to `table`, which holds `rows`: fewer than
+    /// `cap`, and the texts fit in the budget (charged then). Otherwise this API's 503 (its answer
+    /// to an unavailable server), with the reason for the console; nothing is charged.
+    /// Call it once every other check of the write has passed, just before the row is added.
+    public func refusedStoring(_ texts: [String], in table: String, holding rows: Int, cap: Int) -> Response? {
+        var reason: String
+        if rows >= cap {
+            reason = "\(Self.name) holds \(rows) \(table), the most clients may store (docs/apis: size limits); "
+                + "POST /_mock/reset/\(Self.name) empties it"
+        } else if context.options.storedText?.admit(texts, for: Self.name) == false {
+            reason = "what clients stored fills its half of --memory-budget; POST /_mock/reset frees it"
+        } else {
+            return nil
+        }
+        var response = Failure.injectedFault(status: 503)
+        response.explanation = reason
+        return response
+    }
+
+    /// Called when the tables go back to a seed or a document: their client text is charged no more.
+    func releaseStoredText() {
+        context.options.storedText?.release(Self.name)
+    }
+}
