@@ -60,7 +60,7 @@ public struct SeedFields {
 
 /// One object of a seed document being written, field by field, in the order the calls come.
 public struct SeedFieldWriter {
-    var json: JSONWriter
+    @usableFromInline var json: JSONWriter
 
     init(_ json: JSONWriter) {
         self.json = json

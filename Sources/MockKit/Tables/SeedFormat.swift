@@ -102,14 +102,15 @@ public struct SeedFormat<State: StoredState>: Sendable {
 
 /// Why a row is refused, at the row or at one of its fields.
 public struct SeedProblem {
-    let field: String?
-    let problem: String
+    @usableFromInline let field: String?
+    @usableFromInline let problem: String
 
     /// `$.threads[3]: user_id 44 is not a user`
     public static func row(_ problem: String) -> SeedProblem { SeedProblem(field: nil, problem: problem) }
     /// `$.tweets[2].username: c is not a user`
     public static func field(_ name: String, _ problem: String) -> SeedProblem { SeedProblem(field: name, problem: problem) }
 
+    @usableFromInline
     func error(in fields: SeedFields) -> SeedError {
         field.map { fields.fail($0, problem) } ?? fields.fail(problem)
     }
@@ -136,9 +137,19 @@ public struct SeedMember<State>: @unchecked Sendable {
     /// How many rows a table member holds; nil for one object.
     let rowCount: (State) -> Int?
 
+    @usableFromInline
+    init(name: String, isRequired: Bool, read: @escaping (inout State, inout SeedReader) throws(SeedError) -> Void,
+         write: @escaping (State, inout SeedFieldWriter) -> Void, setRecording: @escaping (inout State, Bool) -> Void,
+         takeChanges: @escaping (inout State) -> [RowPath], row: @escaping (State, RowKey?) -> [UInt8]?) {
+        (self.name, self.isRequired, self.read, self.write) = (name, isRequired, read, write)
+        (self.setRecording, self.takeChanges, self.row) = (setRecording, takeChanges, row)
+    }
+
     /// An array of rows kept in the table at `path`. `order` is the order rows are kept and
     /// written in (a seed in another order is sorted as it loads); `check` refuses a row the rest
     /// of the state contradicts (its user is not a user), before a duplicate key is looked for.
+    /// Inlinable, so that reading and writing rows is compiled for the API's own row type.
+    @inlinable
     public static func table<Row: TableRow>(_ name: String, _ path: WritableKeyPath<State, Table<Row>>, optional: Bool = false,
                                             order: ((Row, Row) -> Bool)? = nil, duplicates: DuplicateReport = .atRow,
                                             check: ((Row, State) -> SeedProblem?)? = nil) -> SeedMember {
@@ -206,6 +217,7 @@ extension SeedMember {
 
 extension Table.Conflict {
     /// The field and value a duplicate is named by.
+    @usableFromInline
     func described(_ row: Row) -> (field: String, value: String) {
         switch self {
         case .key: (Row.keyField, row.key.description)
@@ -215,6 +227,7 @@ extension Table.Conflict {
 }
 
 extension SeedFieldWriter {
+    @inlinable
     mutating func object(_ row: some SeedRow) {
         json.beginObject()
         row.write(to: &self)
@@ -223,6 +236,7 @@ extension SeedFieldWriter {
 }
 
 extension Sequence {
+    @inlinable
     func isSorted(by order: (Element, Element) -> Bool) -> Bool {
         var previous: Element?
         for element in self {
