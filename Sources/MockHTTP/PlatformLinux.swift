@@ -82,8 +82,10 @@ final class EpollPoller: Poller {
     }
 
     func wait(timeoutMilliseconds: Int32, _ body: (PollEvent) -> Void) {
-        let count = events.withUnsafeMutableBufferPointer {
-            epoll_wait(epfd, $0.baseAddress, Int32($0.count), timeoutMilliseconds)
+        // Unwrapped here: glibc 2.41 (Debian 13) declares the events pointer non-null, 2.36 does not.
+        let count = events.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let first = buffer.baseAddress else { return 0 }
+            return epoll_wait(epfd, first, Int32(buffer.count), timeoutMilliseconds)
         }
         guard count > 0 else { return }
         for index in 0..<Int(count) {

@@ -162,18 +162,27 @@ public struct SeedDirectory: Sendable {
             binDirectory.appendingPathComponent("Seed"),
             binDirectory.deletingLastPathComponent().appendingPathComponent("share/mock-backend/Seed"),
         ]
-        var directory = workingDirectory.standardizedFileURL
-        while true {
-            candidates.append(directory.appendingPathComponent("Seed"))
-            let parent = directory.deletingLastPathComponent()
-            if parent.path == directory.path { break }
-            directory = parent
-        }
+        candidates += foldersUp(from: workingDirectory).map { $0.appendingPathComponent("Seed") }
         let found = candidates.first { candidate in
             var isDirectory: ObjCBool = false
             return FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory)
                 && isDirectory.boolValue
         }
         return found.map(SeedDirectory.init(url:))
+    }
+
+    /// `start` and each folder above it, the last one `/`. The walk stops at `/`, or should a parent's
+    /// path be no shorter: on macOS 13 and 14 the parent of `/` is `/..`, then `/../..`, never `/`.
+    /// `parent` is a parameter so that a test can walk as that Foundation does.
+    static func foldersUp(from start: URL, parent: (URL) -> URL = { $0.deletingLastPathComponent() }) -> [URL] {
+        var folders: [URL] = []
+        var folder = start.standardizedFileURL
+        while true {
+            folders.append(folder)
+            guard folder.path != "/" else { return folders }
+            let up = parent(folder)
+            guard up.path.count < folder.path.count else { return folders }
+            folder = up
+        }
     }
 }

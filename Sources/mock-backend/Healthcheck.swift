@@ -35,10 +35,12 @@ enum Healthcheck {
     }
 
     private static func probe(url: String, adminToken: String?) -> Int32 {
-        guard let components = URLComponents(string: url), let host = components.host else {
+        guard let components = URLComponents(string: url), var host = components.host else {
             FileHandle.standardError.write(Data("mock-backend: --healthcheck: cannot read URL \(url)\n".utf8))
             return 1
         }
+        // `[::1]`: Linux's Foundation keeps an IPv6 address's brackets in `host`, Apple's drops them.
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let base = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
         return probe(host: host, port: components.port ?? 80,
                      path: base.hasSuffix("/_mock/health") ? base : base + "/_mock/health", adminToken: adminToken)

@@ -57,6 +57,16 @@ final class AddressAndHealthTests: XCTestCase {
         XCTAssertTrue(probeDown.standardOutput.hasPrefix("unhealthy: 127.0.0.1 port 1: connect failed"), probeDown.standardOutput)
     }
 
+    /// An IPv6 address in the URL is written in brackets; Linux's Foundation keeps them in the host.
+    func testHealthcheckOfAnIPv6URL() throws {
+        guard let server = try? TestServer(responder: MockApp(apis: []), configure: { $0.host = "::1" }) else {
+            throw XCTSkip("no ::1 on this machine")
+        }
+        let (status, probe) = try healthcheck(["http://[::1]:\(server.port)"])
+        XCTAssertEqual(status, 0, probe.standardOutput + probe.standardError)
+        XCTAssertTrue(probe.standardOutput.hasPrefix("healthy: {\"status\":\"ok\""), probe.standardOutput)
+    }
+
     func testAKilledServersFileSaysItIsGone() throws {
         let (server, _) = try startAsTheImage()
         kill(server.process.processIdentifier, SIGKILL)

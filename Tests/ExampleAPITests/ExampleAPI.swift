@@ -1,13 +1,13 @@
 import MockHTTP
 import MockKit
 
-/// The smallest API the kit carries (docs/adding-an-api.md): notes to list and add, seeded from `example.json`.
+/// The smallest API the kit carries (docs/adding-an-api.md): notes to list and add, seeded from
+/// `example.json` (`{"notes":[{"note_id":1,"text":"first note"}]}`).
 final class ExampleAPI: CourseAPI {
     typealias Failure = ExampleError
     static let name = "example"
     let state: SeededStore<Notes, Notes>
     let summary = APISummary(title: "Example notes", basePaths: ["/notes"])
-
     let context: SeedContext
 
     init(seed: Notes, context: SeedContext) {
@@ -15,12 +15,9 @@ final class ExampleAPI: CourseAPI {
         self.context = context
     }
 
-    static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> Notes { try Notes(document) }
-    func stateJSON(of notes: Notes) -> [UInt8] { OrderedJSON.encode(["notes": notes.list], escapeSlash: false) }
-
     var routes: RouteGroup {
         routeGroup([
-            Route(.get, "/notes") { _ in Self.json(self.state.read { notes, _ in notes.list }) },
+            Route(.get, "/notes") { _ in Self.json(self.state.read { notes, _ in notes.shapes }) },
             Route(.post, "/notes", endpoint { request throws(ExampleError) in
                 guard !request.body.isEmpty else { throw .emptyNote }
                 return Self.json(self.state.withLock { $0.add(String(decoding: request.body, as: UTF8.self)) }, status: 201)
@@ -34,20 +31,52 @@ final class ExampleAPI: CourseAPI {
     ]).build()
 }
 
-/// Small enough to go to the `--state` log whole after each change.
-struct Notes: TouchedState {
-    var list: [String], changes = StateChanges()
-    private static let keys = SeedKeys(["notes"])
-    init(_ seed: SeedJSON) throws(SeedError) {
-        list = []
-        try seed.read { root throws(SeedError) in
-            try root.members(Self.keys) { _, notes throws(SeedError) in
-                try notes.elements { note throws(SeedError) in list.append(try note.string()) }
-            }
+/// The state: one table, read from and written to `example.json` by its format; each change
+/// reaches the `--state` log by itself.
+struct Notes: StoredState, TokenCarrying {
+    /// No logins, so nothing for a reload to keep.
+    var liveTokenOwners: [(token: String, user: String)] { [] }
+    func keepLiveToken(_ token: String, of user: String, from old: Notes) -> Bool { false }
+
+    struct Note: TableRow {
+        var id: Int
+        var text: String
+
+        static let keyField = "note_id"
+        var key: Int { id }
+
+        init(id: Int, text: String) { (self.id, self.text) = (id, text) }
+
+        init(seed row: SeedFields) throws(SeedError) {
+            id = try row.int("note_id")
+            text = try row.string("text")
+        }
+
+        func write(to seed: inout SeedFieldWriter) {
+            seed.field("note_id", id)
+            seed.field("text", text)
         }
     }
-    mutating func add(_ note: String) -> [String] { list.append(note); changes.touchEverything(); return list }
-    func seedRow(at path: RowPath) -> [UInt8]? { nil }
+
+    var notes = Table<Note>()
+    static let format = SeedFormat<Notes>(.table("notes", \.notes, order: { $0.id < $1.id }))
+
+    /// What `GET /notes` answers.
+    var shapes: [NoteShape] { notes.rows.map { NoteShape(noteID: $0.id, text: $0.text) } }
+
+    mutating func add(_ text: String) -> [NoteShape] {
+        notes.insert(Note(id: (notes.last?.id ?? 0) + 1, text: text))
+        return shapes
+    }
+}
+
+struct NoteShape: Encodable {
+    var noteID: Int
+    var text: String
+
+    enum CodingKeys: String, CodingKey {
+        case noteID = "note_id", text
+    }
 }
 
 enum ExampleError: HTTPStatusError, MethodNotAllowedCase {

@@ -14,7 +14,7 @@ final class ExampleAPITests: XCTestCase {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("example-seed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        try Data(#"{"notes":["first note"]}"#.utf8).write(to: folder.appendingPathComponent("example.json"))
+        try Data(#"{"notes":[{"note_id":1,"text":"first note"}]}"#.utf8).write(to: folder.appendingPathComponent("example.json"))
         api = try ExampleAPI(seed: SeedDirectory(url: folder), options: APIOptions())
         server = try TestServer(responder: MockApp(apis: [api]))
     }
@@ -26,11 +26,11 @@ final class ExampleAPITests: XCTestCase {
     func testServesItsRoutesWithCORSAndItsOwnErrors() throws {
         let list = try server.request("GET", "/notes")
         XCTAssertEqual(list.status, 200)
-        XCTAssertEqual(list.text, #"["first note"]"#)
+        XCTAssertEqual(list.text, #"[{"note_id":1,"text":"first note"}]"#)
         XCTAssertEqual(list.headers["Access-Control-Allow-Origin"], "*")
         let added = try server.request("POST", "/notes", body: "milk")
         XCTAssertEqual(added.status, 201)
-        XCTAssertEqual(added.text, #"["first note","milk"]"#)
+        XCTAssertEqual(added.text, #"[{"note_id":1,"text":"first note"},{"note_id":2,"text":"milk"}]"#)
         let empty = try server.request("POST", "/notes")
         XCTAssertEqual("\(empty.status) \(empty.text)", #"400 {"error":"emptyNote"}"#)
         let wrongMethod = try server.request("PUT", "/notes", body: "x")
@@ -41,13 +41,15 @@ final class ExampleAPITests: XCTestCase {
     func testResetStateAndHealthGoThroughTheControlSurface() throws {
         XCTAssertEqual(try server.request("GET", "/_mock/health").text.hasSuffix(#""apis":["example"]}"#), true)
         _ = try server.request("POST", "/notes", body: "milk")
-        XCTAssertEqual(try server.request("GET", "/_mock/state/example").text, #"{"notes":["first note","milk"]}"#)
+        XCTAssertEqual(try server.request("GET", "/_mock/state/example").text,
+                       #"{"notes":[{"note_id":1,"text":"first note"},{"note_id":2,"text":"milk"}]}"#)
         XCTAssertEqual(try server.request("POST", "/_mock/reset/example").text, #"{"reset":["example"]}"#)
-        XCTAssertEqual(try server.request("GET", "/notes").text, #"["first note"]"#)
-        XCTAssertEqual(try server.request("PUT", "/_mock/state/example", body: #"{"notes":["loaded"]}"#).text, #"{"loaded":"example"}"#)
-        XCTAssertEqual(try server.request("GET", "/notes").text, #"["loaded"]"#)
-        XCTAssertEqual(try server.request("PUT", "/_mock/state/example", body: #"{"notes":[1]}"#).text,
-                       #"{"error":"invalid_state","path":"$.notes[0]","detail":"expected a string"}"#)
+        XCTAssertEqual(try server.request("GET", "/notes").text, #"[{"note_id":1,"text":"first note"}]"#)
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/example", body: #"{"notes":[{"note_id":7,"text":"loaded"}]}"#).text,
+                       #"{"loaded":"example"}"#)
+        XCTAssertEqual(try server.request("GET", "/notes").text, #"[{"note_id":7,"text":"loaded"}]"#)
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/example", body: #"{"notes":[{"note_id":1,"text":1}]}"#).text,
+                       #"{"error":"invalid_state","path":"$.notes[0].text","detail":"expected a string"}"#)
     }
 
     func testInjectedFaultsSpeakItsFormat() throws {
@@ -70,6 +72,6 @@ final class ExampleAPITests: XCTestCase {
         XCTAssertEqual(app.respond("POST", "/notes", body: "from afar", from: "192.0.2.10").status, 201)
         XCTAssertEqual(app.respond("POST", "/_mock/reset/example", from: "192.0.2.10").status, 403)
         XCTAssertEqual(String(decoding: app.respond("POST", "/_mock/reset/example").body, as: UTF8.self), #"{"reset":["example"]}"#)
-        XCTAssertEqual(String(decoding: app.respond("GET", "/notes").body, as: UTF8.self), #"["first note"]"#)
+        XCTAssertEqual(String(decoding: app.respond("GET", "/notes").body, as: UTF8.self), #"[{"note_id":1,"text":"first note"}]"#)
     }
 }

@@ -88,17 +88,33 @@ final class TLSDetectionTests: XCTestCase {
     /// A TLS 1.2-style ClientHello record as curl and URLSession open with: one cipher suite, no
     /// compression, and the server_name extension when a name is given.
     static func clientHello(serverName: String?) -> [UInt8] {
+        // Built with `+=` one part at a time: one long `+` chain is more than Swift 6.0 can type-check.
         func length16(_ count: Int) -> [UInt8] { [UInt8(count >> 8), UInt8(count & 0xFF)] }
         var extensions: [UInt8] = []
         if let serverName {
-            let name = Array(serverName.utf8)
-            let entry = [0] + length16(name.count) + name
-            let list = length16(entry.count) + entry
-            extensions = [0, 0] + length16(list.count) + list
+            let name: [UInt8] = Array(serverName.utf8)
+            var entry: [UInt8] = [0]  // host_name
+            entry += length16(name.count)
+            entry += name
+            extensions = [0, 0]  // server_name
+            extensions += length16(entry.count + 2)
+            extensions += length16(entry.count)
+            extensions += entry
         }
-        let hello: [UInt8] = [3, 3] + [UInt8](repeating: 7, count: 32) + [0] + length16(2) + [0x13, 0x01] + [1, 0]
-            + length16(extensions.count) + extensions
-        let handshake: [UInt8] = [1, 0] + length16(hello.count) + hello
-        return [0x16, 0x03, 0x01] + length16(handshake.count) + handshake
+        var hello: [UInt8] = [3, 3]  // TLS 1.2
+        hello += [UInt8](repeating: 7, count: 32)  // random
+        hello.append(0)  // no session id
+        hello += length16(2)
+        hello += [0x13, 0x01]  // TLS_AES_128_GCM_SHA256
+        hello += [1, 0]  // no compression
+        hello += length16(extensions.count)
+        hello += extensions
+        var handshake: [UInt8] = [1, 0]  // ClientHello, length's high byte
+        handshake += length16(hello.count)
+        handshake += hello
+        var record: [UInt8] = [0x16, 0x03, 0x01]  // handshake record, TLS 1.0
+        record += length16(handshake.count)
+        record += handshake
+        return record
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 /// The built `mock-backend` program run as a child process, its output collected as it comes.
 public final class ChildProcess: @unchecked Sendable {
     public let process = Process()
+    private let outputPipe = Pipe(), errorPipe = Pipe()
     private let lock = NSLock()
     private var stdoutText = ""
     private var stderrText = ""
@@ -16,23 +17,56 @@ public final class ChildProcess: @unchecked Sendable {
 
     private enum OutputReading { case reading, stopped, closed }
 
-    /// The `mock-backend` program `swift build` put in the build products folder, which also holds
-    /// the test bundle. On Linux the bundle is the running executable; on macOS the running
-    /// executable is Xcode's `xctest`, which loaded the bundle, so the folder comes from the bundle.
-    /// Last resort: the package's `.build/debug`. MOCK_BACKEND_EXECUTABLE overrides the search.
+    /// The package this file belongs to.
+    private static let packageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `mock-backend` program the build put beside the tests, the first of these that exists:
+    /// - macOS: the folder of the loaded test bundle (the running executable is Xcode's `xctest`);
+    /// - the folder of the running executable (on Linux the test bundle is the executable);
+    /// - the package's `.build/debug`.
+    /// `Bundle.allBundles` only on macOS: Swift 6.0's Linux Foundation crashes in it.
     public static let executable: URL = {
-        if let path = ProcessInfo.processInfo.environment["MOCK_BACKEND_EXECUTABLE"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
+        var folders: [URL] = []
+        #if canImport(Darwin)
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            folders.append(bundle.bundleURL.deletingLastPathComponent())
         }
-        let testBundles = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let folders = testBundles.map { $0.deletingLastPathComponent() }
-            + [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-               package.appendingPathComponent(".build/debug")]
+        #endif
+        if let running = CommandLine.arguments.first, !running.isEmpty {
+            folders.append(URL(fileURLWithPath: running).deletingLastPathComponent())
+        }
+        folders.append(packageFolder.appendingPathComponent(".build/debug"))
         let candidates = folders.map { $0.appendingPathComponent("mock-backend") }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
+
+    /// Why `executable` cannot be run as the program under test, or nil: it is missing, or older than
+    /// a source file (Xcode's test action builds the tests but not the `mock-backend` product).
+    static let executableProblem: String? = {
+        let program = executable.path
+        let build = "build it (`swift build`, or the mock-backend scheme in Xcode), then test again"
+        guard FileManager.default.isExecutableFile(atPath: program) else {
+            return "the mock-backend program is not built (looked for \(program)): \(build)"
+        }
+        let keys: [URLResourceKey] = [.contentModificationDateKey]
+        func modified(_ url: URL) -> Date {
+            (try? url.resourceValues(forKeys: Set(keys)).contentModificationDate) ?? .distantPast
+        }
+        let built = modified(executable)
+        let sources = FileManager.default.enumerator(at: packageFolder.appendingPathComponent("Sources"),
+                                                      includingPropertiesForKeys: keys)
+        while let source = sources?.nextObject() as? URL {
+            if source.pathExtension == "swift", modified(source) > built {
+                return "\(program) is older than \(source.path): \(build)"
+            }
+        }
+        return nil
+    }()
+
+    public struct ProgramNotBuilt: Error, CustomStringConvertible {
+        public var description: String
+    }
 
     /// Where the servers these tests start leave their health file (docs/admin.md#health-check).
     public static let healthFile = FileManager.default.temporaryDirectory
@@ -49,6 +83,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// `wrapper` runs the program through another one, e.g. `["/usr/bin/setpriv", "--reuid=10001", …]`.
     public init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
                 wrapper: [String] = []) throws {
+        if let problem = Self.executableProblem { throw ProgramNotBuilt(description: problem) }
         if let launcher = wrapper.first {
             process.executableURL = URL(fileURLWithPath: launcher)
             process.arguments = wrapper.dropFirst() + [Self.executable.path] + arguments
@@ -67,18 +102,19 @@ public final class ChildProcess: @unchecked Sendable {
         merged.merge(environment) { $1 }
         process.environment = merged
         if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
         process.terminationHandler = { [finished] _ in finished.signal() }
         try process.run()
         ChildProcessRegistry.shared.started(process)
         // One thread per pipe reads until the end of the stream. (FileHandle's readabilityHandler
         // sometimes never reports the end on Linux, which left waitForExit waiting its whole timeout.)
-        for (pipe, toError) in [(out, false), (err, true)] {
+        // The threads get the descriptor, a plain number: whether Pipe is Sendable differs by SDK.
+        for (fd, toError) in [(outputPipe.fileHandleForReading.fileDescriptor, false),
+                              (errorPipe.fileHandleForReading.fileDescriptor, true)] {
             Thread { [weak self] in
                 var buffer = [UInt8](repeating: 0, count: 65_536)
-                while self?.read(pipe.fileHandleForReading, toError: toError, into: &buffer) == true {}
+                while self?.read(fd, toError: toError, into: &buffer) == true {}
             }.start()
         }
     }
@@ -106,20 +142,20 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Reads what the pipe has (waiting at most 20 ms, so that a stop is seen); false once it
     /// ended, or, for standard output, once told to stop.
-    private func read(_ handle: FileHandle, toError: Bool, into buffer: inout [UInt8]) -> Bool {
+    private func read(_ fd: Int32, toError: Bool, into buffer: inout [UInt8]) -> Bool {
         if !toError {
             lock.lock()
             let next = outputReading
             lock.unlock()
             if next != .reading {
-                if next == .closed { try? handle.close() }
+                if next == .closed { try? outputPipe.fileHandleForReading.close() }
                 return ended(toError: toError)
             }
         }
-        var watched = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ready = poll(&watched, 1, 20)
         if ready == 0 || (ready < 0 && errno == EINTR) { return true }
-        let count = buffer.withUnsafeMutableBytes { Foundation.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+        let count = buffer.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
         if count < 0, errno == EINTR { return true }
         guard count > 0 else { return ended(toError: toError) }
         append(Data(buffer[..<count]), toError: toError)

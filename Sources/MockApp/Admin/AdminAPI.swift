@@ -14,6 +14,7 @@ import MockKit
 /// | POST              | /_mock/reset/{api}      | one API back to its seed                        |
 /// | GET, PUT          | /_mock/state/{api}      | export or replace an API's state (seed format)  |
 /// | GET, DELETE       | /_mock/requests         | the request journal, newest first / clear it    |
+/// | GET               | /_mock/requests.har     | the journal as HAR 1.2, oldest first            |
 /// | GET, PUT, DELETE  | /_mock/faults           | injected latency, errors, broken connections    |
 /// | GET               | /_mock/openapi/{file}   | an API's OpenAPI document (`{api}.json`)        |
 /// | GET, PUT, DELETE  | /_mock/stubs            | the stubs / add stubs / remove those added      |
@@ -47,6 +48,7 @@ final class AdminAPI: Sendable {
             Route([.get, .head], "/_mock/state/{api}", guarded(exportState)),
             Route(.put, "/_mock/state/{api}", guarded(loadState)),
             Route([.get, .head], "/_mock/requests", guarded(listRequests)),
+            Route([.get, .head], "/_mock/requests.har", guarded(exportHAR)),
             Route(.delete, "/_mock/requests", guarded(clearRequests)),
             Route([.get, .head], "/_mock/faults", guarded(showFaults)),
             Route(.put, "/_mock/faults", guarded(setFaults)),
@@ -76,13 +78,15 @@ final class AdminAPI: Sendable {
         } else {
             requests = .shown(journal.entries(limit: IndexPage.requestLimit).entries)
         }
-        let page = IndexPage(version: MockBackend.version, uptime: Date().timeIntervalSince(startedAt),
+        var page = IndexPage(version: MockBackend.version, uptime: Date().timeIntervalSince(startedAt),
                              authority: IndexPage.Authority(hostHeader: request.headers["Host"]),
                              sameNetworkAddresses: settings.addresses.sameNetwork,
                              publicURL: settings.addresses.publicURL, inContainer: settings.addresses.inContainer,
                              apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary, endpoints: $0.endpoints,
                                                             hasOpenAPIDocument: $0.openAPIDocument != nil) },
                              stubs: stubs.all, requests: requests, stateFile: settings.stateLog?.path)
+        let clock = settings.clock.reading()
+        page.standingClock = clock.standsStill ? clock.now : nil
         return .html(page.html)
     }
 
@@ -172,30 +176,55 @@ final class AdminAPI: Sendable {
     // MARK: Journal
 
     private func listRequests(_ request: Request) -> Response {
-        let query = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)
-        var limit = 100
-        if let text = FormDecoding.last("limit", in: query) {
-            guard let number = Int(text), number >= 0 else {
-                return Response.json(400, ["error": "invalid_limit", "detail": "limit must be a whole number, 0 or more"])
-            }
-            limit = number
+        let found: (entries: [Journal.Entry], matching: Int)
+        switch journalQuery(request) {
+        case .success(let result): found = result
+        case .failure(let refusal): return refusal.response
         }
-        guard let filter = Journal.Filter(query: query) else {
-            return Response.json(400, ["error": "invalid_status", "detail": "status must be a class such as 4xx or a status such as 404"])
-        }
-        var after = 0
-        if let text = FormDecoding.last("after", in: query) {
-            guard let id = Int(text), id >= 0 else {
-                return Response.json(400, ["error": "invalid_after", "detail": "after must be the id of an entry (0 or more)"])
-            }
-            after = id
-        }
-        let found = journal.entries(limit: limit, matching: filter, after: after)
         var response = Response.json(200, Journal.json(found.entries))
         // The array stays what it was; the count of every matching entry rides in a header.
         response.headers.add("X-Total-Count", String(found.matching))
         response.headers.add("X-Mock-Journal-Run", journal.run)
         return response
+    }
+
+    /// The same entries as an HTTP Archive, oldest first (docs/admin.md#the-journal-as-har).
+    private func exportHAR(_ request: Request) -> Response {
+        let found: (entries: [Journal.Entry], matching: Int)
+        switch journalQuery(request) {
+        case .success(let result): found = result
+        case .failure(let refusal): return refusal.response
+        }
+        var response = Response.json(200, HAR.document(found.entries, version: MockBackend.version))
+        response.headers.add("Content-Disposition", #"attachment; filename="mock-backend.har""#)
+        response.headers.add("X-Total-Count", String(found.matching))
+        return response
+    }
+
+    private struct JournalQueryRefusal: Error {
+        var response: Response
+    }
+
+    /// The entries `limit`, the filters and `after` in the query select, or the 400 for a bad one.
+    private func journalQuery(_ request: Request) -> Result<(entries: [Journal.Entry], matching: Int), JournalQueryRefusal> {
+        func refusal(_ error: String, _ detail: String) -> Result<(entries: [Journal.Entry], matching: Int), JournalQueryRefusal> {
+            .failure(JournalQueryRefusal(response: Response.json(400, ["error": error, "detail": detail])))
+        }
+        let query = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)
+        var limit = 100
+        if let text = FormDecoding.last("limit", in: query) {
+            guard let number = Int(text), number >= 0 else { return refusal("invalid_limit", "limit must be a whole number, 0 or more") }
+            limit = number
+        }
+        guard let filter = Journal.Filter(query: query) else {
+            return refusal("invalid_status", "status must be a class such as 4xx or a status such as 404")
+        }
+        var after = 0
+        if let text = FormDecoding.last("after", in: query) {
+            guard let id = Int(text), id >= 0 else { return refusal("invalid_after", "after must be the id of an entry (0 or more)") }
+            after = id
+        }
+        return .success(journal.entries(limit: limit, matching: filter, after: after))
     }
 
     /// A read of what came after an entry: the index page sends one every second while it is open.

@@ -7,7 +7,7 @@ extension Journal.Entry {
     init(tlsAttempt attempt: TLSAttempt, reason: String) {
         self.init(at: attempt.at, api: nil, method: "TLS", path: "", query: "", status: nil, durationMilliseconds: 0,
                   requestBytes: 0, responseBytes: 0, headers: HTTPHeaders(), headersCut: false, bodyPrefix: [],
-                  responseBodyPrefix: [], reason: reason)
+                  responseBodyPrefix: [], reason: reason, statusText: "", responseHeaders: HTTPHeaders(), responseBodyBytes: 0)
     }
 }
 
@@ -38,6 +38,11 @@ final class Journal: @unchecked Sendable {
         var bodyPrefix: [UInt8]
         var responseBodyPrefix: [UInt8]
         var reason: String?
+        /// For the HAR export: the answer's reason phrase, its headers as the app set them (capped as
+        /// the request's; `Date`, `Content-Length` and `Connection` are the transport's) and its body's size.
+        var statusText: String
+        var responseHeaders: HTTPHeaders
+        var responseBodyBytes: Int
     }
 
     static let bodyPrefixLimit = 4096
@@ -75,12 +80,14 @@ final class Journal: @unchecked Sendable {
                           responseBytes: exchange.responseBytes, headers: headers, headersCut: headersCut,
                           bodyPrefix: Array(request.body.prefix(Self.bodyPrefixLimit)),
                           responseBodyPrefix: request.method == "HEAD" ? [] : Array(exchange.response.body.prefix(Self.bodyPrefixLimit)),
-                          reason: exchange.response.explanation.map(RequestLog.capped)))
+                          reason: exchange.response.explanation.map(RequestLog.capped),
+                          statusText: exchange.response.reasonPhrase, responseHeaders: Self.capped(exchange.response.headers).0,
+                          responseBodyBytes: request.method == "HEAD" ? 0 : exchange.response.body.count))
     }
 
     /// Each value cut to `headerValueLimit` bytes, and fields kept while names and values fit in
     /// `headersLimit`: a client may send 64 KiB of headers, and the journal keeps 1000 entries.
-    private static func capped(_ headers: HTTPHeaders) -> (HTTPHeaders, cut: Bool) {
+    static func capped(_ headers: HTTPHeaders) -> (HTTPHeaders, cut: Bool) {
         var kept = HTTPHeaders(), size = 0, cut = false
         for field in headers {
             var value = field.value
@@ -137,12 +144,15 @@ final class Journal: @unchecked Sendable {
         var method: String?
         var pathPrefix: String?
         var statuses: ClosedRange<Int>?
+        /// Text the kept request body (its first 4 KiB) contains.
+        var body: [UInt8]?
 
         /// From the query; nil when `status` is neither a class like `4xx` nor a status like `404`.
         init?(query: [(name: String, value: String)]) {
             api = FormDecoding.last("api", in: query)
             method = FormDecoding.last("method", in: query)?.uppercased()
             pathPrefix = FormDecoding.last("path", in: query)
+            body = FormDecoding.last("body", in: query).map { Array($0.utf8) }
             if let status = FormDecoding.last("status", in: query)?.lowercased() {
                 let digits = status.utf8.allSatisfy { (48...57).contains($0) }
                 if status.count == 3, status.hasSuffix("xx"), let first = Int(status.prefix(1)), (1...5).contains(first) {
@@ -160,6 +170,7 @@ final class Journal: @unchecked Sendable {
         func keeps(_ entry: Entry) -> Bool {
             (api == nil || entry.api == api) && (method == nil || entry.method == method)
                 && (pathPrefix.map(entry.path.hasPrefix) ?? true) && (statuses.map { range in entry.status.map(range.contains) ?? false } ?? true)
+                && (body.map { $0.isEmpty || entry.bodyPrefix.firstRange(of: $0) != nil } ?? true)
         }
     }
 

@@ -28,6 +28,13 @@ extension StoredState {
         try Self.format.read(document, into: &self)
     }
 
+    /// Each table's rows, in the document's order; live tokens are told apart (`KeptTokens`).
+    public var tableCounts: TableCounts {
+        TableCounts(Self.format.members.filter { $0.name != "tokens" }.compactMap { member in
+            member.rowCount(self).map { TableCounts.Count(table: member.name, rows: $0) }
+        })
+    }
+
     /// The state as its seed document.
     public var seedDocument: [UInt8] {
         Self.format.document(of: self)
@@ -95,14 +102,15 @@ public struct SeedFormat<State: StoredState>: Sendable {
 
 /// Why a row is refused, at the row or at one of its fields.
 public struct SeedProblem {
-    let field: String?
-    let problem: String
+    @usableFromInline let field: String?
+    @usableFromInline let problem: String
 
     /// `$.threads[3]: user_id 44 is not a user`
     public static func row(_ problem: String) -> SeedProblem { SeedProblem(field: nil, problem: problem) }
     /// `$.tweets[2].username: c is not a user`
     public static func field(_ name: String, _ problem: String) -> SeedProblem { SeedProblem(field: name, problem: problem) }
 
+    @usableFromInline
     func error(in fields: SeedFields) -> SeedError {
         field.map { fields.fail($0, problem) } ?? fields.fail(problem)
     }
@@ -126,10 +134,22 @@ public struct SeedMember<State>: @unchecked Sendable {
     let takeChanges: (inout State) -> [RowPath]
     /// The row with a key, or the whole member, in seed format; nil when there is none.
     let row: (State, RowKey?) -> [UInt8]?
+    /// How many rows a table member holds; nil for one object.
+    let rowCount: (State) -> Int?
+
+    @usableFromInline
+    init(name: String, isRequired: Bool, read: @escaping (inout State, inout SeedReader) throws(SeedError) -> Void,
+         write: @escaping (State, inout SeedFieldWriter) -> Void, setRecording: @escaping (inout State, Bool) -> Void,
+         takeChanges: @escaping (inout State) -> [RowPath], row: @escaping (State, RowKey?) -> [UInt8]?) {
+        (self.name, self.isRequired, self.read, self.write) = (name, isRequired, read, write)
+        (self.setRecording, self.takeChanges, self.row) = (setRecording, takeChanges, row)
+    }
 
     /// An array of rows kept in the table at `path`. `order` is the order rows are kept and
     /// written in (a seed in another order is sorted as it loads); `check` refuses a row the rest
     /// of the state contradicts (its user is not a user), before a duplicate key is looked for.
+    /// Inlinable, so that reading and writing rows is compiled for the API's own row type.
+    @inlinable
     public static func table<Row: TableRow>(_ name: String, _ path: WritableKeyPath<State, Table<Row>>, optional: Bool = false,
                                             order: ((Row, Row) -> Bool)? = nil, duplicates: DuplicateReport = .atRow,
                                             check: ((Row, State) -> SeedProblem?)? = nil) -> SeedMember {
@@ -160,7 +180,7 @@ public struct SeedMember<State>: @unchecked Sendable {
             state[keyPath: path].takeChanges().map { RowPath.row(name, Row.keyField, $0.rowKey) }
         }, row: { state, key in
             key.flatMap(Row.Key.init(rowKey:)).flatMap { state[keyPath: path][$0] }?.seedJSON
-        })
+        }, rowCount: { state in state[keyPath: path].count })
     }
 
     /// One object kept in the `Recorded` value at `path`; when optional and absent, the value the
@@ -178,7 +198,7 @@ public struct SeedMember<State>: @unchecked Sendable {
             return [RowPath.member(name)]
         }, row: { state, _ in
             state[keyPath: path].value.seedJSON
-        })
+        }, rowCount: { _ in nil })
     }
 }
 
@@ -191,12 +211,13 @@ extension SeedMember {
             writer.json.beginArray()
             for row in rows(state) { writer.object(row) }
             writer.json.endArray()
-        }, setRecording: { _, _ in }, takeChanges: { _ in [] }, row: { _, _ in nil })
+        }, setRecording: { _, _ in }, takeChanges: { _ in [] }, row: { _, _ in nil }, rowCount: { rows($0).count })
     }
 }
 
 extension Table.Conflict {
     /// The field and value a duplicate is named by.
+    @usableFromInline
     func described(_ row: Row) -> (field: String, value: String) {
         switch self {
         case .key: (Row.keyField, row.key.description)
@@ -206,6 +227,7 @@ extension Table.Conflict {
 }
 
 extension SeedFieldWriter {
+    @inlinable
     mutating func object(_ row: some SeedRow) {
         json.beginObject()
         row.write(to: &self)
@@ -214,6 +236,7 @@ extension SeedFieldWriter {
 }
 
 extension Sequence {
+    @inlinable
     func isSorted(by order: (Element, Element) -> Bool) -> Bool {
         var previous: Element?
         for element in self {

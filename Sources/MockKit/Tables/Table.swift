@@ -28,80 +28,106 @@ public protocol TableRow: SeedRow {
     var key: Key { get }
 }
 
+/// A value an index files rows under: a text compared byte for byte, or a number.
+@usableFromInline
+enum IndexKey: Hashable {
+    case text(ExactText)
+    case number(Int)
+}
+
 /// A lookup a table keeps besides its key: rows by one field's value, either unique (a second row
 /// with the same value is refused) or grouped (all rows with that value, in table order). A row
 /// whose optional field is nil is not filed.
 public struct TableIndex<Row> {
     /// The field in the seed document, for the error a duplicate gets.
     public let field: String
-    let path: AnyKeyPath
-    let isUnique: Bool
+    @usableFromInline let path: AnyKeyPath
+    @usableFromInline let isUnique: Bool
     /// The key a row is filed under, nil for none.
-    private let value: (Row) -> AnyHashable?
-    /// The key a looked-up value is filed under.
-    private let lookupKey: (Any) -> AnyHashable?
+    @usableFromInline let value: (Row) -> IndexKey?
+    /// What a looked-up text is compared as (a unique index's fold).
+    @usableFromInline let fold: (String) -> String
     /// The field's value as written, for the error a duplicate gets.
-    fileprivate let text: (Row) -> String
-    private var slots: [AnyHashable: [Int]] = [:]
+    @usableFromInline let text: (Row) -> String
+    /// A unique index's slot for each value.
+    @usableFromInline var slotByValue: [IndexKey: Int] = [:]
+    /// A grouped index's slots for each value, in order.
+    @usableFromInline var slotsByValue: [IndexKey: [Int]] = [:]
 
     /// Rows by a text field compared byte for byte after `folding` (e.g. `{ $0.lowercased() }` where
     /// the real server compared emails in any letter case).
     public static func unique(_ path: KeyPath<Row, String>, field: String,
                               folding fold: @escaping @Sendable (String) -> String = { $0 }) -> TableIndex {
-        TableIndex(field: field, path: path, isUnique: true, value: { AnyHashable(ExactText(fold($0[keyPath: path]))) },
-                   lookupKey: { AnyHashable(ExactText(fold($0 as! String))) }, text: { $0[keyPath: path] })
+        TableIndex(field: field, path: path, isUnique: true, value: { .text(ExactText(fold($0[keyPath: path]))) },
+                   fold: fold, text: { $0[keyPath: path] })
     }
 
     /// Rows by an optional text field, byte for byte; rows without one are not filed (WSUV's
     /// session tokens: one per logged-in user).
     public static func unique(_ path: KeyPath<Row, String?>, field: String) -> TableIndex {
-        TableIndex(field: field, path: path, isUnique: true, value: { $0[keyPath: path].map { AnyHashable(ExactText($0)) } },
-                   lookupKey: { ($0 as! String?).map { AnyHashable(ExactText($0)) } }, text: { $0[keyPath: path] ?? "" })
+        TableIndex(field: field, path: path, isUnique: true, value: { $0[keyPath: path].map { .text(ExactText($0)) } },
+                   fold: { $0 }, text: { $0[keyPath: path] ?? "" })
     }
 
-    /// All rows whose field has one value, in the table's order (a thread's messages).
-    public static func grouped<Value: Hashable>(_ path: KeyPath<Row, Value>) -> TableIndex {
-        TableIndex(field: "", path: path, isUnique: false, value: { AnyHashable($0[keyPath: path]) },
-                   lookupKey: { AnyHashable($0 as! Value) }, text: { "\($0[keyPath: path])" })
+    /// All rows whose number field has one value, in the table's order (a thread's messages).
+    public static func grouped(_ path: KeyPath<Row, Int>) -> TableIndex {
+        TableIndex(field: "", path: path, isUnique: false, value: { .number($0[keyPath: path]) }, fold: { $0 },
+                   text: { "\($0[keyPath: path])" })
     }
 
-    /// The slots filed under a looked-up value, in order.
-    fileprivate func slots(for value: Any) -> [Int] {
-        lookupKey(value).flatMap { slots[$0] } ?? []
+    /// All rows whose text field has one value, byte for byte, in the table's order.
+    public static func grouped(_ path: KeyPath<Row, String>) -> TableIndex {
+        TableIndex(field: "", path: path, isUnique: false, value: { .text(ExactText($0[keyPath: path])) }, fold: { $0 },
+                   text: { $0[keyPath: path] })
     }
 
-    fileprivate func isTaken(by row: Row) -> Bool {
-        isUnique && value(row).map { slots[$0] != nil } ?? false
+    /// The slots filed under a value, in order.
+    @inlinable func slots(for key: IndexKey) -> [Int] {
+        isUnique ? slotByValue[key].map { [$0] } ?? [] : slotsByValue[key] ?? []
+    }
+
+    @inlinable func isTaken(by row: Row) -> Bool {
+        isUnique && value(row).map { slotByValue[$0] != nil } ?? false
     }
 
     /// Files a row's slot, after every slot filed before it.
-    fileprivate mutating func file(_ slot: Int, of row: Row) {
-        if let key = value(row) { slots[key, default: []].append(slot) }
+    @inlinable mutating func file(_ slot: Int, of row: Row) {
+        guard let key = value(row) else { return }
+        if isUnique { slotByValue[key] = slot } else { slotsByValue[key, default: []].append(slot) }
     }
 
-    fileprivate mutating func unfile(_ slot: Int, of row: Row) {
-        guard let key = value(row), var group = slots.removeValue(forKey: key) else { return }
-        group.removeAll { $0 == slot }
-        if !group.isEmpty { slots[key] = group }
+    @inlinable mutating func unfile(_ slot: Int, of row: Row) {
+        guard let key = value(row) else { return }
+        if isUnique {
+            slotByValue[key] = nil
+        } else if var group = slotsByValue.removeValue(forKey: key) {
+            group.removeAll { $0 == slot }
+            if !group.isEmpty { slotsByValue[key] = group }
+        }
     }
 
     /// Files a changed row's slot under its new value, in slot order; false when that value is
     /// unique and taken.
-    fileprivate mutating func refile(_ slot: Int, from old: Row, to new: Row) -> Bool {
+    @inlinable mutating func refile(_ slot: Int, from old: Row, to new: Row) -> Bool {
         let (before, after) = (value(old), value(new))
         guard before != after else { return true }
-        if isUnique, let after, slots[after] != nil { return false }
+        if isUnique, let after, slotByValue[after] != nil { return false }
         unfile(slot, of: old)
-        if let after {
-            var group = slots[after] ?? []
+        guard let after else { return true }
+        if isUnique {
+            slotByValue[after] = slot
+        } else {
+            var group = slotsByValue.removeValue(forKey: after) ?? []
             group.insert(slot, at: group.firstIndex { $0 > slot } ?? group.count)
-            slots[after] = group
+            slotsByValue[after] = group
         }
         return true
     }
 
-    fileprivate mutating func removeAll() {
-        slots = [:]
+    @inlinable mutating func removeAll(keepingCapacity: Int) {
+        slotByValue = [:]
+        slotsByValue = [:]
+        if isUnique { slotByValue.reserveCapacity(keepingCapacity) }
     }
 }
 
@@ -111,15 +137,16 @@ public struct TableIndex<Row> {
 /// changed after each request, so no API writes a change record by hand.
 public struct Table<Row: TableRow> {
     /// Rows in order; a removed row leaves nil until more than half are gone.
-    private var slots: [Row?] = []
-    private var slotByKey: [Row.Key: Int] = [:]
-    private var indexes: [TableIndex<Row>]
-    public private(set) var count = 0
+    @usableFromInline var slots: [Row?] = []
+    @usableFromInline var slotByKey: [Row.Key: Int] = [:]
+    @usableFromInline var indexes: [TableIndex<Row>]
+    @usableFromInline var rowCount = 0
+    @inlinable public var count: Int { rowCount }
     /// Keys inserted, updated or removed since `takeChanges`, first change first.
-    private var changed: [Row.Key] = []
-    private var changedKeys: Set<Row.Key> = []
+    @usableFromInline var changed: [Row.Key] = []
+    @usableFromInline var changedKeys: Set<Row.Key> = []
     /// Off while a seed document is read, which is no change.
-    var isRecording = true
+    @usableFromInline var isRecording = true
 
     public init(indexes: [TableIndex<Row>] = []) {
         self.indexes = indexes
@@ -134,35 +161,46 @@ public struct Table<Row: TableRow> {
 
     // MARK: Reading
 
-    public var isEmpty: Bool { count == 0 }
+    @inlinable public var isEmpty: Bool { count == 0 }
 
     /// Every row, in order.
-    public var rows: LazyMapSequence<LazyFilterSequence<[Row?]>, Row> {
+    @inlinable public var rows: LazyMapSequence<LazyFilterSequence<[Row?]>, Row> {
         slots.lazy.filter { $0 != nil }.map { $0! }
     }
 
     /// The last row in order.
-    public var last: Row? { slots.last { $0 != nil } ?? nil }
+    @inlinable public var last: Row? { slots.last { $0 != nil } ?? nil }
 
-    public subscript(key: Row.Key) -> Row? {
+    @inlinable public subscript(key: Row.Key) -> Row? {
         slotByKey[key].flatMap { slots[$0] }
     }
 
-    public func contains(_ key: Row.Key) -> Bool {
+    @inlinable public func contains(_ key: Row.Key) -> Bool {
         slotByKey[key] != nil
     }
 
     /// The row whose `field` (a unique index's) is `value`, folded as the index folds.
-    public func row<Value>(where field: KeyPath<Row, Value>, is value: Value) -> Row? {
-        indexes[index(of: field)].slots(for: value).first.flatMap { slots[$0] }
+    @inlinable public func row(where field: KeyPath<Row, String>, is value: String) -> Row? {
+        let index = indexes[index(of: field)]
+        return index.slots(for: .text(ExactText(index.fold(value)))).first.flatMap { slots[$0] }
+    }
+
+    /// The row whose optional `field` (a unique index's) is `value`.
+    @inlinable public func row(where field: KeyPath<Row, String?>, is value: String) -> Row? {
+        indexes[index(of: field)].slots(for: .text(ExactText(value))).first.flatMap { slots[$0] }
     }
 
     /// The rows whose `field` (a grouped index's) is `value`, in order.
-    public func rows<Value>(where field: KeyPath<Row, Value>, is value: Value) -> [Row] {
-        indexes[index(of: field)].slots(for: value).compactMap { slots[$0] }
+    @inlinable public func rows(where field: KeyPath<Row, Int>, is value: Int) -> [Row] {
+        indexes[index(of: field)].slots(for: .number(value)).compactMap { slots[$0] }
     }
 
-    private func index(of field: AnyKeyPath) -> Int {
+    /// The rows whose `field` (a grouped index's) is `value`, byte for byte, in order.
+    @inlinable public func rows(where field: KeyPath<Row, String>, is value: String) -> [Row] {
+        indexes[index(of: field)].slots(for: .text(ExactText(value))).compactMap { slots[$0] }
+    }
+
+    @inlinable func index(of field: AnyKeyPath) -> Int {
         guard let found = indexes.firstIndex(where: { $0.path == field }) else {
             preconditionFailure("the table has no index on \(field)")
         }
@@ -173,7 +211,7 @@ public struct Table<Row: TableRow> {
 
     /// Adds a row last; refused, and nothing changes, when its key or a unique value is taken.
     @discardableResult
-    public mutating func insert(_ row: Row) -> Conflict? {
+    @inlinable public mutating func insert(_ row: Row) -> Conflict? {
         guard slotByKey[row.key] == nil else { return .key }
         for index in indexes where index.isTaken(by: row) {
             return .index(field: index.field, value: index.text(row))
@@ -182,14 +220,14 @@ public struct Table<Row: TableRow> {
         slots.append(row)
         slotByKey[row.key] = slot
         for index in indexes.indices { indexes[index].file(slot, of: row) }
-        count += 1
+        rowCount += 1
         noteChange(row.key)
         return nil
     }
 
     /// Changes the row with this key in place; nil when there is none. The key must stay.
     @discardableResult
-    public mutating func update<Result>(_ key: Row.Key, _ change: (inout Row) -> Result) -> Result? {
+    @inlinable public mutating func update<Result>(_ key: Row.Key, _ change: (inout Row) -> Result) -> Result? {
         guard let slot = slotByKey[key], let old = slots[slot] else { return nil }
         var row = old
         let result = change(&row)
@@ -203,32 +241,32 @@ public struct Table<Row: TableRow> {
     }
 
     @discardableResult
-    public mutating func remove(_ key: Row.Key) -> Row? {
+    @inlinable public mutating func remove(_ key: Row.Key) -> Row? {
         guard let slot = slotByKey.removeValue(forKey: key), let row = slots[slot] else { return nil }
         slots[slot] = nil
         for index in indexes.indices { indexes[index].unfile(slot, of: row) }
-        count -= 1
+        rowCount -= 1
         noteChange(key)
         if slots.count > 32, count * 2 < slots.count { pack() }
         return row
     }
 
     /// Puts the rows in `order` (a seed read in another order, or rows appended out of it).
-    mutating func sort(by order: (Row, Row) -> Bool) {
+    @inlinable mutating func sort(by order: (Row, Row) -> Bool) {
         let sorted = rows.sorted(by: order)
         slots = sorted
         rebuildLookups()
     }
 
     /// Drops the slots of removed rows.
-    private mutating func pack() {
+    @inlinable mutating func pack() {
         slots = slots.filter { $0 != nil }
         rebuildLookups()
     }
 
-    private mutating func rebuildLookups() {
+    @inlinable mutating func rebuildLookups() {
         slotByKey = Dictionary(minimumCapacity: slots.count)
-        for index in indexes.indices { indexes[index].removeAll() }
+        for index in indexes.indices { indexes[index].removeAll(keepingCapacity: slots.count) }
         for (slot, row) in slots.enumerated() {
             guard let row else { continue }
             slotByKey[row.key] = slot
@@ -238,13 +276,13 @@ public struct Table<Row: TableRow> {
 
     // MARK: Changes for the state log
 
-    private mutating func noteChange(_ key: Row.Key) {
+    @inlinable mutating func noteChange(_ key: Row.Key) {
         guard isRecording, changedKeys.insert(key).inserted else { return }
         changed.append(key)
     }
 
     /// The keys changed since the last call, first change first, now forgotten.
-    public mutating func takeChanges() -> [Row.Key] {
+    @inlinable public mutating func takeChanges() -> [Row.Key] {
         guard !changed.isEmpty else { return [] }
         defer {
             changed = []

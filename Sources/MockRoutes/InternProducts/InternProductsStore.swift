@@ -168,6 +168,9 @@ extension InternProductsState {
             guard !text.hasPrefix("/"), !parts.contains("..") else {
                 throw node.fail("expected a path inside \(folder.path)")
             }
+            if let realName = differentlyCased(parts, in: folder) {
+                throw node.fail("\(text) differs in letter case from the file's real name \(realName)")
+            }
             let file = folder.appendingPathComponent(text)
             guard let data = FileManager.default.contents(atPath: file.path) else {
                 throw node.fail("cannot read \(file.path)")
@@ -182,6 +185,22 @@ extension InternProductsState {
         }
         if let problem = InternProductsPicture.problem(bytes) { throw node.fail(problem) }
         return Data(bytes).base64EncodedString()
+    }
+
+    /// The real path of a file that `parts` name in another letter case, or nil. A Mac's disk ignores
+    /// case and Linux's does not, so such a path is refused everywhere, the seed working alike on both.
+    private static func differentlyCased(_ parts: [Substring], in folder: URL) -> String? {
+        var real: [String] = []
+        var current = folder
+        for part in parts.map(String.init) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: current.path)) ?? []
+            // Missing in every case: reading the file says so.
+            guard let name = names.contains(part) ? part : names.first(where: { $0.lowercased() == part.lowercased() })
+            else { return nil }
+            real.append(name)
+            current.appendPathComponent(name)
+        }
+        return real.elementsEqual(parts.map(String.init)) ? nil : real.joined(separator: "/")
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
@@ -251,5 +270,19 @@ final class InternProductsCatalog: @unchecked Sendable {
         let body = OrderedJSON.encode(InternProductsAPI.ProductList(products: shapes), escapeSlash: true)
         encodedBody = body
         return body
+    }
+}
+
+// MARK: Reload
+
+extension InternProductsState: TokenCarrying {
+    public var liveTokenOwners: [(token: String, user: String)] {
+        users.rows.compactMap { user in user.loginToken.map { ($0, user.username) } }
+    }
+
+    /// A user's one lifelong token is the one the seed gives (or mints): a live token the
+    /// reloaded seed does not give ends.
+    public mutating func keepLiveToken(_ token: String, of user: String, from old: InternProductsState) -> Bool {
+        false
     }
 }

@@ -129,11 +129,6 @@ public struct WSUVState: StoredState {
         TweetShape(tweetID: tweet.id, username: tweet.username, timeStamp: tweet.timeStamp, tweet: tweet.text, isDeleted: tweet.isDeleted ? 1 : 0)
     }
 
-    /// `^[0-9a-f]{40}$`
-    static func isMintedToken(_ text: String) -> Bool {
-        text.utf8.count == 40 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
-
     /// `YYYY-MM-DD HH:MM:SS` of a moment in the given zone, truncated to the second (SQLite's
     /// localtime). A time before year 0000 or after 9999, where SQLite's own date functions stop,
     /// is taken as the nearer end of that range (docs/apis/wsuv-twitter.md#time-stamps).
@@ -167,10 +162,9 @@ extension WSUVState.User {
         username = try row.text("username")
         password = try row.text("password")
         sessionToken = try row.value("session_token") { value throws(SeedError) in
-            let token = try value.string()
-            guard token != WSUVState.loggedOut else { return nil }
-            guard WSUVState.isMintedToken(token) else { throw value.fail("expected \"0\" or 40 lowercase hex digits") }
-            return token
+            // Clients keep the token as a string: any text but the logged-out "0" is a live token.
+            let token = try value.text()
+            return token == WSUVState.loggedOut ? nil : token
         }
     }
 
@@ -209,5 +203,20 @@ extension WSUVState.Tweet {
         seed.field("time_stamp", timeStamp)
         seed.field("tweet", text)
         seed.field("isdeleted", isDeleted ? 1 : 0)
+    }
+}
+
+// MARK: Reload
+
+extension WSUVState: TokenCarrying {
+    public var liveTokenOwners: [(token: String, user: String)] {
+        users.rows.compactMap { user in user.sessionToken.map { ($0, user.username) } }
+    }
+
+    /// A user the reloaded seed logs out (`"0"`) keeps the live token; a token the seed gives wins.
+    public mutating func keepLiveToken(_ token: String, of user: String, from old: WSUVState) -> Bool {
+        guard let row = self.user(user), row.sessionToken == nil, users.row(where: \.sessionToken, is: token) == nil else { return false }
+        setSessionToken(token, of: user)
+        return true
     }
 }

@@ -577,6 +577,31 @@ final class InternProductsTests: XCTestCase {
         XCTAssertNoThrow(try api.loadState(try editedState { _ in }))
     }
 
+    /// A Mac's disk would find the picture, Linux's (a Docker image) would not: refused on both.
+    func testPicturePathsInAnotherLetterCaseAreRefusedWithTheRealName() throws {
+        let files = FileManager.default, shipped = TestServer.shippedSeed.url
+        let seed = files.temporaryDirectory.appendingPathComponent("mock-seed-\(UUID().uuidString)")
+        defer { try? files.removeItem(at: seed) }
+        try files.createDirectory(at: seed, withIntermediateDirectories: true)
+        for name in ["internproducts.json", "internproducts"] {
+            try files.copyItem(at: shipped.appendingPathComponent(name), to: seed.appendingPathComponent(name))
+        }
+        // Renamed by way of another name: on a disk that ignores case, the new name is the old one.
+        func rename(_ folder: URL, _ from: String, _ to: String) throws {
+            let between = folder.appendingPathComponent(UUID().uuidString)
+            try files.moveItem(at: folder.appendingPathComponent(from), to: between)
+            try files.moveItem(at: between, to: folder.appendingPathComponent(to))
+        }
+        let folder = seed.appendingPathComponent("internproducts")
+        try rename(folder, "images", "Images")
+        try rename(folder.appendingPathComponent("Images"), "coconut-yoghurt-cake.png", "Coconut-Yoghurt-Cake.png")
+
+        XCTAssertThrowsError(try APICatalog.load(["internproducts"], seed: SeedDirectory(url: seed), options: APIOptions())) { error in
+            XCTAssertTrue("\(error)".contains("$.products[0].image: images/coconut-yoghurt-cake.png differs in letter case"
+                                                + " from the file's real name Images/Coconut-Yoghurt-Cake.png"), "\(error)")
+        }
+    }
+
     /// Clients keep the token as a string, so any non-empty text loads and works (issue 31 reversed
     /// the refusal of tokens not spelled as minted; docs/apis/internproducts.md#what-the-seed-refuses).
     func testStateTokensAreAnyNonEmptyText() throws {
