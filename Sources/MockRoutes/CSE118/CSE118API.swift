@@ -191,6 +191,7 @@ public final class CSE118API: CourseAPI {
             let (owner, message) = try state.visibleMessage(input.id, to: caller)
             guard caller == message.member || caller == owner else { throw .posterOrOwnerOnly }
             state.removeMessage(message.id)
+            releaseStored([message.content])
             return Self.json(message.shape)
         }
     }

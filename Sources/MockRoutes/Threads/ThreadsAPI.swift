@@ -177,6 +177,7 @@ public final class ThreadsAPI: CourseAPI {
                   let message = state.messages[id] else { throw .messageNotFound }
             guard message.userID == userID else { throw .notYourMessage }
             state.removeMessage(id)
+            releaseStored([message.text])
             return Self.json(Deleted(message: "Message deleted"))
         }
     }
