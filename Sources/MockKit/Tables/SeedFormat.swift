@@ -140,9 +140,10 @@ public struct SeedMember<State>: @unchecked Sendable {
     @usableFromInline
     init(name: String, isRequired: Bool, read: @escaping (inout State, inout SeedReader) throws(SeedError) -> Void,
          write: @escaping (State, inout SeedFieldWriter) -> Void, setRecording: @escaping (inout State, Bool) -> Void,
-         takeChanges: @escaping (inout State) -> [RowPath], row: @escaping (State, RowKey?) -> [UInt8]?) {
+         takeChanges: @escaping (inout State) -> [RowPath], row: @escaping (State, RowKey?) -> [UInt8]?,
+         rowCount: @escaping (State) -> Int?) {
         (self.name, self.isRequired, self.read, self.write) = (name, isRequired, read, write)
-        (self.setRecording, self.takeChanges, self.row) = (setRecording, takeChanges, row)
+        (self.setRecording, self.takeChanges, self.row, self.rowCount) = (setRecording, takeChanges, row, rowCount)
     }
 
     /// An array of rows kept in the table at `path`. `order` is the order rows are kept and
