@@ -5,10 +5,12 @@
 # epoll_wait, MSG_NOSIGNAL, Glibc's enum-typed SOCK_STREAM...) in a Darwin branch fails here.
 #
 # Rules for anyone touching Darwin branches:
-# - They live in Sources/MockHTTP files that import no Foundation (on Linux Foundation re-exports
-#   Glibc, whose declarations would clash with the stand-in's): today Platform.swift,
-#   PlatformDarwin.swift and Poller.swift. Anything else those files need from
-#   MockHTTP is declared in scripts/darwin-standin/Stubs.swift.
+# - They live in files of Sources/MockSupport or Sources/MockHTTP that import no Foundation (on
+#   Linux Foundation re-exports Glibc, whose declarations would clash with the stand-in's): today
+#   MockSupport's FileSignature.swift and MappedFile.swift, MockHTTP's Platform.swift,
+#   PlatformDarwin.swift, Poller.swift and SocketReset.swift. Each target's are compiled as a module
+#   of that name; anything else MockHTTP's need from MockHTTP is declared in
+#   scripts/darwin-standin/Stubs.swift.
 # - A new C call or constant: declare it in scripts/darwin-standin/CDarwin/darwin.h exactly as the
 #   macOS header that declares it (xnu bsd/..., Libc include/...), never by copying Glibc's.
 set -euo pipefail
@@ -19,16 +21,21 @@ trap 'rm -rf "$work"' EXIT
 
 mapfile -t files < <(grep -rl --include='*.swift' 'canImport(Darwin)' Sources Tests | sort)
 for file in "${files[@]}"; do
-    if [[ $file != Sources/MockHTTP/* ]] || grep -q '^import Foundation' "$file"; then
-        echo "check-darwin: $file has a Darwin branch; keep those in Sources/MockHTTP files without Foundation" >&2
+    if [[ $file != Sources/MockSupport/* && $file != Sources/MockHTTP/* ]] || grep -q '^import Foundation' "$file"; then
+        echo "check-darwin: $file has a Darwin branch; keep those in Sources/MockSupport or Sources/MockHTTP files without Foundation" >&2
         exit 1
     fi
 done
 echo "check-darwin: type-checking ${files[*]} against the stand-in Darwin module"
 swiftc -emit-module -parse-as-library -module-name Darwin -I "$standin/CDarwin" \
     -emit-module-path "$work/Darwin.swiftmodule" "$standin/Darwin.swift"
-# A module rather than -typecheck, so that there is an index for scripts/check-availability.py,
+# Modules rather than -typecheck, so that there is an index for scripts/check-availability.py,
 # which sets DARWIN_INDEX_STORE to check these branches for declarations newer than macOS 13 too.
-swiftc -emit-module -module-name MockHTTP -I "$work" -I "$standin/CDarwin" -emit-module-path "$work/MockHTTP.swiftmodule" \
-    -index-store-path "${DARWIN_INDEX_STORE:-$work/index}" "${files[@]}" "$standin/Stubs.swift"
+# MockSupport first: MockHTTP may import it.
+for target in MockSupport MockHTTP; do
+    mapfile -t sources < <(printf '%s\n' "${files[@]}" | grep "^Sources/$target/")
+    [[ $target == MockHTTP ]] && sources+=("$standin/Stubs.swift")
+    swiftc -emit-module -module-name "$target" -I "$work" -I "$standin/CDarwin" -emit-module-path "$work/$target.swiftmodule" \
+        -index-store-path "${DARWIN_INDEX_STORE:-$work/index}" "${sources[@]}"
+done
 echo "check-darwin: every Darwin branch compiles"

@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// Settings of the whole app that come from the command line.
 public struct AppSettings: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 
 /// One console line per request: time, client, method, path, status, bytes, milliseconds, api,
 /// and for an error, in parentheses, why it happened.
@@ -24,12 +25,12 @@ public final class RequestLog: Sendable {
             let time = LocalTime.timeOfDay(request.receivedAt)
             let line = "\(time) \(request.peer.host) \(request.method) \(request.target) \(exchange.sentStatus.map(String.init) ?? "-") "
                 + "\(exchange.responseBytes)B \(milliseconds)ms \(response.routeGroup ?? "-")"
-            output(Self.printable(response.explanation.map { "\(line) (\(Self.capped($0)))" } ?? line))
+            output(Self.printable(exchange.explanation.map { "\(line) (\(Self.capped($0)))" } ?? line))
         case .json:
             let line = LogLine(at: ISO8601.format(request.receivedAt), client: request.peer.description,
                                method: request.method, path: request.target, status: exchange.sentStatus,
                                bytes: exchange.responseBytes, ms: milliseconds, api: response.routeGroup,
-                               reason: response.explanation.map(Self.capped))
+                               reason: exchange.explanation.map(Self.capped))
             output(String(decoding: OrderedJSON.encode(line, escapeSlash: false), as: UTF8.self))
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// `--watch` (docs/admin.md#live-reload---watch): polls the seed files of the served APIs and the
 /// stubs folder, and reloads what changed. Polling (not inotify or FSEvents) because it is portable

@@ -211,28 +211,28 @@ final class EventLoop: @unchecked Sendable {
     private func reportCutOff(_ connection: Connection) {
         guard connection.drainDeadline == nil else { return }  // answered; only lingering
         let now = monotonicNow()
-        var request: Request, response: Response, startedAt: Double
+        let request: Request, response: Response, startedAt: Double, note: String
         if let held = connection.heldAnswer {
             (request, response, startedAt) = (held.request, held.response, held.startedAt)
-            response.explanation = held.isSending
+            note = held.isSending
                 ? "cut off at shutdown: its answer was still being sent slowly by a slow_body fault"
                 : "cut off at shutdown: its answer was still held back by --latency or a delay fault"
         } else if connection.parser.hasBufferedBytes || connection.parser.isReadingBody {
             request = Request(line: connection.parser.pendingRequestLine, peer: connection.peer)
             response = Response(status: 0)
-            response.explanation = "cut off at shutdown: its \(connection.parser.isReadingBody ? "body" : "head") was still arriving"
+            note = "cut off at shutdown: its \(connection.parser.isReadingBody ? "body" : "head") was still arriving"
             startedAt = connection.requestStartedAt ?? now
         } else if connection.pendingOutput > 0 {
             request = Request(line: nil, peer: connection.peer)
             response = Response(status: 0)
-            response.explanation = "cut off at shutdown: \(connection.pendingOutput) bytes of an answer were still unsent; the client read slowly"
+            note = "cut off at shutdown: \(connection.pendingOutput) bytes of an answer were still unsent; the client read slowly"
             startedAt = now
         } else {
             return
         }
         cutOff += 1
         server.responder.didRespond(Exchange(request: request, response: response, durationMilliseconds: (now - startedAt) * 1000,
-                                             responseBytes: 0, cutOff: true))
+                                             responseBytes: 0, cutOff: true, note: note))
     }
 
     private func pollTimeout(now: Double) -> Int32 {
@@ -509,10 +509,10 @@ final class EventLoop: @unchecked Sendable {
     /// journal get the parser's reason.
     private func refuse(_ failure: ParseFailure, on connection: Connection) {
         let started = connection.requestStartedAt ?? monotonicNow()
-        var response = Response.text(failure.status, failure.message + "\n")
-        response.explanation = failure.reason
+        let response = Response.text(failure.status, failure.message + "\n")
         let bytes = write(response, isHead: false, keepAlive: false, versionMinor: 1, to: connection)
-        report(Request(line: failure.requestLine, peer: connection.peer), response, startedAt: started, responseBytes: bytes)
+        report(Request(line: failure.requestLine, peer: connection.peer), response, startedAt: started, responseBytes: bytes,
+               note: failure.reason)
     }
 
     /// Bodies from this size on are answered on a worker thread (`HTTPServer.workers`): decoding
@@ -603,13 +603,13 @@ final class EventLoop: @unchecked Sendable {
         let started = monotonicNow()
         let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
                               headers: head.headers, peer: connection.peer, receivedAt: Date())
-        var fallback = Response.text(failure.status, failure.message + "\n")
-        fallback.explanation = failure.reason
-        var response = server.responder.refusal(of: request, status: failure.status, reason: failure.message) ?? fallback
+        let refusal = server.responder.refusal(of: request, status: failure.status, reason: failure.message)
+        var response = refusal ?? Response.text(failure.status, failure.message + "\n")
         if failure.status == 503 && response.headers["Retry-After"] == nil {
             response.headers.set("Retry-After", Self.retryAfterSeconds)
         }
-        finish(request, response, head, keepAlive: false, startedAt: started, on: connection)
+        finish(request, response, head, keepAlive: false, startedAt: started, on: connection,
+               note: refusal == nil ? failure.reason : nil)
     }
 
     /// No answer is built while the budget, or the share of the client's address, is held by bodies
@@ -622,10 +622,11 @@ final class EventLoop: @unchecked Sendable {
         let reason = "Answers waiting for slow readers fill the memory budget."
         var response = server.responder.refusal(of: request, status: 503, reason: reason) ?? Response.text(503, reason + "\n")
         if response.headers["Retry-After"] == nil { response.headers.set("Retry-After", Self.retryAfterSeconds) }
-        response.explanation = "no answer built: answers and bodies held for clients of \(connection.peer.host) (or of everyone) "
+        let note = "no answer built: answers and bodies held for clients of \(connection.peer.host) (or of everyone) "
             + "fill their share of --memory-budget; their clients read too slowly or not at all"
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
-        finish(request, response, head, keepAlive: head.keepAlive && !connection.peerClosed, startedAt: started, on: connection)
+        finish(request, response, head, keepAlive: head.keepAlive && !connection.peerClosed, startedAt: started, on: connection,
+               note: note)
     }
 
     /// Bodies in memory are read at 1 KB/s at least, or dropped, so the budget frees up quickly
@@ -635,12 +636,12 @@ final class EventLoop: @unchecked Sendable {
     /// Writes the answer and tells the responder; a method rather than a closure so that
     /// answers without delay allocate no capture box.
     private func finish(_ request: Request, _ response: Response, _ head: RequestHead, keepAlive: Bool,
-                        startedAt started: Double, on connection: Connection) {
+                        startedAt started: Double, on connection: Connection, note: String? = nil) {
         let bytes: Int
         switch response.connectionFault {
         case .reset?:
             // Told first: whoever saw the reset may ask the journal at once.
-            report(request, response, startedAt: started, responseBytes: 0)
+            report(request, response, startedAt: started, responseBytes: 0, note: note)
             connection.closeWhenFlushed = true
             Sys.resetOnClose(connection.fd)
             close(connection)
@@ -657,14 +658,15 @@ final class EventLoop: @unchecked Sendable {
                 connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: true)
             }
         }
-        report(request, response, startedAt: started, responseBytes: bytes)
+        report(request, response, startedAt: started, responseBytes: bytes, note: note)
     }
 
-    private func report(_ request: Request, _ response: Response, startedAt started: Double, responseBytes: Int) {
+    private func report(_ request: Request, _ response: Response, startedAt started: Double, responseBytes: Int,
+                        note: String? = nil) {
         answered += 1
         let duration = (monotonicNow() - started) * 1000
         server.responder.didRespond(Exchange(request: request, response: response,
-                                             durationMilliseconds: duration, responseBytes: responseBytes))
+                                             durationMilliseconds: duration, responseBytes: responseBytes, note: note))
     }
 
     // MARK: Writing

@@ -128,14 +128,11 @@ public struct Response: Sendable {
     public var delay: Double = 0
     /// Set when the answer must wait for work off the loop; the loop keeps serving others.
     public var pending: PendingAnswer?
-    /// The name of the route group that answered, for the responder's own records (its request
-    /// log); nil when none did.
-    public var routeGroup: String?
     /// Break the answer on the wire instead of sending it whole (injected network faults).
     public var connectionFault: ConnectionFault?
-    /// Why an error happened, in one line for the person at the console and in the journal;
-    /// never sent to the client (the body is the course API's own).
-    public var explanation: String?
+    /// What the responder keeps about this answer for its own records, given back to it with the
+    /// answer in `didRespond`; the HTTP layer carries it untouched and sends none of it.
+    public var attachment: (any Sendable)?
 
     public init(status: Int = 200, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status

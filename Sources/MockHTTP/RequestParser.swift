@@ -1,3 +1,5 @@
+import MockSupport
+
 /// Limits the parser enforces; each violation has its own status (docs/reliability.md#memory-and-size-limits).
 public struct ParserLimits: Sendable {
     public var maxRequestLine = 8 * 1024

@@ -29,6 +29,9 @@ public struct Exchange: Sendable {
     public var responseBytes: Int
     /// The server stopped before the exchange was over (docs/admin.md#stopping); `response` says why.
     public var cutOff = false
+    /// Why the HTTP layer answered or ended this exchange itself (a request it could not read, a
+    /// body or answer refused for the memory budget, a cut-off), in one line for logs; never sent.
+    public var note: String?
 }
 
 extension Exchange {

@@ -1,4 +1,5 @@
 import Foundation
+import MockSupport
 
 /// A response as bytes on the wire: status line, headers, `Date`, `Content-Length`, `Connection`
 /// and the body. What changes the bytes of every answer (compression, ETag) belongs here.
@@ -87,7 +88,7 @@ final class HTTPDateCache {
     /// IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func format(_ unixSeconds: Int) -> String {
         let time = CivilTime(unixSeconds: unixSeconds)
-        return "\(days[time.weekday]), \(pad(time.day)) \(months[time.month - 1]) \(time.year) "
-            + "\(pad(time.hour)):\(pad(time.minute)):\(pad(time.second)) GMT"
+        return "\(days[time.weekday]), \(zeroPadded(time.day)) \(months[time.month - 1]) \(time.year) "
+            + "\(zeroPadded(time.hour)):\(zeroPadded(time.minute)):\(zeroPadded(time.second)) GMT"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MockSupport
 
 /// A client that opened a connection with a TLS handshake: it speaks https to this http port.
 public struct TLSAttempt: Sendable {

@@ -1,4 +1,5 @@
 import MockHTTP
+import MockSupport
 
 /// A course API built with the kit: a typed error, a JSON style, and state in a `SeededStore`.
 /// Reset, state export and load, injected faults and the 405 come from here; an API says only

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 
 /// Where an endpoint reads its fields from, as its course's server did.
 public enum FieldSource: Sendable {

@@ -1,4 +1,5 @@
 import MockHTTP
+import MockSupport
 
 extension Response {
     /// A flat JSON object of string members in the order given, `/` unescaped.

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 
 /// Settings from the command line that some APIs read.
 public struct APIOptions: Sendable {

@@ -1,4 +1,5 @@
 import MockHTTP
+import MockSupport
 
 /// Builds an OpenAPI 3.1 document from operations and JSON-Schema fragments, so each API's
 /// description reads like its route table instead of a page of nested JSON.

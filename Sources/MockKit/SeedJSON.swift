@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 
 /// The JSON text of a seed or state document. An API builds its rows straight from these bytes
 /// with `read` (no `JSONValue` tree first, each string made once from its bytes, numbers read in

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 
 /// What is wrong with a seed or state document, and where: `$.users[0].email: expected a string`.
 public struct SeedError: Error, CustomStringConvertible, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 
 /// The one clock every API, the `Date` header and `/_mock/clock` read (docs/admin.md#the-clock):
 /// the wall clock, or an instant that stands still until it is moved (`--clock`, `POST /_mock/clock`).

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 
 /// `file:line:column` for a problem in a JSON file a person edits (seeds, stubs), so an editor can
 /// jump to it. Lines and columns count from 1; a column counts characters, not bytes.

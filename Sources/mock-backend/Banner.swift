@@ -2,6 +2,7 @@ import Foundation
 import MockHTTP
 import MockApp
 import MockKit
+import MockSupport
 
 /// The start-up banner: version, addresses, each API's base URL and its seeded accounts.
 enum Banner {

@@ -2,6 +2,7 @@ import Foundation
 import MockApp
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// How the server stops (README.md#command-line): the first SIGINT or SIGTERM lets requests in
 /// flight finish for at most `grace` seconds, a second one cuts them off at once (exit 128 + the

@@ -2,6 +2,7 @@ import Foundation
 import MockHTTP
 import MockApp
 import MockKit
+import MockSupport
 
 // Flags first: a bad one prints what is wrong in one line (with the flag meant, for a misspelt one)
 // and where the usage is, and exits 2; the whole usage would push the line off the screen.

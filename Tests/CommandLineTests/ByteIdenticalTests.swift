@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 import TestSupport
 import XCTest
 

@@ -2,6 +2,7 @@ import Foundation
 import MockHTTP
 import MockApp
 import MockKit
+import MockSupport
 import XCTest
 
 /// A real server on an ephemeral loopback port, in the test process; stopped when released.

@@ -2,6 +2,8 @@
 // must give the same value). The checker that builds nothing (`JSONParser.validate`, which seeds
 // and state files go through) must accept exactly what the parser accepts, at every nesting limit.
 
+import MockSupport
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = UnsafeBufferPointer(start: data, count: size)

@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// The control surface of docs/admin.md: `/` and `/_mock/…`, for the people who run the mock.
 /// Only loopback callers may use `/_mock/…`, or, with `--admin-token`, callers that present the token;

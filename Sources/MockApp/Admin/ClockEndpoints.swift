@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// `/_mock/clock`: read the server's clock, move it, or let it run with the wall clock again
 /// (docs/admin.md#the-clock-and-random-values). Served under the admin access rule.

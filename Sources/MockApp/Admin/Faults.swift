@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// Injected faults (`/_mock/faults`) and `--latency`: slow answers, errors and broken connections on
 /// demand, so a class can see how their app copes with a bad network or a failing server.

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 
 /// The journal as an HTTP Archive (HAR 1.2), for `GET /_mock/requests.har`: what browsers' developer
 /// tools, Charles, Proxyman and Postman import (docs/admin.md#the-journal-as-har). Oldest entry

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 
 /// The index page's "Last requests": rendered with the page, then kept live by a small inline
 /// script that asks `/_mock/requests?after=ID` every second (docs/admin.md#the-live-journal).

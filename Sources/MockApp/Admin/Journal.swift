@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 extension Journal.Entry {
     /// A TLS handshake on the http port: no request was read and nothing answered, so method `TLS`, no status.
@@ -80,7 +81,7 @@ final class Journal: @unchecked Sendable {
                           responseBytes: exchange.responseBytes, headers: headers, headersCut: headersCut,
                           bodyPrefix: Array(request.body.prefix(Self.bodyPrefixLimit)),
                           responseBodyPrefix: request.method == "HEAD" ? [] : Array(exchange.response.body.prefix(Self.bodyPrefixLimit)),
-                          reason: exchange.response.explanation.map(RequestLog.capped),
+                          reason: exchange.explanation.map(RequestLog.capped),
                           statusText: exchange.response.reasonPhrase, responseHeaders: Self.capped(exchange.response.headers).0,
                           responseBodyBytes: request.method == "HEAD" ? 0 : exchange.response.body.count))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// One stub (docs/admin.md#stubs): a request to match and the answer to give, written by a TA in
 /// a JSON file under `Seed/stubs/` or sent to `PUT /_mock/stubs`.

@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// Reads stubs from their JSON form (docs/admin.md#stubs): one stub object, or an array of them.
 struct StubReader {

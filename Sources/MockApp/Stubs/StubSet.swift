@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// A stub that matched a request, with the path parameters and decoded query it answers from.
 struct StubMatch {

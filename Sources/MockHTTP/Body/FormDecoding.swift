@@ -1,3 +1,5 @@
+import MockSupport
+
 /// What to do with a `%` that is not followed by two hex digits, or with bytes
 /// that do not decode as UTF-8.
 public enum MalformedEscape: Sendable {

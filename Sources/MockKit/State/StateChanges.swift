@@ -1,4 +1,5 @@
 import MockHTTP
+import MockSupport
 
 /// Where a row sits in an API's seed document: the array member holding it, the field that
 /// identifies it there, and its value; nested rows (a cse118 message inside its channel inside

@@ -1,4 +1,5 @@
 import MockHTTP
+import MockSupport
 
 /// The `--state` file: a snapshot, then the change log.
 ///

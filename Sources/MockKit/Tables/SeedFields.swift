@@ -1,4 +1,5 @@
 import MockHTTP
+import MockSupport
 
 /// One object of a seed document (a row), read field by field by name: `try row.int("user_id")`.
 /// Every problem names its place: `$.users[3].email: expected a string`, or `$.users[3].email:
@@ -66,28 +67,10 @@ public struct SeedFieldWriter {
         self.json = json
     }
 
-    public mutating func field(_ name: String, _ value: Int) {
-        json.key(name)
-        json.int(value)
-    }
-
-    public mutating func field(_ name: String, _ value: String) {
-        json.key(name)
-        json.string(value)
-    }
-
-    public mutating func field(_ name: String, _ value: Bool) {
-        json.key(name)
-        json.bool(value)
-    }
-
-    public mutating func field(_ name: String, _ values: [String]) {
-        json.key(name)
-        json.beginArray()
-        for value in values { json.string(value) }
-        json.endArray()
-    }
-
+    public mutating func field(_ name: String, _ value: Int) { json.member(name, value) }
+    public mutating func field(_ name: String, _ value: String) { json.member(name, value) }
+    public mutating func field(_ name: String, _ value: Bool) { json.member(name, value) }
+    public mutating func field(_ name: String, _ values: [String]) { json.member(name, values) }
 }
 
 /// A value written in a seed document as one object: a table's row, or a member such as

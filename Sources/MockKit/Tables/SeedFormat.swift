@@ -1,4 +1,5 @@
 import MockHTTP
+import MockSupport
 
 /// A state kept in `Table`s (and `Recorded` values), read from and written to its seed document by
 /// one `SeedFormat`: the seed file, `PUT /_mock/state/{api}`, `GET /_mock/state/{api}`, the

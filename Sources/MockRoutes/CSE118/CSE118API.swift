@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// UC Santa Cruz CSE 118 "cse118.com" Slack-like API (docs/apis/cse118.md), served identically
 /// under `/api/v2` and `/api/v1`, trailing slash tolerated.

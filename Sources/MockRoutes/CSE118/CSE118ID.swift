@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// A UUID, the id of every member, workspace, channel and message, kept as its 16 bytes: rows
 /// hold no string for their ids, and the id index hashes and compares 16 bytes, not 36 characters.

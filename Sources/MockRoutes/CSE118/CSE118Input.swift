@@ -1,5 +1,6 @@
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// What a request gives an endpoint besides its token: the `{id}` path segment, the `mid` query
 /// parameter and the JSON body fields, checked as express-openapi-validator would (docs/apis/cse118.md#errors):

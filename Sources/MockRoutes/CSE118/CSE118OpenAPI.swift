@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// This API's OpenAPI 3.1 document (served at `/_mock/openapi/cse118.json`) and the HTML page
 /// of `/api/v2/api-docs/`, which is built from the document so the two never disagree.

@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 // MARK: Seed format, written
 

@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// The InternProducts data: users with their one lifelong token, and the read-only product list
 /// with its `/products` answer encoded on first use (docs/apis/internproducts.md#seed-reset-and-state).

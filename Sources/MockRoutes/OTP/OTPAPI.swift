@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// UC Davis ECS 189E one-time-code login and wallet user (docs/apis/otp.md).
 ///

@@ -1,5 +1,6 @@
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// A request body as docs/apis/otp.md#rules-shared-by-the-three-endpoints reads it: JSON whatever `Content-Type` says (the course's client
 /// sends none, so URLSession labels it a form); empty or only whitespace is `{}`.

@@ -1,5 +1,6 @@
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// The JSON shapes of the OTP API. docs/apis/otp.md#rules-shared-by-the-three-endpoints: keys sorted by code point in every object of the
 /// three endpoints, so the properties are declared in that order.

@@ -1,5 +1,6 @@
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// One wallet account, three strings kept exactly as the client sent them (docs/apis/otp.md#endpoints).
 struct OTPAccount: Encodable, Equatable {

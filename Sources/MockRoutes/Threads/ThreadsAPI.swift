@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// UNC Charlotte ITIS/CS 4180 message threads (docs/apis/threads.md).
 ///

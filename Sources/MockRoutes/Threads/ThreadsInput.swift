@@ -1,5 +1,6 @@
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// The fields of a request body, read as docs/apis/threads.md#how-requests-are-read says: multipart, JSON or form, chosen by
 /// `Content-Type` and, without a JSON type, by a leading `{`. Values are never read from the query.

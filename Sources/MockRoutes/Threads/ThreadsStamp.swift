@@ -1,5 +1,6 @@
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// A `created_at` time stamp, `YYYY-MM-DD HH:MM:SS` in UTC, kept as its seconds since 1970, so
 /// messages sort by time. Only stamps that name a real second are accepted (the MySQL column held

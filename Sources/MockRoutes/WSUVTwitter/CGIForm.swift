@@ -1,4 +1,5 @@
 import MockHTTP
+import MockSupport
 
 /// Query strings and form bodies as CGI.pm 4.55 split and unescaped them (`parse_params` and
 /// `CGI::Util::unescape`), which differs from the forms of the other APIs: `;` separates pairs like

@@ -1,4 +1,5 @@
 import MockHTTP
+import MockSupport
 
 /// A `multipart/form-data` POST body as CGI.pm 4.55's `read_multipart` read it. It differs from the
 /// multipart reading of the other APIs: without `boundary=` the body's first line is the delimiter,

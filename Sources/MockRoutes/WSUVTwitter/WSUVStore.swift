@@ -1,6 +1,7 @@
 import Foundation
 import MockHTTP
 import MockKit
+import MockSupport
 
 /// WSUV Twitter's data (docs/apis/wsuv-twitter.md#endpoints): users with their stored token, and
 /// every tweet ever posted, as the seed document has them (docs/apis/wsuv-twitter.md#accounts).

@@ -2,6 +2,7 @@ import Foundation
 import MockApp
 import MockHTTP
 import MockKit
+import MockSupport
 import TestSupport
 import XCTest
 

@@ -2,6 +2,7 @@ import Foundation
 import MockHTTP
 import MockApp
 import MockKit
+import MockSupport
 import TestSupport
 import XCTest
 

@@ -1,5 +1,5 @@
 import Foundation
-@testable import MockHTTP
+@testable import MockSupport
 import XCTest
 
 final class ConsoleTests: XCTestCase {

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import MockHTTP
+@testable import MockSupport
 
 private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 

@@ -1,4 +1,4 @@
-import MockHTTP
+import MockSupport
 import XCTest
 
 /// The linear byte search against the plain one, on patterns that overlap themselves the most:

@@ -41,7 +41,7 @@ public struct CivilTime: Sendable, Equatable {
 
     /// `2019-11-20 15:30:00`
     public var sqlText: String {
-        "\(pad(year, 4))-\(pad(month))-\(pad(day)) \(pad(hour)):\(pad(minute)):\(pad(second))"
+        "\(zeroPadded(year, 4))-\(zeroPadded(month))-\(zeroPadded(day)) \(zeroPadded(hour)):\(zeroPadded(minute)):\(zeroPadded(second))"
     }
 
     /// Parses `YYYY-MM-DD HH:MM:SS` exactly; nil for anything else or an impossible date.
@@ -75,8 +75,8 @@ public enum ISO8601 {
     public static func format(milliseconds: Int) -> String {
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         let time = CivilTime(unixSeconds: seconds)
-        return "\(pad(time.year, 4))-\(pad(time.month))-\(pad(time.day))T\(pad(time.hour)):\(pad(time.minute))"
-            + ":\(pad(time.second)).\(pad(milliseconds - seconds * 1000, 3))Z"
+        return "\(zeroPadded(time.year, 4))-\(zeroPadded(time.month))-\(zeroPadded(time.day))T\(zeroPadded(time.hour)):\(zeroPadded(time.minute))"
+            + ":\(zeroPadded(time.second)).\(zeroPadded(milliseconds - seconds * 1000, 3))Z"
     }
 }
 
@@ -88,11 +88,12 @@ public enum LocalTime {
         var parts = tm()
         localtime_r(&seconds, &parts)
         let millis = Int(date.timeIntervalSince1970 * 1000) % 1000
-        return "\(pad(Int(parts.tm_hour))):\(pad(Int(parts.tm_min))):\(pad(Int(parts.tm_sec))).\(pad(millis, 3))"
+        return "\(zeroPadded(Int(parts.tm_hour))):\(zeroPadded(Int(parts.tm_min))):\(zeroPadded(Int(parts.tm_sec))).\(zeroPadded(millis, 3))"
     }
 }
 
-func pad(_ value: Int, _ width: Int = 2) -> String {
+/// `value` in decimal with leading zeros up to `width` digits (`07`), for time stamps.
+public func zeroPadded(_ value: Int, _ width: Int = 2) -> String {
     let text = String(value)
     return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
 }

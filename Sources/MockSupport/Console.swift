@@ -160,22 +160,9 @@ public struct ConsoleEvent {
         if let value { writer.string(value) } else { writer.null() }
     }
 
-    public mutating func int(_ key: String, _ value: Int) {
-        writer.key(key)
-        writer.int(value)
-    }
-
-    public mutating func bool(_ key: String, _ value: Bool) {
-        writer.key(key)
-        writer.bool(value)
-    }
-
-    public mutating func strings(_ key: String, _ values: [String]) {
-        writer.key(key)
-        writer.beginArray()
-        for value in values { writer.string(value) }
-        writer.endArray()
-    }
+    public mutating func int(_ key: String, _ value: Int) { writer.member(key, value) }
+    public mutating func bool(_ key: String, _ value: Bool) { writer.member(key, value) }
+    public mutating func strings(_ key: String, _ values: [String]) { writer.member(key, values) }
 
     /// A JSON value written by the caller (an array of objects).
     public mutating func raw(_ key: String, _ json: [UInt8]) {

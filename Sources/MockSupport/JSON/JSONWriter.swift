@@ -96,6 +96,30 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// One object member, `"name":value`, for writers that fill an object field by field.
+    public mutating func member(_ name: String, _ value: Int) {
+        key(name)
+        int(value)
+    }
+
+    public mutating func member(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    public mutating func member(_ name: String, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+
+    /// One object member whose value is an array of strings.
+    public mutating func member(_ name: String, _ values: [String]) {
+        key(name)
+        beginArray()
+        for value in values { string(value) }
+        endArray()
+    }
+
     /// One already-encoded JSON value, copied unchanged.
     public mutating func raw(_ json: some Sequence<UInt8>) {
         separate()
