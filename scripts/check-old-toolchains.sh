@@ -62,6 +62,7 @@ make_root() { # suite root
     local suite=$1 root=$2 started=$SECONDS
     # The marker holds the package list, so a root made with another list is brought up to date.
     if [ "$(cat "$root/.mock-backend-root-complete" 2>/dev/null)" = "${packages[*]}" ]; then
+        mount_system "$root"
         say "$suite: reusing $root ($(chroot "$root" swift --version 2>/dev/null | head -n 1))"
         return
     fi

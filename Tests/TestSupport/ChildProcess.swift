@@ -28,7 +28,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// `Bundle.allBundles` only on macOS: Swift 6.0's Linux Foundation crashes in it.
     public static let executable: URL = {
         var folders: [URL] = []
-        #if canImport(Darwin)
+        #if os(macOS)
         for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
             folders.append(bundle.bundleURL.deletingLastPathComponent())
         }
