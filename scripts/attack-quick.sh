@@ -13,3 +13,6 @@ scripts/attack-slow-post.py "$binary" --seconds 5
 scripts/attack-connection-flood.py "$binary" --seconds 5
 scripts/attack-big-bodies.py "$binary" --connections 40 -- --memory-budget 33554432
 scripts/attack-pipelining.py "$binary" --connections 100 --requests 1000
+scripts/attack-pipelining.py "$binary" --connections 100 --requests 1000 -- --poller poll
+scripts/attack-slow-readers.py "$binary" --connections 20 --items 4 -- --memory-budget 33554432
+scripts/attack-costly-bodies.py "$binary" --seconds 5 --mib 4

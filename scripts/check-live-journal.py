@@ -3,7 +3,8 @@
 
 A server started with an admin token; the page loaded; a wrong token typed (the page must say it
 was refused), then the right one; requests made by a client after that must appear in the page
-without a reload, with their reasons; the status filter must narrow the rows; after a restart of
+without a reload, with their reasons; rows are coloured by outcome (an error answered with 200 is
+an error) and open to their request and response on a click; the status filter must narrow the rows; after a restart of
 the server (ids from 1 again) the new run's requests must appear; the page's own polls must leave
 no console line. Every read waits for what it expects (polling), up to a deadline.
 
@@ -143,7 +144,13 @@ def fetch(base, path, method="GET", body=None, token=None):
         return error.code, error.read().decode()
 
 
-ROWS = "Array.from(document.querySelectorAll('#journal-rows tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))"
+ROWS = "Array.from(document.querySelectorAll('#journal-rows tbody tr.entry')).map(r => Array.from(r.cells).map(c => c.textContent))"
+
+
+def row_of(path):
+    """The journal row (not its detail row) of the newest request to `path`."""
+    return ("Array.from(document.querySelectorAll('#journal-rows tbody tr.entry'))"
+            f".find(r => r.cells[2].textContent.startsWith({json.dumps(path)}))")
 
 
 def has_row(method, path, status, api, reason):
@@ -212,16 +219,38 @@ def main():
             wait_for(page, has_row(entry["method"], entry["path"], str(entry["status"]), entry["api"] or "—", entry["reason"]),
                      f"{entry['method']} {entry['path']} {entry['status']} appears without a reload, with its reason")
         check(page.evaluate("window.sameDocument") == "never reloaded", "the page was not reloaded")
+
+        # Outcome colours: InternProducts answers a wrong password 200 {"status":"FAILED",…}.
+        status, failed_body = fetch(base, "/login?username=admin&password=wrong")
+        check(status == 200 and '"FAILED"' in failed_body, "InternProducts answers a wrong password with 200 FAILED", failed_body)
+        wait_for(page, f"(({row_of('/login?username=admin')}) || {{}}).className === 'entry error'",
+                 "an error answered with 200 is coloured as an error")
+        wait_for(page, f"{row_of('/api/login')}.className === 'entry ok'", "a success is coloured as one")
+        stripe = page.evaluate(f"getComputedStyle({row_of('/login?username=admin')}.cells[0]).boxShadow")
+        check(stripe != page.evaluate(f"getComputedStyle({row_of('/api/login')}.cells[0]).boxShadow"),
+              "the two stripes differ", stripe)
+        # A click opens the row to its request and response; the next poll keeps it open.
+        page.evaluate(f"{row_of('/login?username=admin')}.click()")
+        detail = f"{row_of('/login?username=admin')}.nextElementSibling"
+        wait_for(page, f"!{detail}.hidden && {detail}.textContent.includes('GET /login?username=admin&password=wrong')"
+                 f" && {detail}.textContent.includes('\"status\": \"FAILED\"')",
+                 "a click shows the request and the response body")
+        fetch(base, "/api/threads")
+        wait_for(page, f"{ROWS}.length === 5 && !{detail}.hidden", "an opened row stays open when new rows come")
+        page.evaluate("window.scrollTo(0, document.getElementById('requests').offsetTop - 140)")
+        page.screenshot(os.path.join(arguments.out, "live-journal-opened.png"))
+        page.evaluate(f"{row_of('/login?username=admin')}.click()")
+        wait_for(page, f"{detail}.hidden", "a second click closes it")
         check(page.evaluate("sessionStorage.getItem('mock-backend admin token')") == TOKEN,
               "the token is kept in sessionStorage")
         check(all(TOKEN not in fetch(base, "/", token=token)[1] for token in (None, TOKEN)), "the served HTML never holds the token")
 
         page.evaluate("(() => { const s = document.querySelector('#journal-filters select[name=status]');"
                       " s.value = '4xx'; s.dispatchEvent(new Event('input', {bubbles: true})); })()")
-        wait_for(page, f"{ROWS}.length === 2 && {ROWS}.every(cells => cells[3].startsWith('4'))", "the status filter narrows the rows")
+        wait_for(page, f"{ROWS}.length === 3 && {ROWS}.every(cells => cells[3].startsWith('4'))", "the status filter narrows the rows")
         page.evaluate("(() => { const s = document.querySelector('#journal-filters select[name=status]');"
                       " s.value = ''; s.dispatchEvent(new Event('input', {bubbles: true})); })()")
-        wait_for(page, f"{ROWS}.length === 3", "clearing the filter brings every row back")
+        wait_for(page, f"{ROWS}.length === 5", "clearing the filter brings every row back")
 
         # A restart while the page is open: the new run counts ids from 1 again, the page must notice.
         server.terminate()

@@ -1,4 +1,5 @@
 import Foundation
+import MockHTTP
 import MockKit
 import Threads
 import InternProducts
@@ -26,6 +27,18 @@ public enum APICatalog {
 
     public static func entry(_ name: String) -> APIEntry? {
         entries.first { $0.name == name }
+    }
+
+    /// The route tables of the APIs `only` leaves out, for the 404's hint (`AppSettings.routesNotServed`):
+    /// each is loaded from its seed for its table and then let go, its handlers replaced. An API
+    /// whose seed does not load (a seed folder with only the files served) has none.
+    public static func routesLeftOut(by only: [String], seed: SeedDirectory, options: APIOptions) -> [RouteGroup] {
+        entries.filter { !only.contains($0.name) }.compactMap { entry in
+            guard let routes = try? entry.load(seed: seed, options: options).routes else { return nil }
+            let notServed: @Sendable (Request) -> Response = { _ in Response(status: 404) }
+            return RouteGroup(name: routes.name, matching: routes.matching,
+                              routes: routes.routes.map { Route($0.methods, $0.pattern, notServed) }, methodNotAllowed: notServed)
+        }
     }
 
     /// The APIs to serve (all, or those of `--only`), each filled from its seed file.

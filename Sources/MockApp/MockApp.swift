@@ -17,6 +17,9 @@ public struct AppSettings: Sendable {
     public var stateLog: StateLog?
     /// What the index page and the https hint offer as this server's address (`--public-url`, containers).
     public var addresses = ServerAddresses()
+    /// The route tables, without state, of the APIs `--only` left out (`APICatalog.routesLeftOut`):
+    /// a 404 on their paths names the API instead of guessing at a served route.
+    public var routesNotServed: [RouteGroup] = []
     /// The clock `/_mock/clock` moves and `POST /_mock/reset` restarts: the one the APIs were given.
     public var clock = ServerClock()
     /// Where the APIs mint random values; a reset starts an API's stream again.
@@ -35,6 +38,9 @@ public final class MockApp: HTTPResponder {
     public let apis: [any MockAPI]
     private let apisByName: [String: any MockAPI]
     private let router: Router
+    /// The router with the routes of APIs not served too, for the 404's hint.
+    private let hintRouter: Router
+    private let notServed: Set<String>
     private let middlewares: [any Middleware]
     let journal: Journal
     private let log: RequestLog?
@@ -54,6 +60,9 @@ public final class MockApp: HTTPResponder {
         let admin = AdminAPI(apis: apis, settings: settings, journal: journal, faults: faults, stubs: self.stubs,
                              startedAt: startedAt)
         router = try Router(groups: [admin.routes] + apis.map(\.routes))
+        // The full catalog's tables never clash (they are served together without --only).
+        hintRouter = (try? Router(groups: router.groups + settings.routesNotServed)) ?? router
+        notServed = Set(settings.routesNotServed.map(\.name))
         // The router has made sure that the names differ.
         apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
         var middlewares: [any Middleware] = [CORS(), FaultsAndLatency(faults: faults, latency: settings.latency)]
@@ -143,8 +152,7 @@ public final class MockApp: HTTPResponder {
             response = CORS.preflight(stubs.methods(forPath: routed.request.path).union(.options))
             response.routeGroup = StubSet.name
         case .notFound:
-            let request = routed.request
-            response = Self.notFound(request.path, closest: router.closestRoute(method: request.method, path: request.path))
+            response = notFound(routed.request)
         }
         return response
     }
@@ -171,21 +179,48 @@ public final class MockApp: HTTPResponder {
     }
 
     /// The 404 of every path no API serves: `{"error":"not_found","path":"/as/received"}`, with
-    /// `"hint":"GET /api/threads"` when a served route is close to the path.
-    static func notFound(_ path: String, closest: String?) -> Response {
+    /// what the client most likely meant (docs/admin.md#why-a-request-failed), in this order: a stub
+    /// whose path it is but whose conditions the request missed (`"stub"`, and the reason says
+    /// which); an API `--only` left out that serves the path or the route closest to it
+    /// (`"not_served"`); the route closest to the path (`"hint":"GET /api/threads"`).
+    private func notFound(_ request: Request) -> Response {
+        var fields: [(String, String)] = [("error", "not_found"), ("path", request.path)]
+        let reason: String
+        if let (stub, missed) = stubs.nearMiss(request) {
+            fields.append(("stub", stub.route.text))
+            reason = "no API serves this path, and the stub \(stub.described) almost matched: \(missed)"
+        } else if let group = leftOutGroup(servingPath: request), notServed.contains(group) {
+            fields.append(("not_served", group))
+            reason = "\(group) is not served (--only \(apis.map(\.name).joined(separator: ",")))"
+        } else if let closest = hintRouter.closestRoute(method: request.method, path: request.path) {
+            fields.append(("hint", closest.route))
+            if notServed.contains(closest.group) {
+                fields.append(("not_served", closest.group))
+                reason = "no API served here has this path; did you mean `\(closest.route)`? It is \(closest.group)'s, "
+                    + "which is not served (--only \(apis.map(\.name).joined(separator: ",")))"
+            } else {
+                reason = "no API serves this path; did you mean `\(closest.route)`?"
+            }
+        } else {
+            reason = "no API serves this path"
+        }
         var writer = JSONWriter(escapeSlash: false)
         writer.beginObject()
-        writer.key("error")
-        writer.string("not_found")
-        writer.key("path")
-        writer.string(path)
-        if let closest {
-            writer.key("hint")
-            writer.string(closest)
+        for (key, value) in fields {
+            writer.key(key)
+            writer.string(value)
         }
         writer.endObject()
         var response = Response.json(404, writer.bytes)
-        response.explanation = closest.map { "no API serves this path; did you mean `\($0)`?" } ?? "no API serves this path"
+        response.explanation = reason
         return response
+    }
+
+    /// The API left out by `--only` whose table has this path, with any method.
+    private func leftOutGroup(servingPath request: Request) -> String? {
+        switch hintRouter.match(method: request.method, path: request.path) {
+        case let .found(group, _, _), let .methodNotAllowed(group, _), let .preflight(group, _): return group.name
+        case .notFound: return nil
+        }
     }
 }

@@ -83,8 +83,8 @@ public final class SeedWatcher: @unchecked Sendable {
     private func reload(_ api: any MockAPI) {
         let url = seed.url.appendingPathComponent("\(api.name).json")
         do {
-            try api.reloadSeed()
-            console("mock-backend: reloaded \(api.name) from \(url.path)")
+            let reload = try api.reloadSeed()
+            console("mock-backend: reloaded \(api.name) from \(url.path): \(reload)")
         } catch {
             // Placed in the file as at start-up (APIEntry.load).
             console("mock-backend: \(FileProblem(locating: error, in: url)) (\(api.name) keeps its running state)")

@@ -1,15 +1,18 @@
-/// The served route a mistyped path most likely meant, for the hint of a 404.
+/// The route a mistyped path most likely meant, for the hint of a 404.
 extension Router {
-    /// `GET /api/threads` for `GET /api/thread/` and the like; nil when nothing served is close.
-    /// `{name}` segments are filled from the path when the two have as many segments.
+    /// `GET /api/threads` (of group `threads`) for `GET /api/thread/` and the like; nil when no
+    /// route is close. `{name}` segments are filled from the path when the two have as many segments.
+    /// Close means a few edits for the path's length (`RouteDistance.tolerance`), and one edit
+    /// plus at most one per three letters the route spells out: a hint is given when it is likely
+    /// right, and a long path is not "close" to a short route it shares only `/api/v2/` with.
     /// Paths over `RouteDistance.longestPath` bytes get no hint: nobody mistypes that much, and the
     /// comparison costs about the product of the lengths, on the event loop.
-    public func closestRoute(method: String, path: String) -> String? {
+    public func closestRoute(method: String, path: String) -> (route: String, group: String)? {
         guard path.utf8.count <= RouteDistance.longestPath else { return nil }
         let wanted = Methods(named: method)
         let pieces = RouteDistance.segments(of: path)
         let tolerance = RouteDistance.tolerance(forPath: path)
-        var best: (cost: Int, route: Route)?
+        var best: (cost: Int, route: Route, group: String)?
         for group in groups {
             for route in group.routes where route.pattern != "/" {
                 let pattern = RouteDistance.segments(of: route.pattern)
@@ -19,13 +22,14 @@ extension Router {
                 let takesMethod = route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty
                 // A route the method does not reach is a worse guess than one it does.
                 let cost = RouteDistance.between(pieces, pattern, tolerance: tolerance) + (takesMethod ? 0 : 1)
-                if cost < best?.cost ?? Int.max { best = (cost, route) }
+                if cost < best?.cost ?? Int.max { best = (cost, route, group.name) }
             }
         }
-        guard let (cost, route) = best, cost <= tolerance else { return nil }
+        guard let (cost, route, group) = best, cost <= tolerance,
+              cost <= 1 + RouteDistance.spelledOut(route.pattern) / 3 else { return nil }
         let shownMethod = route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty
             ? method : Methods.canonicalNames(in: route.methods).first ?? method
-        return "\(shownMethod) \(RouteDistance.filled(route.pattern, from: pieces))"
+        return ("\(shownMethod) \(RouteDistance.filled(route.pattern, from: pieces))", group)
     }
 }
 
@@ -46,6 +50,11 @@ enum RouteDistance {
 
     static func segments(of path: String) -> [Substring] {
         Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+    }
+
+    /// The letters of a pattern's literal segments: `/api/v2/channel/{id}` spells out 12.
+    static func spelledOut(_ pattern: String) -> Int {
+        segments(of: pattern).filter { !isParameter($0) }.reduce(0) { $0 + $1.utf8.count }
     }
 
     /// Paths get a hint up to a quarter of their length in edits, and at least 3.

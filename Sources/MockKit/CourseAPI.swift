@@ -6,7 +6,7 @@ import MockHTTP
 public protocol CourseAPI: MockAPI {
     associatedtype Failure: APIError
     associatedtype Seed
-    associatedtype State: LoggedState
+    associatedtype State: LoggedState & TokenCarrying
 
     /// The short name used by `--only`, `/_mock/reset/{api}` and the journal; the seed is `Seed/<name>.json`.
     static var name: String { get }
@@ -28,6 +28,8 @@ public protocol CourseAPI: MockAPI {
     var state: SeededStore<Seed, State> { get }
     /// The live state in the seed file's format (`GET /_mock/state/{name}`, the `--state` snapshot).
     func stateJSON(of state: State) -> [UInt8]
+    /// Each table's rows, for the console line of a reload (`4 users, 5 threads (+1), 12 messages`).
+    static func tableCounts(of seed: Seed) -> TableCounts
     /// How a loaded document changes the live state; nil, the default, makes a fresh state from it.
     func loadingSeed(_ seed: Seed) -> ((inout State) -> Void)?
 }
@@ -80,9 +82,14 @@ extension CourseAPI {
         releaseStoredText()
     }
 
-    public func reloadSeed() throws(SeedError) {
-        state.reseed(try seed(from: Self.seedDocument(in: context.folder)))
+    public func reloadSeed() throws(SeedError) -> SeedReload {
+        let reloaded = try seed(from: Self.seedDocument(in: context.folder))
+        let before = Self.tableCounts(of: state.seed)
+        var tokens = KeptTokens()
+        state.reseed(reloaded) { old, new in tokens = new.keepLiveTokens(of: old) }
+        state.noteEndedByReload(tokens.ended, at: context.options.clock())
         releaseStoredText()
+        return SeedReload(before: before, after: Self.tableCounts(of: reloaded), tokens: tokens)
     }
 
     public func attach(to log: StateLog) {
@@ -114,6 +121,10 @@ extension CourseAPI where State: StoredState {
 }
 
 extension CourseAPI where State: StoredState, Seed == State {
+    public static func tableCounts(of seed: State) -> TableCounts {
+        seed.tableCounts
+    }
+
     public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> State {
         try State(seed: document)
     }

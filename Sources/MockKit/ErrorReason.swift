@@ -1,3 +1,4 @@
+import Foundation
 import MockHTTP
 
 /// Where an endpoint reads its fields from, as its course's server did.
@@ -51,6 +52,14 @@ public enum ErrorReason {
 
     public static let unknownToken = "this server never issued that token or has forgotten it "
         + "(tokens are forgotten at restart and at reset): log in again"
+
+    /// `unknownToken`, or, for a token a `--watch` reload ended, that reload.
+    public static func unknownToken(endedBy reload: TokenEndedByReload?) -> String {
+        guard let reload else { return unknownToken }
+        let at = ISO8601DateFormatter().string(from: reload.at)
+        return "the --watch reload of the seed file at \(at) ended this token: its user is no longer in the seed "
+            + "(or the seed now gives that user another token): log in again"
+    }
 
     public static let expiredToken = "the token has expired: log in again"
 

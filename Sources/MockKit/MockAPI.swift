@@ -38,8 +38,9 @@ public protocol MockAPI: AnyObject, Sendable {
     /// `--state`); reset still returns to the seed. On an error nothing changes.
     func loadState(_ document: SeedJSON) throws(SeedError)
     /// The seed file read again (`--watch`), as at start-up: checked, it becomes the seed reset
-    /// returns to and the live state; on an error nothing changes.
-    func reloadSeed() throws(SeedError)
+    /// returns to and the live state, with the live tokens of users it still has; on an error
+    /// nothing changes. Says what changed.
+    func reloadSeed() throws(SeedError) -> SeedReload
     /// From now on every change of the state is written to `log` before it is acknowledged.
     func attach(to log: StateLog)
     /// Runs `body` with the state locked: no request reads or changes it meanwhile.

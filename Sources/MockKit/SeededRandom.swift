@@ -32,7 +32,10 @@ public final class Randomness: Sendable {
     /// own seeding.
     private static func derive(_ seed: UInt64, _ name: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        for byte in name.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
         return seed ^ hash
     }
 }
@@ -105,8 +108,10 @@ struct Xoshiro256StarStar: RandomNumberGenerator {
         func splitMix() -> UInt64 {
             mixer &+= 0x9e37_79b9_7f4a_7c15
             var z = mixer
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+            z ^= z >> 30
+            z &*= 0xbf58_476d_1ce4_e5b9
+            z ^= z >> 27
+            z &*= 0x94d0_49bb_1331_11eb
             return z ^ (z >> 31)
         }
         let first = splitMix(), second = splitMix(), third = splitMix()
@@ -114,7 +119,11 @@ struct Xoshiro256StarStar: RandomNumberGenerator {
     }
 
     mutating func next() -> UInt64 {
-        let result = rotate(state.1 &* 5, 7) &* 9
+        // `&*=`, not `&*`: Swift 6 declares FixedWidthInteger's `&*` available from macOS 15 only.
+        var scaled = state.1
+        scaled &*= 5
+        var result = rotate(scaled, 7)
+        result &*= 9
         let shifted = state.1 << 17
         state.2 ^= state.0
         state.3 ^= state.1

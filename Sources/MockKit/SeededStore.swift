@@ -59,12 +59,34 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
         return seedValue
     }
 
-    /// A new seed (its file changed, `--watch`), and the live state fresh from it.
-    public func reseed(_ seed: Seed) {
+    /// A new seed (its file changed, `--watch`), and the live state fresh from it, to which `keep`
+    /// carries what it keeps of the state before (live tokens).
+    public func reseed(_ seed: Seed, keeping keep: (_ old: State, _ new: inout State) -> Void) {
         lock.lock()
         defer { lock.unlock() }
         seedValue = seed
-        reset()
+        replace { state in
+            let old = state
+            state = fresh(seed)
+            keep(old, &state)
+        }
+    }
+
+    /// The tokens the last `--watch` reload ended (their users left the seed), and when.
+    private var endedByReload: (tokens: Set<String>, at: Date) = ([], Date.distantPast)
+
+    /// Notes the tokens a reload ended, so that their 401 can name it (`endedByReload(_:)`).
+    public func noteEndedByReload(_ tokens: Set<String>, at date: Date) {
+        lock.lock()
+        defer { lock.unlock() }
+        endedByReload = (tokens, date)
+    }
+
+    /// When the last reload ended `token`; nil when it did not.
+    public func endedByReload(_ token: String) -> TokenEndedByReload? {
+        lock.lock()
+        defer { lock.unlock() }
+        return endedByReload.tokens.contains(token) ? TokenEndedByReload(at: endedByReload.at) : nil
     }
 
     /// Back to the seed.

@@ -3,7 +3,7 @@ import MockHTTP
 
 /// The bytes of client text each API has stored since its last reset or load, charged to the
 /// server's memory budget, of which stored text may take half (docs/reliability.md#memory-budget).
-/// Freed by a reset or a load, not by a delete: simple, and a class never stores that much.
+/// Freed by a reset or a load, and by a delete for the texts it removes.
 public final class StoredText: @unchecked Sendable {
     /// What a row costs beside its texts (its numbers, index entries, the allocator's slack).
     public static let rowOverhead = 256
@@ -23,6 +23,18 @@ public final class StoredText: @unchecked Sendable {
         guard budget.reserveStored(bytes) else { return false }
         charged[api, default: 0] += bytes
         return true
+    }
+
+    /// Gives back the bytes of `texts` a delete removed (and `rows` rows' overhead), at most what
+    /// `api` was charged: the row may have come from the seed, which is not charged.
+    func release(_ texts: [String], rows: Int, for api: String) {
+        let bytes = texts.reduce(rows * Self.rowOverhead) { $0 + $1.utf8.count }
+        lock.lock()
+        defer { lock.unlock() }
+        let given = min(bytes, charged[api, default: 0])
+        guard given > 0 else { return }
+        charged[api, default: 0] -= given
+        budget.releaseStored(given)
     }
 
     /// Gives back what `api` was charged: its tables went back to a seed or a loaded document.
@@ -51,6 +63,11 @@ extension CourseAPI {
         var response = Failure.injectedFault(status: 503)
         response.explanation = reason
         return response
+    }
+
+    /// Called by a delete: the texts it removed (and `rows` rows) are charged no more.
+    public func releaseStored(_ texts: [String], rows: Int = 1) {
+        context.options.storedText?.release(texts, rows: rows, for: Self.name)
     }
 
     /// Called when the tables go back to a seed or a document: their client text is charged no more.

@@ -86,6 +86,9 @@ settings.trustsLoopback = !options.adminRequiresToken
 settings.clock = clock
 settings.randomness = apiOptions.randomness
 settings.journalCapacity = options.journal
+if let only = options.only {
+    settings.routesNotServed = APICatalog.routesLeftOut(by: only, seed: seed, options: apiOptions)
+}
 settings.latency = options.latency
 settings.addresses = ServerAddresses(publicURL: options.publicURL,
                                      inContainer: ContainerDetection.isContainer(environment: ProcessInfo.processInfo.environment))

@@ -4,8 +4,8 @@ import XCTest
 
 /// Memory that deleted rows held is given back while the server runs, not only at a reset.
 final class MemoryGivenBackTests: XCTestCase {
-    /// WSUV keeps tweet texts in one buffer (Sources/MockRoutes/WSUVTwitter/TweetTexts.swift): a client adding
-    /// and deleting long tweets must not grow the server by each deleted text. Linux only: the
+    /// WSUV keeps each tweet's text as a plain string, which a delete replaces with `[deleted]`: a
+    /// client adding and deleting long tweets must not grow the server by each deleted text. Linux only: the
     /// server's resident memory is read from /proc.
     func testDeletedWSUVTweetsGiveTheirTextsMemoryBack() throws {
         #if os(Linux)

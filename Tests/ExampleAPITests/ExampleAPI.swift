@@ -33,7 +33,11 @@ final class ExampleAPI: CourseAPI {
 
 /// The state: one table, read from and written to `example.json` by its format; each change
 /// reaches the `--state` log by itself.
-struct Notes: StoredState {
+struct Notes: StoredState, TokenCarrying {
+    /// No logins, so nothing for a reload to keep.
+    var liveTokenOwners: [(token: String, user: String)] { [] }
+    func keepLiveToken(_ token: String, of user: String, from old: Notes) -> Bool { false }
+
     struct Note: TableRow {
         var id: Int
         var text: String

@@ -18,6 +18,7 @@ final class ClockTests: XCTestCase {
         let first = try server.request("GET", "/_mock/clock")
         XCTAssertEqual(first.text, #"{"now":"2024-09-01T10:00:00Z","frozen":true}"#)
         XCTAssertEqual(first.headers["Date"], "Sun, 01 Sep 2024 10:00:00 GMT")
+        XCTAssertTrue(try server.request("GET", "/").text.contains("Clock: stands still at <strong>2024-09-01T10:00:00Z</strong>"))
         XCTAssertEqual(try server.request("GET", "/api/threads").headers["Date"], "Sun, 01 Sep 2024 10:00:00 GMT")
 
         let advanced = try server.request("POST", "/_mock/clock", body: #"{"advance_seconds":601}"#)
@@ -74,6 +75,7 @@ final class ClockTests: XCTestCase {
         let before = Date().timeIntervalSince1970.rounded(.down)
         let running = try JSONParser.parse(try server.request("GET", "/_mock/clock").body).objectValue
         XCTAssertEqual(running?["frozen"], .bool(false))
+        XCTAssertFalse(try server.request("GET", "/").text.contains("Clock:"), "a running clock is not news")
         let advanced = try JSONParser.parse(try server.request("POST", "/_mock/clock", body: #"{"advance_seconds":3600}"#).body).objectValue
         XCTAssertEqual(advanced?["frozen"], .bool(true))
         let now = try XCTUnwrap(advanced?["now"]?.stringValue.flatMap(ServerClock.instant))

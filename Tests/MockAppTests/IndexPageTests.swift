@@ -133,6 +133,27 @@ final class IndexPageTests: XCTestCase {
         XCTAssertFalse(journal.contains(#""path":"/""#))
     }
 
+    /// Rows are marked by outcome, not by status alone: an error answered with 200 (InternProducts'
+    /// `FAILED`) is an error, a fault injected into a success is a fault (docs/admin.md#the-live-journal).
+    func testRowsAreMarkedByTheirOutcome() throws {
+        _ = try server.request("POST", "/api/login", body: "email=a@a.com&password=test123")
+        let failed = try server.request("GET", "/login?username=admin&password=wrong")
+        XCTAssertEqual(failed.status, 200)
+        _ = try server.request("GET", "/api/threads")
+        _ = try server.request("PUT", "/_mock/faults", body: #"{"slow_bytes_per_s":1000000,"routes":["GET /products"]}"#)
+        XCTAssertEqual(try server.request("GET", "/products").status, 200)
+        let html = try page(["Host: 127.0.0.1"]).text
+        func outcome(of target: String) -> String? {
+            html.components(separatedBy: "<tr class=\"entry ").dropFirst().first { $0.contains("<code>\(target)</code>") }
+                .map { String($0.prefix { $0 != "\"" }) }
+        }
+        XCTAssertEqual(outcome(of: "/api/login"), "ok", html)
+        XCTAssertEqual(outcome(of: "/login?username=admin&amp;password=wrong"), "error", "200 FAILED is an error")
+        XCTAssertEqual(outcome(of: "/api/threads"), "error")
+        XCTAssertEqual(outcome(of: "/products"), "fault")
+        XCTAssertTrue(html.contains("const outcome = (entry) =>"), "the script colours later rows by the same rule")
+    }
+
     /// On the server's machine the page is live at once, with the journal's filters (the script shows them).
     func testTheJournalIsLiveWithItsFilters() throws {
         let html = try page(["Host: 127.0.0.1"]).text

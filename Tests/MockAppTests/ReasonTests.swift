@@ -1,6 +1,7 @@
 import Foundation
 import MockApp
 import MockHTTP
+import MockKit
 import TestSupport
 import XCTest
 
@@ -30,6 +31,52 @@ final class ReasonTests: XCTestCase {
         XCTAssertEqual(method.text, #"{"error":"not_found","path":"/api/thread/ad","hint":"POST /api/thread/add"}"#)
         let quoted = try server.request("GET", #"/_mock/requests""#)
         XCTAssertEqual(quoted.text, #"{"error":"not_found","path":"/_mock/requests\"","hint":"GET /_mock/requests"}"#)
+    }
+
+    /// With `--only`, a path of an API left out names that API instead of a served route it is not.
+    func testAPathOfAnAPINotServedNamesIt() throws {
+        var settings = AppSettings(log: RequestLog(format: .text, output: console.append))
+        settings.routesNotServed = APICatalog.routesLeftOut(by: ["threads", "otp"], seed: TestServer.shippedSeed, options: APIOptions())
+        server = try TestServer(apis: ["threads", "otp"], settings: settings)
+        let login = try server.request("GET", "/login?username=admin&password=1234")
+        XCTAssertEqual(login.text, #"{"error":"not_found","path":"/login","not_served":"internproducts"}"#)
+        XCTAssertEqual(try reasonLogged(for: "/login?username=admin&password=1234"), "internproducts is not served (--only threads,otp)")
+        let misspelt = try server.request("GET", "/product")
+        XCTAssertEqual(misspelt.text, #"{"error":"not_found","path":"/product","hint":"GET /products","not_served":"internproducts"}"#)
+        XCTAssertEqual(try reasonLogged(for: "/product"), "no API served here has this path; did you mean `GET /products`? "
+                       + "It is internproducts's, which is not served (--only threads,otp)")
+        XCTAssertEqual(try server.request("GET", "/api/v2/workspace").text,
+                       #"{"error":"not_found","path":"/api/v2/workspace","not_served":"cse118"}"#)
+        XCTAssertEqual(try server.request("GET", "/api/thread/").text,
+                       #"{"error":"not_found","path":"/api/thread/","hint":"GET /api/thread"}"#, "served routes are hinted as before")
+    }
+
+    /// A stub's path asked without what the stub also needs: the stub is named with the part that
+    /// did not match, and no unrelated course route is offered.
+    func testAStubThatAlmostMatchedIsNamedWithWhatDidNotMatch() throws {
+        let apis = try APICatalog.load(["threads", "cse118"], seed: TestServer.shippedSeed, options: APIOptions())
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/stubs-example")
+        let settings = AppSettings(log: RequestLog(format: .text, output: console.append))
+        server = try TestServer(responder: MockApp(apis: apis, settings: settings, stubs: StubSet.load(folder: examples, apis: apis)))
+        let path = "/api/v2/courses/CS118/announcements"
+        XCTAssertEqual(try server.request("GET", path + "?term=fall").status, 200)
+        let bare = try server.request("GET", path)
+        XCTAssertEqual(bare.text, #"{"error":"not_found","path":"\#(path)","stub":"GET /api/v2/courses/{course_id}/announcements"}"#)
+        let reason = try XCTUnwrap(try reasonLogged(for: path))
+        XCTAssertTrue(reason.hasPrefix("no API serves this path, and the stub GET /api/v2/courses/{course_id}/announcements (")
+                      && reason.hasSuffix("threads-exercise.json:6:3) almost matched: its query needs term=fall; the request has no term"), reason)
+        _ = try server.request("GET", path + "?term=spring")
+        XCTAssertTrue(try XCTUnwrap(reasonLogged(for: path + "?term=spring")).hasSuffix("its query needs term=fall, not term=spring"))
+        _ = try server.request("POST", "/api/v2/feedback", body: #"{"stars":5}"#)
+        XCTAssertTrue(try XCTUnwrap(reasonLogged(for: "/api/v2/feedback")).hasSuffix(#"almost matched: its body must contain "rating""#))
+        _ = try server.request("GET", "/api/v2/feedback")
+        XCTAssertTrue(try XCTUnwrap(reasonLogged(for: "/api/v2/feedback", skipping: 1)).hasSuffix("almost matched: it takes POST, not GET"))
+
+        // Without the stubs, the path is far from every course route: no hint rather than a wrong one
+        // (it used to be `DELETE /api/v2/channel/{id}`).
+        server = try TestServer(responder: MockApp(apis: apis, settings: settings))
+        XCTAssertEqual(try server.request("GET", path).text, #"{"error":"not_found","path":"\#(path)"}"#)
     }
 
     func testAPathFarFromEveryRouteHasNoHint() throws {
@@ -111,8 +158,9 @@ final class ReasonTests: XCTestCase {
                          "required field `username` missing: CGI.pm reads no parameters for method FOO (GET, HEAD and "
                          + "DELETE read the query, POST, PUT and PATCH the body)")
         try assertReason("POST", "/cgi-bin/login.cgi", body: "x", type: "multipart/form-data", "",
-                         "CGI.pm died reading the multipart body: no boundary= in its Content-Type, no boundary in the "
-                         + "body, or a part no boundary ends")
+                         "CGI.pm died reading the multipart body: no boundary in the body, nothing after the first one, "
+                         + "or a part no boundary ends (without boundary= in the Content-Type the body's first line is the "
+                         + "boundary, and a body without Content-Length has none)")
     }
 
     func testInternProductsReasonsPointAtTheQueryString() throws {

@@ -60,11 +60,50 @@ final class WatchTests: XCTestCase {
     func testAnEditedSeedFileReloadsThatAPI() throws {
         let text = try String(contentsOf: seedFile, encoding: .utf8)
         try text.replacingOccurrences(of: "\"a@a.com\"", with: "\"z@z.com\"").write(to: seedFile, atomically: true, encoding: .utf8)
-        XCTAssertEqual(try nextLine(after: 0), "mock-backend: reloaded threads from \(seedFile.path)")
+        XCTAssertEqual(try nextLine(after: 0), "mock-backend: reloaded threads from \(seedFile.path): "
+            + "4 users, 4 threads, 12 messages; no live tokens")
         XCTAssertEqual(try login("z@z.com"), 200)
         XCTAssertEqual(try login("a@a.com"), 401)
         XCTAssertEqual(try server.request("POST", "/_mock/reset/threads").status, 200)
         XCTAssertEqual(try login("z@z.com"), 200, "reset goes back to the reloaded seed")
+    }
+
+    private func token(_ email: String, _ password: String) throws -> String {
+        let answer = try server.request("POST", "/api/login", body: "email=\(email)&password=\(password)")
+        XCTAssertEqual(answer.status, 200)
+        return try XCTUnwrap(JSONParser.parse(answer.body).objectValue?["token"]?.stringValue)
+    }
+
+    private func threads(_ token: String) throws -> Int {
+        try server.request("GET", "/api/threads", headers: [("Authorization", "Bearer \(token)")]).status
+    }
+
+    /// Issue 30 items 4 and 6: the console line counts what changed, and the tokens of users the
+    /// edited seed still has keep working; the others get a 401 whose reason names the reload.
+    func testAReloadSaysWhatChangedAndKeepsTheLiveTokensOfUsersStillInTheSeed() throws {
+        let bob = try token("b@b.com", "test123"), tester = try token("test@test.com", "test12345")
+        // User 4 leaves, with its thread and the messages in it or by it; user 1 starts two threads.
+        var seed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: seedFile)) as? [String: Any])
+        let threadsBefore = try XCTUnwrap(seed["threads"] as? [[String: Any]])
+        let messagesBefore = try XCTUnwrap(seed["messages"] as? [[String: Any]])
+        seed["users"] = try XCTUnwrap(seed["users"] as? [[String: Any]]).filter { $0["user_id"] as? Int != 4 }
+        seed["threads"] = threadsBefore.filter { $0["user_id"] as? Int != 4 } + [
+            ["thread_id": 5, "user_id": 1, "title": "Office hours", "created_at": "2019-11-21 10:00:00"],
+            ["thread_id": 6, "user_id": 1, "title": "Exam review", "created_at": "2019-11-21 11:00:00"],
+        ]
+        let messages = messagesBefore.filter { $0["user_id"] as? Int != 4 && $0["thread_id"] as? Int != 4 }
+        seed["messages"] = messages
+        try JSONSerialization.data(withJSONObject: seed).write(to: seedFile)
+        XCTAssertEqual(try nextLine(after: 0), "mock-backend: reloaded threads from \(seedFile.path): "
+            + "3 users (-1), 5 threads (+1), \(messages.count) messages (\(messages.count - messagesBefore.count)); "
+            + "1 live token kept, 1 ended (its user is no longer in the seed)")
+        XCTAssertEqual(try threads(bob), 200, "bob is still in the seed: his token works")
+        XCTAssertEqual(try threads(tester), 401)
+        XCTAssertTrue(try server.lastJournalEntry()["reason"]?.stringValue?.hasPrefix("the --watch reload of the seed file at ") == true)
+        XCTAssertTrue(try server.lastJournalEntry()["reason"]?.stringValue?.hasSuffix(
+            " ended this token: its user is no longer in the seed (or the seed now gives that user another token): log in again") == true)
+        XCTAssertEqual(try server.request("POST", "/_mock/reset/threads").status, 200)
+        XCTAssertEqual(try threads(bob), 401, "reset still ends every token")
     }
 
     func testABrokenSeedFileIsRefusedWithItsPlaceAndTheStateStays() throws {

@@ -28,7 +28,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// `Bundle.allBundles` only on macOS: Swift 6.0's Linux Foundation crashes in it.
     public static let executable: URL = {
         var folders: [URL] = []
-        #if os(macOS)
+        #if os(macOS) // Foundation only (no Darwin call): the Xcode runner is macOS's
         for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
             folders.append(bundle.bundleURL.deletingLastPathComponent())
         }

@@ -75,6 +75,8 @@ struct IndexPage {
     var requests: Requests
     /// The `--state` file in use, nil when the state lives in memory only.
     var stateFile: String?
+    /// The instant the clock stands at (`--clock`, `POST /_mock/clock`); nil while the wall clock runs.
+    var standingClock: Date?
     var timeZone = TimeZone.current
 
     // MARK: Page
@@ -112,6 +114,7 @@ struct IndexPage {
         <p class="meta">version <strong>\(escape(version))</strong> · up <strong>\(Self.duration(uptime))</strong> · \
         \(apis.count) API\(apis.count == 1 ? "" : "s") served · <a href="/">refresh</a></p>
         \(stateLine)
+        \(clockLine)
         \(otherDevices)
         </header>
         """
@@ -122,6 +125,13 @@ struct IndexPage {
         let kept = stateFile.map { "every change is stored in <code>\(escape($0))</code> before it is answered" }
             ?? "changes are kept in memory only (<code>--state FILE</code> keeps them across restarts)"
         return "<p class=\"meta\">State: \(kept); reset (<code>POST /_mock/reset</code>) returns to the seed files.</p>"
+    }
+
+    /// The clock when it stands still: every stamp, expiry and `Date` header reads it.
+    private var clockLine: String {
+        guard let standingClock else { return "" }
+        return "<p class=\"meta\">Clock: stands still at <strong>\(ServerClock.text(standingClock))</strong> "
+            + "(<code>POST /_mock/clock</code> moves it, <code>DELETE /_mock/clock</code> lets it run).</p>"
     }
 
     /// This page's address for a phone on the same network, when the browser used another one; in a

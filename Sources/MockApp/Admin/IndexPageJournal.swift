@@ -102,13 +102,25 @@ extension IndexPage {
         }
     }
 
-    /// One row; the script builds the same cells for the entries that come later.
+    /// One row; the script builds the same cells for the entries that come later, and lets a row
+    /// open to its request and response.
     private func requestRow(_ entry: Journal.Entry) -> String {
         let target = entry.query.isEmpty ? entry.path : entry.path + "?" + entry.query
-        return "<tr><td>\(clockTime(entry.at))</td><td>\(HTML.escape(entry.method))</td>"
+        return "<tr class=\"entry \(Self.outcome(status: entry.status, reason: entry.reason))\"><td>\(clockTime(entry.at))</td>"
+            + "<td>\(HTML.escape(entry.method))</td>"
             + "<td class=\"path\"><code>\(HTML.escape(target))</code></td>"
             + "<td class=\"status s\((entry.status ?? 500) / 100)\">\(entry.status.map(String.init) ?? "none")</td>"
             + "<td>\(HTML.escape(entry.api ?? "—"))</td><td class=\"reason\">\(HTML.escape(entry.reason ?? ""))</td></tr>"
+    }
+
+    /// What a row's colour says: `error` for a status of 400 or more, no answer at all, or an
+    /// API's error answered with 200 (InternProducts' `FAILED`, OTP's wrong code), which the
+    /// reason of the entry gives away; `fault` for a fault injected into an answer that is no error
+    /// (a truncated or slow body); else `ok`. The script's `outcome` is the same rule.
+    static func outcome(status: Int?, reason: String?) -> String {
+        guard let status, status < 400 else { return "error" }
+        guard let reason else { return "ok" }
+        return reason.hasPrefix("injected fault") ? "fault" : "error"
     }
 
     private var zoneName: String {

@@ -25,6 +25,8 @@ extension IndexPage {
       const explanation = Array.from(rowsBox.childNodes);
       let token = mode === "token" ? sessionStorage.getItem(tokenKey) : null;
       let rows = [], cursor = 0, timer = 0, round = 0, rendered = false, run = null;
+      // The ids of the rows opened to their request and response, kept across renders.
+      const opened = new Set();
 
       const element = (name, className, text) => {
         const made = document.createElement(name);
@@ -39,6 +41,43 @@ extension IndexPage {
           .find((piece) => piece.type === "timeZoneName");
         return part ? part.value : "local";
       })();
+
+      // IndexPage.outcome's rule: an error answered with 200 has a reason; an injected fault on an
+      // answer that is no error is a fault.
+      const outcome = (entry) => entry.status === null || entry.status >= 400 ? "error"
+        : !entry.reason ? "ok" : entry.reason.startsWith("injected fault") ? "fault" : "error";
+
+      // A body as the journal keeps it (its first 4 KiB), JSON laid out to be read.
+      function bodyText(entry, key) {
+        const body = entry[key];
+        if (entry[`${key}_base64`]) return "(not text: base64 at /_mock/requests)";
+        if (!body) return "(no body)";
+        let shown = body;
+        try { shown = JSON.stringify(JSON.parse(body), null, 2); } catch (notJSON) { /* as it came */ }
+        return new TextEncoder().encode(body).length >= 4096 ? `${shown}\n… (the journal keeps the first 4 KiB)` : shown;
+      }
+
+      function exchange(entry) {
+        const target = entry.query ? `${entry.path}?${entry.query}` : entry.path;
+        const headers = Object.entries(entry.request_headers).map(([name, value]) => `${name}: ${value}`);
+        const request = [`${entry.method} ${target}`, ...headers, "", bodyText(entry, "request_body")];
+        const status = entry.status === null ? "no answer" : `${entry.status}`;
+        const response = [`${status}${entry.reason ? " (" + entry.reason + ")" : ""}`, "",
+          bodyText(entry, "response_body")];
+        const box = element("div", "exchange");
+        for (const [title, lines] of [["request", request], ["response", response]]) {
+          const part = element("div");
+          part.append(element("h3", "", title), element("pre", "", lines.join("\n")));
+          box.append(part);
+        }
+        return box;
+      }
+
+      function toggle(id, row, detail) {
+        if (opened.has(id)) opened.delete(id); else opened.add(id);
+        detail.hidden = !opened.has(id);
+        row.setAttribute("aria-expanded", String(opened.has(id)));
+      }
 
       function render() {
         if (rows.length === 0) {
@@ -55,12 +94,28 @@ extension IndexPage {
         const body = table.createTBody();
         for (const entry of rows) {
           const row = body.insertRow();
+          row.className = `entry ${outcome(entry)}`;
+          row.tabIndex = 0;
+          row.title = "Show the request and the response";
+          row.setAttribute("aria-expanded", String(opened.has(entry.id)));
           const path = element("td", "path");
           path.append(element("code", "", entry.query ? `${entry.path}?${entry.query}` : entry.path));
           const status = entry.status === null ? "none" : String(entry.status);
           row.append(element("td", "", clock(new Date(entry.at))), element("td", "", entry.method), path,
             element("td", `status s${Math.floor((entry.status ?? 500) / 100)}`, status),
             element("td", "", entry.api ?? "—"), element("td", "reason", entry.reason ?? ""));
+          const detail = body.insertRow();
+          detail.className = "detail";
+          detail.hidden = !opened.has(entry.id);
+          const cell = detail.insertCell();
+          cell.colSpan = 6;
+          cell.append(exchange(entry));
+          row.addEventListener("click", () => toggle(entry.id, row, detail));
+          row.addEventListener("keydown", (event) => {
+            if (event.key !== "Enter" && event.key !== " ") return;
+            event.preventDefault();
+            toggle(entry.id, row, detail);
+          });
         }
         const scroll = element("div", "scroll");
         scroll.append(table);
@@ -79,6 +134,7 @@ extension IndexPage {
       // Nothing shown, nothing asked yet: the next poll asks for everything.
       function forgetRows() {
         rows = [];
+        opened.clear();
         cursor = 0;
         rendered = false;
         run = null;

@@ -64,6 +64,23 @@ extension IndexPage {
     .requests th { white-space: nowrap; }
     .requests .path { min-width: 12rem; }
     .requests .reason { color: var(--muted); font-size: 0.9em; overflow-wrap: anywhere; }
+    /* A row's outcome as a stripe on its left: an error answered with 200 is red like any other. */
+    .requests tr.entry td:first-child { box-shadow: inset 0.3rem 0 var(--ok); padding-left: 0.7rem; }
+    .requests tr.error td:first-child { box-shadow: inset 0.3rem 0 var(--bad); }
+    .requests tr.fault td:first-child { box-shadow: inset 0.3rem 0 var(--warn); }
+    .requests tr.error td.s2, .requests tr.error td.s3 { color: var(--bad); }
+    .requests tr.entry[tabindex] { cursor: pointer; }
+    .requests tr.entry[tabindex] td:first-child::before { content: "▸ "; color: var(--muted); }
+    .requests tr.entry[aria-expanded=true] td:first-child::before { content: "▾ "; }
+    .requests tr.entry[tabindex]:hover, .requests tr.entry:focus-visible { background: var(--tag); outline: none; }
+    .requests tr.detail td { background: var(--code); }
+    .exchange { display: grid; gap: 0.6rem 1.5rem; }
+    @media (min-width: 56rem) { .exchange { grid-template-columns: 1fr 1fr; } }
+    .exchange > div { min-width: 0; }
+    .exchange pre {
+      margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 24rem; overflow: auto;
+      font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.85rem;
+    }
     [hidden] { display: none !important; }
     .controls { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin: 0.3rem 0 0.8rem; }
     .controls label { color: var(--muted); font-size: 0.9rem; }
@@ -92,6 +109,7 @@ extension IndexPage {
       .requests .path { grid-column: 1 / -1; order: 1; padding-top: 0; min-width: 0; }
       .requests .reason { grid-column: 1 / -1; order: 2; padding-top: 0; }
       .requests .reason:empty { display: none; }
+      .requests tr.detail td { grid-column: 1 / -1; }
     }
     """
 }

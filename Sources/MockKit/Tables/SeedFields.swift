@@ -88,16 +88,6 @@ public struct SeedFieldWriter {
         json.endArray()
     }
 
-    /// Written only when there is a value.
-    public mutating func field<Value>(_ name: String, _ value: Value?, _ write: (inout SeedFieldWriter, String, Value) -> Void) {
-        if let value { write(&self, name, value) }
-    }
-
-    /// A value already written as JSON.
-    public mutating func field(_ name: String, json bytes: [UInt8]) {
-        json.key(name)
-        json.raw(bytes)
-    }
 }
 
 /// A value written in a seed document as one object: a table's row, or a member such as

@@ -28,6 +28,13 @@ extension StoredState {
         try Self.format.read(document, into: &self)
     }
 
+    /// Each table's rows, in the document's order; live tokens are told apart (`KeptTokens`).
+    public var tableCounts: TableCounts {
+        TableCounts(Self.format.members.filter { $0.name != "tokens" }.compactMap { member in
+            member.rowCount(self).map { TableCounts.Count(table: member.name, rows: $0) }
+        })
+    }
+
     /// The state as its seed document.
     public var seedDocument: [UInt8] {
         Self.format.document(of: self)
@@ -127,13 +134,16 @@ public struct SeedMember<State>: @unchecked Sendable {
     let takeChanges: (inout State) -> [RowPath]
     /// The row with a key, or the whole member, in seed format; nil when there is none.
     let row: (State, RowKey?) -> [UInt8]?
+    /// How many rows a table member holds; nil for one object.
+    let rowCount: (State) -> Int?
 
     @usableFromInline
     init(name: String, isRequired: Bool, read: @escaping (inout State, inout SeedReader) throws(SeedError) -> Void,
          write: @escaping (State, inout SeedFieldWriter) -> Void, setRecording: @escaping (inout State, Bool) -> Void,
-         takeChanges: @escaping (inout State) -> [RowPath], row: @escaping (State, RowKey?) -> [UInt8]?) {
+         takeChanges: @escaping (inout State) -> [RowPath], row: @escaping (State, RowKey?) -> [UInt8]?,
+         rowCount: @escaping (State) -> Int?) {
         (self.name, self.isRequired, self.read, self.write) = (name, isRequired, read, write)
-        (self.setRecording, self.takeChanges, self.row) = (setRecording, takeChanges, row)
+        (self.setRecording, self.takeChanges, self.row, self.rowCount) = (setRecording, takeChanges, row, rowCount)
     }
 
     /// An array of rows kept in the table at `path`. `order` is the order rows are kept and
@@ -171,7 +181,7 @@ public struct SeedMember<State>: @unchecked Sendable {
             state[keyPath: path].takeChanges().map { RowPath.row(name, Row.keyField, $0.rowKey) }
         }, row: { state, key in
             key.flatMap(Row.Key.init(rowKey:)).flatMap { state[keyPath: path][$0] }?.seedJSON
-        })
+        }, rowCount: { state in state[keyPath: path].count })
     }
 
     /// One object kept in the `Recorded` value at `path`; when optional and absent, the value the
@@ -189,7 +199,7 @@ public struct SeedMember<State>: @unchecked Sendable {
             return [RowPath.member(name)]
         }, row: { state, _ in
             state[keyPath: path].value.seedJSON
-        })
+        }, rowCount: { _ in nil })
     }
 }
 
@@ -202,7 +212,7 @@ extension SeedMember {
             writer.json.beginArray()
             for row in rows(state) { writer.object(row) }
             writer.json.endArray()
-        }, setRecording: { _, _ in }, takeChanges: { _ in [] }, row: { _, _ in nil })
+        }, setRecording: { _, _ in }, takeChanges: { _ in [] }, row: { _, _ in nil }, rowCount: { rows($0).count })
     }
 }
 

@@ -77,6 +77,11 @@ public final class CSE118API: CourseAPI {
         try CSE118State(seed: document)
     }
 
+    public static func tableCounts(of seed: CSE118State) -> TableCounts {
+        TableCounts(["members": seed.members.count, "workspaces": seed.workspaces.rowCount, "channels": seed.channels.rowCount,
+                     "messages": seed.messages.rowCount])
+    }
+
     public func stateJSON(of state: CSE118State) -> [UInt8] {
         OrderedJSON.encode(CSE118SeedFile(state), escapeSlash: false)
     }
@@ -186,6 +191,7 @@ public final class CSE118API: CourseAPI {
             let (owner, message) = try state.visibleMessage(input.id, to: caller)
             guard caller == message.member || caller == owner else { throw .posterOrOwnerOnly }
             state.removeMessage(message.id)
+            releaseStored([message.content])
             return Self.json(message.shape)
         }
     }
@@ -243,17 +249,18 @@ public final class CSE118API: CourseAPI {
             try CSE118Input(request, pathID: pathID, takesMid: takesMid, body: schema)
         }
         return try state.withLock { state throws(CSE118Error) in
-            let caller = try Self.caller(of: request, in: state)
+            let caller = try caller(of: request, in: state)
             return try operation(&state, caller, try input.get())
         }
     }
 
     /// The member behind `Authorization: Bearer <token>` (`Bearer` in any case, one or more spaces).
-    private static func caller(of request: Request, in state: CSE118State) throws(CSE118Error) -> CSE118ID {
+    private func caller(of request: Request, in state: CSE118State) throws(CSE118Error) -> CSE118ID {
         guard let value = request.headers["Authorization"], !value.isEmpty else { throw .authorizationRequired }
         let scheme = value.prefix(6), rest = value.dropFirst(6)
-        guard scheme.lowercased() == "bearer", rest.first == " " else { throw .invalidToken }
-        guard let caller = state.tokens[ExactText(String(rest.drop { $0 == " " }))] else { throw .invalidToken }
+        guard scheme.lowercased() == "bearer", rest.first == " " else { throw .invalidToken(nil) }
+        let token = String(rest.drop { $0 == " " })
+        guard let caller = state.tokens[ExactText(token)] else { throw .invalidToken(self.state.endedByReload(token)) }
         return caller
     }
 

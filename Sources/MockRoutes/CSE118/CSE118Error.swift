@@ -9,7 +9,8 @@ public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {
     case validation([ValidationProblem])
     case invalidCredentials
     case authorizationRequired
-    case invalidToken
+    /// Not a live token; set when a `--watch` reload ended it.
+    case invalidToken(TokenEndedByReload?)
     case ownerOnly
     case posterOrOwnerOnly
     case workspaceNotFound
@@ -66,10 +67,10 @@ public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {
             return message + "; " + ErrorReason.arrived(in: request, reads: .json)
         case .invalidCredentials: return ErrorReason.badCredentials
         case .authorizationRequired: return ErrorReason.authorization(request)
-        case .invalidToken:
+        case let .invalidToken(reload):
             let value = request.headers["Authorization"] ?? ""
             if !value.lowercased().hasPrefix("bearer ") { return ErrorReason.authorization(request) }
-            return ErrorReason.unknownToken
+            return ErrorReason.unknownToken(endedBy: reload)
         case .ownerOnly: return ErrorReason.notYours("that workspace") + " (only its owner may do that)"
         case .posterOrOwnerOnly: return ErrorReason.notYours("that message") + " (only its poster or the workspace owner may delete it)"
         case .workspaceNotFound: return "no such workspace among yours (not a member, wrong id, or deleted)"

@@ -701,3 +701,23 @@ struct SlotList: Sequence {
 
     func makeIterator() -> Iterator { Iterator(list: self) }
 }
+
+// MARK: Reload
+
+extension CSE118State: TokenCarrying {
+    public var liveTokenOwners: [(token: String, user: String)] {
+        tokens.map { ($0.key.string, $0.value.text) }
+    }
+
+    /// The token counts as issued, so the bound on issued tokens still holds across reloads.
+    public mutating func keepLiveToken(_ token: String, of user: String, from old: CSE118State) -> Bool {
+        guard let id = CSE118ID(user), member(id) != nil else { return false }
+        issueToken(token, member: id, limit: .max)
+        return true
+    }
+}
+
+extension Slots {
+    /// The rows held, for the console line of a reload.
+    var rowCount: Int { count - free.count }
+}

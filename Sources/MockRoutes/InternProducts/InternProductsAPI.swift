@@ -87,7 +87,7 @@ public final class InternProductsAPI: CourseAPI {
     private func products(_ request: Request) throws(InternProductsError) -> Response {
         let token = try InternProductsInput(request).required("loginToken")
         let body = try state.withLock { state throws(InternProductsError) in
-            guard state.isLive(token: token) else { throw .invalidToken }
+            guard state.isLive(token: token) else { throw .invalidToken(self.state.endedByReload(token)) }
             return state.catalog.body
         }
         return Self.json(body)

@@ -9,7 +9,8 @@ public enum InternProductsError: HTTPStatusError {
     case noSuchUser(String)
     case wrongPassword(String)
     case usernameUsed(String)
-    case invalidToken
+    /// Not a live token; set when a `--watch` reload ended it.
+    case invalidToken(TokenEndedByReload?)
     case methodNotAllowed(String)
     case serviceUnavailable
 
@@ -39,7 +40,7 @@ public enum InternProductsError: HTTPStatusError {
         case .noSuchUser: return "no such username; the seeded accounts are on the index page (GET /)"
         case .wrongPassword: return "wrong password for that username"
         case .usernameUsed: return "that username is taken; log in instead"
-        case .invalidToken: return "loginToken: " + ErrorReason.unknownToken
+        case let .invalidToken(reload): return "loginToken: " + ErrorReason.unknownToken(endedBy: reload)
         case .methodNotAllowed: return "this path takes GET only"
         case .serviceUnavailable: return "injected fault"
         }

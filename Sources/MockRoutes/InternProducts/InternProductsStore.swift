@@ -272,3 +272,17 @@ final class InternProductsCatalog: @unchecked Sendable {
         return body
     }
 }
+
+// MARK: Reload
+
+extension InternProductsState: TokenCarrying {
+    public var liveTokenOwners: [(token: String, user: String)] {
+        users.rows.compactMap { user in user.loginToken.map { ($0, user.username) } }
+    }
+
+    /// A user's one lifelong token is the one the seed gives (or mints): a live token the
+    /// reloaded seed does not give ends.
+    public mutating func keepLiveToken(_ token: String, of user: String, from old: InternProductsState) -> Bool {
+        false
+    }
+}

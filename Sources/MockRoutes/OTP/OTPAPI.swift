@@ -47,6 +47,10 @@ public final class OTPAPI: CourseAPI {
         try OTPDirectory(seed: document)
     }
 
+    public static func tableCounts(of seed: OTPDirectory) -> TableCounts {
+        TableCounts(["users": seed.users.count])
+    }
+
     public func stateJSON(of state: OTPState) -> [UInt8] {
         OrderedJSON.encode(OTPSeedFile(state.directory), escapeSlash: false)
     }
@@ -111,7 +115,7 @@ public final class OTPAPI: CourseAPI {
         }
         return try state.withLock { state throws(OTPError) in
             // Checked again: a reset may have ended the token since.
-            guard let index = state.directory.index(token: token) else { throw .invalidAuthToken }
+            guard let index = state.directory.index(token: token) else { throw .invalidAuthToken(self.state.endedByReload(token)) }
             state.directory.update(index, name: name, accounts: accounts)
             return Self.json(OTPUserAnswer(user: OTPUserShape(state.directory[index])))
         }
@@ -137,7 +141,7 @@ public final class OTPAPI: CourseAPI {
     // MARK: Helpers
 
     private func requireLiveToken(_ token: String) throws(OTPError) {
-        guard state.withLock({ $0.directory.index(token: token) }) != nil else { throw .invalidAuthToken }
+        guard state.withLock({ $0.directory.index(token: token) }) != nil else { throw .invalidAuthToken(state.endedByReload(token)) }
     }
 
     /// An absent, `null` or malformed number is `invalid_phone_number`.

@@ -11,7 +11,8 @@ public enum OTPError: APIError, MethodNotAllowedCase, Equatable {
     case incorrectCode
     case codeExpired
     case tooManyCodes
-    case invalidAuthToken
+    /// Not a live token; set when a `--watch` reload ended it.
+    case invalidAuthToken(TokenEndedByReload?)
     case invalidName
     case invalidAccounts
     case methodNotAllowed
@@ -66,11 +67,11 @@ public enum OTPError: APIError, MethodNotAllowedCase, Equatable {
             + "number for the hour; docs/apis/otp.md#guessing-a-code): send a new one, or POST /_mock/reset/otp"
         case .tooManyCodes: return "20 codes per number per hour (docs/apis/otp.md#guessing-a-code): use the last one, "
             + "listed at GET /_mock/otp/outbox"
-        case .invalidAuthToken:
+        case let .invalidAuthToken(reload):
             guard let token = request.headers["x-authtoken"], !token.isEmpty else {
                 return "x-authtoken header missing; send the auth_token from /api/verify_code"
             }
-            return ErrorReason.unknownToken
+            return ErrorReason.unknownToken(endedBy: reload)
         case .invalidName: return "`name` must be a string of at most 64 characters"
         case .invalidAccounts: return "`accounts` must be a list of objects with string name, ID and amount"
         case .methodNotAllowed: return "this path takes POST only"

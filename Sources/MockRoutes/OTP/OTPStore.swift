@@ -506,3 +506,27 @@ struct OTPSeedFile: Encodable {
         users = directory.users.indices.map { User(directory, $0) }
     }
 }
+
+// MARK: Reload
+
+extension OTPState: TokenCarrying {
+    public var liveTokenOwners: [(token: String, user: String)] {
+        directory.users.indices.flatMap { index in directory.tokens(of: index).map { ($0, directory[index].phone.text) } }
+    }
+
+    /// Pending codes and the outbox start afresh, as after a reset; the user's token comes back
+    /// after the seed's own, and counts as issued, so the bound on issued tokens still holds.
+    public mutating func keepLiveToken(_ token: String, of user: String, from old: OTPState) -> Bool {
+        directory.keepToken(token, ofUserWithPhone: user)
+    }
+}
+
+extension OTPDirectory {
+    fileprivate mutating func keepToken(_ text: String, ofUserWithPhone phone: String) -> Bool {
+        guard let index = index(phone: phone), let secret = OTPSecret(text, length: OTPSecret.length),
+              tokenEntry(secret) == nil else { return false }
+        Self.link(newToken(secret, owner: index), to: &users[index], in: &tokens)
+        _ = issuedTokens.record(text, limit: .max)
+        return true
+    }
+}

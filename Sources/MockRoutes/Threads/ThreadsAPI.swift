@@ -177,6 +177,7 @@ public final class ThreadsAPI: CourseAPI {
                   let message = state.messages[id] else { throw .messageNotFound }
             guard message.userID == userID else { throw .notYourMessage }
             state.removeMessage(id)
+            releaseStored([message.text])
             return Self.json(Deleted(message: "Message deleted"))
         }
     }
@@ -196,7 +197,7 @@ public final class ThreadsAPI: CourseAPI {
         let token = Substring(afterScheme.drop { $0 == 32 || $0 == 9 })
         guard !token.isEmpty else { throw .tokenNotFound }
         let key = ExactText(String(token))
-        guard let record = state.tokens[key] else { throw .invalidToken }
+        guard let record = state.tokens[key] else { throw .invalidToken(self.state.endedByReload(key.string)) }
         guard record.expires > unixNow() else { throw .expiredToken }
         return Caller(token: key, userID: record.userID, isLegacy: record.isLegacy)
     }

@@ -10,7 +10,8 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
     case tooLong(name: String)
     case badCredentials
     case tokenNotFound
-    case invalidToken
+    /// Not a live token; set when a `--watch` reload ended it.
+    case invalidToken(TokenEndedByReload?)
     case expiredToken
     case notYourThread
     case notYourMessage
@@ -63,7 +64,7 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
         case let .tooLong(name): return "`\(name)` is over the cap of every stored text (docs/apis/threads.md#size-limits)"
         case .badCredentials: return ErrorReason.badCredentials
         case .tokenNotFound: return ErrorReason.authorization(request, expected: "BEARER <token>")
-        case .invalidToken: return ErrorReason.unknownToken
+        case let .invalidToken(reload): return ErrorReason.unknownToken(endedBy: reload)
         case .expiredToken: return ErrorReason.expiredToken
         case .notYourThread: return ErrorReason.notYours("thread \(request[parameter: "thread_id"] ?? "?")")
         case .notYourMessage: return ErrorReason.notYours("message \(request[parameter: "message_id"] ?? "?")")

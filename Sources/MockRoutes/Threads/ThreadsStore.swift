@@ -297,3 +297,20 @@ enum ThreadsToken {
         return String(repeating: "0", count: max(0, 22 - text.count)) + text
     }
 }
+
+// MARK: Reload
+
+extension ThreadsState: TokenCarrying {
+    public var liveTokenOwners: [(token: String, user: String)] {
+        tokens.rows.map { ($0.token.string, String($0.userID)) }
+    }
+
+    /// The token keeps its expiry and shape; it counts as issued, so the bound on issued tokens
+    /// still holds across reloads.
+    public mutating func keepLiveToken(_ token: String, of user: String, from old: ThreadsState) -> Bool {
+        guard let id = Int(user), users.contains(id), let row = old.tokens[ExactText(token)] else { return false }
+        tokens.insert(row)
+        _ = issuedTokens.record(token, limit: .max)
+        return true
+    }
+}

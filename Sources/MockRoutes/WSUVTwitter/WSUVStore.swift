@@ -205,3 +205,18 @@ extension WSUVState.Tweet {
         seed.field("isdeleted", isDeleted ? 1 : 0)
     }
 }
+
+// MARK: Reload
+
+extension WSUVState: TokenCarrying {
+    public var liveTokenOwners: [(token: String, user: String)] {
+        users.rows.compactMap { user in user.sessionToken.map { ($0, user.username) } }
+    }
+
+    /// A user the reloaded seed logs out (`"0"`) keeps the live token; a token the seed gives wins.
+    public mutating func keepLiveToken(_ token: String, of user: String, from old: WSUVState) -> Bool {
+        guard let row = self.user(user), row.sessionToken == nil, users.row(where: \.sessionToken, is: token) == nil else { return false }
+        setSessionToken(token, of: user)
+        return true
+    }
+}

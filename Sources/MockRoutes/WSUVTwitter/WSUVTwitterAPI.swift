@@ -161,6 +161,8 @@ public final class WSUVTwitterAPI: CourseAPI {
                   let tweet = state.tweets[id] else { throw .noSuchTweet }
             guard tweet.username == username else { throw .notYourTweet }
             state.delete(id, stamp: stamp)
+            // The row stays, as `[deleted]`.
+            releaseStored([tweet.text], rows: 0)
             return Self.json(TweetDeleted(tweetID: idText))
         }
     }
