@@ -85,6 +85,8 @@ final class EventLoop: @unchecked Sendable {
     /// Connections another loop accepted for this one, taken on the next wake.
     private let handedLock = NSLock()
     private var handed: [(fd: Int32, peer: PeerAddress)] = []
+    /// Pending answers that became ready on other threads, to finish on this one (under `handedLock`).
+    private var readyAnswers: [() -> Void] = []
     /// Answers worker threads finished for this loop's connections, taken on the next wake.
     private var workerAnswers: [WorkerAnswer] = []
     /// Connections that used up their turn with requests left, served again after everyone else's events.
@@ -177,6 +179,7 @@ final class EventLoop: @unchecked Sendable {
                     Sys.drainWakePipe(wakePipe.read)
                     adoptHandedConnections()
                     deliverWorkerAnswers()
+                    finishReadyAnswers()
                 } else if let connection = connections[event.fd] {
                     if event.writable { writable(connection) }
                     if event.readable, connections[event.fd] === connection { readable(connection) }
@@ -328,6 +331,22 @@ final class EventLoop: @unchecked Sendable {
         handed.removeAll()
         handedLock.unlock()
         for connection in taken { serve(connection.fd, connection.peer) }
+    }
+
+    /// Called on any thread: run `finish` on this loop's thread.
+    private func post(_ finish: @escaping () -> Void) {
+        handedLock.lock()
+        readyAnswers.append(finish)
+        handedLock.unlock()
+        Sys.signalWakePipe(wakePipe.write)
+    }
+
+    private func finishReadyAnswers() {
+        handedLock.lock()
+        let taken = readyAnswers
+        readyAnswers.removeAll()
+        handedLock.unlock()
+        for finish in taken { finish() }
     }
 
     /// Out of descriptors or at the cap: stop polling the listener briefly instead of spinning on it.
@@ -545,11 +564,26 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Sends the responder's answer now, or after its delay.
+    /// Sends the responder's answer now, after its delay, or once it is ready when it is pending.
     private func answer(_ response: Response, to request: Request, _ head: RequestHead, startedAt started: Double,
                         on connection: Connection) {
         let keepAlive = head.keepAlive && !connection.peerClosed
-        if response.delay > 0 {
+        if let pending = response.pending {
+            connection.awaitingDelayedResponse = true
+            connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: false)
+            pending.whenComplete { [unowned self] finish in
+                post { [unowned self] in
+                    // Closed meanwhile (a reset, a stop): nothing to send.
+                    guard connections[connection.fd] === connection else { return }
+                    connection.awaitingDelayedResponse = false
+                    connection.heldAnswer = nil
+                    var held = response
+                    held.pending = nil
+                    answer(finish(held), to: request, head, startedAt: started, on: connection)
+                    process(connection)
+                }
+            }
+        } else if response.delay > 0 {
             connection.awaitingDelayedResponse = true
             connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: false)
             schedule(at: started + response.delay, for: connection) { [unowned self] in
