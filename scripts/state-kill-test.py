@@ -130,46 +130,153 @@ def check(state, acknowledged):
     return problems
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cycles", type=int, default=300)
-    parser.add_argument("--binary", default=".build/debug/mock-backend")
-    parser.add_argument("--max-delay", type=float, default=0.4, help="longest burst before the kill, in seconds")
-    arguments = parser.parse_args()
+def burst(port, cycle, seconds, attack=None):
+    """Four writers for `seconds`, then `attack()` while they go on, then stop; what they were told."""
+    acknowledged, stop = [], threading.Event()
+    writers = [threading.Thread(target=writer, args=(port, f"c{cycle}w{index}", acknowledged, stop))
+               for index in range(4)]
+    for thread in writers:
+        thread.start()
+    time.sleep(seconds)
+    outcome = attack() if attack else None
+    return acknowledged, stop, writers, outcome
 
-    folder = tempfile.mkdtemp(prefix="state-kill-")
-    state_file = os.path.join(folder, "state.json")
-    server, port = start(arguments.binary, state_file)
-    checked = 0
-    started = time.monotonic()
+
+def finish(server, stop, writers):
+    server.send_signal(signal.SIGKILL)
+    server.wait()
+    stop.set()
+    for thread in writers:
+        thread.join()
+
+
+def reloaded_problems(binary, state_file, acknowledged):
+    server, port = start(binary, state_file)
     try:
-        for cycle in range(arguments.cycles):
-            acknowledged, stop = [], threading.Event()
-            writers = [threading.Thread(target=writer, args=(port, f"c{cycle}w{index}", acknowledged, stop))
-                       for index in range(4)]
-            for thread in writers:
-                thread.start()
-            time.sleep(random.uniform(0.01, arguments.max_delay))
-            server.send_signal(signal.SIGKILL)
-            server.wait()
-            stop.set()
-            for thread in writers:
-                thread.join()
-            server, port = start(arguments.binary, state_file)
-            status, state = Client(port).call("GET", "/_mock/state/threads")
-            problems = check(state, acknowledged) if status == 200 else [f"GET /_mock/state/threads answered {status}"]
-            checked += sum(1 for entry in acknowledged if "sent" not in entry[0])
-            if problems:
-                print(f"cycle {cycle}: " + "; ".join(problems[:10]), file=sys.stderr)
-                print(f"state file kept in {state_file}", file=sys.stderr)
-                return 1
-        size = os.path.getsize(state_file)
-        print(f"{arguments.cycles} kill -9 cycles in {time.monotonic() - started:.0f} s: {checked} acknowledged writes "
-              f"checked, none lost, none half done; the state file ends at {size} bytes")
-        return 0
+        status, state = Client(port).call("GET", "/_mock/state/threads")
     finally:
         server.kill()
         server.wait()
+    return check(state, acknowledged) if status == 200 else [f"GET /_mock/state/threads answered {status}"]
+
+
+def counted(acknowledged):
+    return sum(1 for entry in acknowledged if "sent" not in entry[0])
+
+
+def kill_cycles(arguments):
+    """kill -9 at a random moment, over and over on one file."""
+    folder = tempfile.mkdtemp(prefix="state-kill-")
+    state_file = os.path.join(folder, "state.json")
+    checked = 0
+    started = time.monotonic()
+    for cycle in range(arguments.cycles):
+        server, port = start(arguments.binary, state_file)
+        acknowledged, stop, writers, _ = burst(port, cycle, random.uniform(0.01, arguments.max_delay))
+        finish(server, stop, writers)
+        problems = reloaded_problems(arguments.binary, state_file, acknowledged)
+        checked += counted(acknowledged)
+        if problems:
+            return report_failure(cycle, problems, state_file)
+    size = os.path.getsize(state_file)
+    print(f"{arguments.cycles} kill -9 cycles in {time.monotonic() - started:.0f} s: {checked} acknowledged writes "
+          f"checked, none lost, none half done; the state file ends at {size} bytes")
+    return 0
+
+
+def report_failure(cycle, problems, state_file):
+    print(f"cycle {cycle}: " + "; ".join(problems[:10]), file=sys.stderr)
+    print(f"state file kept in {state_file}", file=sys.stderr)
+    return 1
+
+
+def run(command):
+    return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def remount_checked(device, mount):
+    """Unmounts the flipped file system, repairs it and mounts it writable again (the journal
+    replayed, as after a reboot)."""
+    for _ in range(50):
+        if run(["umount", mount]).returncode == 0 or not os.path.ismount(mount):
+            break
+        time.sleep(0.1)
+    check = run(["e2fsck", "-fy", device])
+    if check.returncode >= 4:
+        check = run(["e2fsck", "-fy", device])
+    mounted = run(["mount", "-o", "rw", device, mount])
+    with open("/proc/mounts") as mounts:
+        options = next((line.split()[3] for line in mounts if line.split()[1] == mount), "")
+    if mounted.returncode != 0 or not options.startswith("rw"):
+        raise SystemExit(f"cannot mount {device} writable again ({options}): {mounted.stdout}{check.stdout}")
+
+
+def read_only_cycles(arguments):
+    """ext4 on a loop device mounted errors=remount-ro: an error flips it read-only under the
+    writers; then kill -9, the file system checked and mounted again, and every write acknowledged
+    before or after the flip must be in the file."""
+    if os.geteuid() != 0 or run(["losetup", "--version"]).returncode != 0:
+        print("skipped: the read-only attack needs root and losetup")
+        return 0
+    work = tempfile.mkdtemp(prefix="state-ro-")
+    image, mount = os.path.join(work, "disk.img"), os.path.join(work, "mnt")
+    os.mkdir(mount)
+    with open(image, "wb") as handle:
+        handle.truncate(32 << 20)
+    if run(["mkfs.ext4", "-q", "-F", image]).returncode != 0:
+        print("skipped: mkfs.ext4 failed")
+        return 0
+    loop = run(["losetup", "-f", "--show", image])
+    if loop.returncode != 0:
+        print("skipped: no loop device here: " + loop.stdout.strip())
+        return 0
+    device = loop.stdout.strip()
+    state_file = os.path.join(mount, "state.json")
+    checked, after_flip, losses = 0, 0, 0
+    try:
+        for cycle in range(arguments.cycles):
+            if run(["mount", "-o", "errors=remount-ro", device, mount]).returncode != 0:
+                print("skipped: cannot mount the loop device")
+                return 0
+            server, port = start(arguments.binary, state_file)
+            flipped = []
+
+            def flip():
+                with open(f"/sys/fs/ext4/{os.path.basename(device)}/trigger_fs_error", "w") as trigger:
+                    trigger.write("state-kill-test")
+                flipped.append(time.monotonic())
+
+            acknowledged, stop, writers, _ = burst(port, cycle, random.uniform(0.05, arguments.max_delay), flip)
+            time.sleep(0.3)
+            health = Client(port).call("GET", "/_mock/health")[0]
+            finish(server, stop, writers)
+            remount_checked(device, mount)
+            problems = reloaded_problems(arguments.binary, state_file, acknowledged)
+            if health != 503:
+                problems.append(f"/_mock/health answered {health} after the flip, not 503")
+            checked += counted(acknowledged)
+            if problems:
+                losses += 1
+                print(f"cycle {cycle}: " + "; ".join(problems[:10]), file=sys.stderr)
+            os.remove(state_file)
+            run(["umount", mount])
+    finally:
+        run(["umount", mount])
+        run(["losetup", "-d", device])
+    print(f"{arguments.cycles} read-only flips: {checked} acknowledged writes checked, "
+          f"{losses} cycles with a problem")
+    return 1 if losses else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--attack", choices=["kill", "read-only"], default="kill")
+    parser.add_argument("--cycles", type=int, default=300)
+    parser.add_argument("--binary", default=".build/debug/mock-backend")
+    parser.add_argument("--max-delay", type=float, default=0.4, help="longest burst before the attack, in seconds")
+    arguments = parser.parse_args()
+    attacks = {"kill": kill_cycles, "read-only": read_only_cycles}
+    return attacks[arguments.attack](arguments)
 
 
 if __name__ == "__main__":

@@ -120,7 +120,7 @@ public final class MockApp: HTTPResponder {
     /// The request through the middlewares from `index` on, then to its route.
     private func pass(_ request: RoutedRequest, from index: Int) -> Response {
         guard index < middlewares.count else { return answer(request) }
-        return middlewares[index].respond(to: request) { pass($0, from: index + 1) }
+        return middlewares[index].respond(to: request) { self.pass($0, from: index + 1) }
     }
 
     /// What the route answers.

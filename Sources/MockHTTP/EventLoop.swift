@@ -63,7 +63,14 @@ private struct WorkerAnswer: @unchecked Sendable {
     let request: Request
     let head: RequestHead
     let startedAt: Double
+    /// `EventLoop.costKey` of the request, to learn whether it is still costly.
+    let key: String
     var response = Response()
+    /// How long the responder took; nil when no answer was built (the memory budget was full).
+    var seconds: Double?
+    /// The answer's size, counted against the budget as soon as it was built, so the next answer
+    /// a worker builds sees it; the connection's own count takes it over on delivery.
+    var charged = 0
 }
 
 /// An answer the loop holds back or sends slowly: the request, the answer, and whether it began.
@@ -85,10 +92,15 @@ final class EventLoop: @unchecked Sendable {
     /// Connections another loop accepted for this one, taken on the next wake.
     private let handedLock = NSLock()
     private var handed: [(fd: Int32, peer: PeerAddress)] = []
+    /// Pending answers that became ready on other threads, to finish on this one (under `handedLock`).
+    private var readyAnswers: [() -> Void] = []
     /// Answers worker threads finished for this loop's connections, taken on the next wake.
     private var workerAnswers: [WorkerAnswer] = []
     /// Connections that used up their turn with requests left, served again after everyone else's events.
     private var turns: [Connection] = []
+    /// Requests (`costKey`) whose last answer took the loop `costlyAnswerSeconds` or more (a 20 MB
+    /// tweet list): answered on a worker thread from then on, until one is quick again.
+    private var costlyTargets: Set<String> = []
     /// How busy the loop is, for the loop that hands out a new connection (`waitForFirstTurn`).
     private let loadLock = NSLock()
     private var roundStartedAt: Double?
@@ -177,6 +189,7 @@ final class EventLoop: @unchecked Sendable {
                     Sys.drainWakePipe(wakePipe.read)
                     adoptHandedConnections()
                     deliverWorkerAnswers()
+                    finishReadyAnswers()
                 } else if let connection = connections[event.fd] {
                     if event.writable { writable(connection) }
                     if event.readable, connections[event.fd] === connection { readable(connection) }
@@ -328,6 +341,22 @@ final class EventLoop: @unchecked Sendable {
         handed.removeAll()
         handedLock.unlock()
         for connection in taken { serve(connection.fd, connection.peer) }
+    }
+
+    /// Called on any thread: run `finish` on this loop's thread.
+    private func post(_ finish: @escaping () -> Void) {
+        handedLock.lock()
+        readyAnswers.append(finish)
+        handedLock.unlock()
+        Sys.signalWakePipe(wakePipe.write)
+    }
+
+    private func finishReadyAnswers() {
+        handedLock.lock()
+        let taken = readyAnswers
+        readyAnswers.removeAll()
+        handedLock.unlock()
+        for finish in taken { finish() }
     }
 
     /// Out of descriptors or at the cap: stop polling the listener briefly instead of spinning on it.
@@ -499,6 +528,17 @@ final class EventLoop: @unchecked Sendable {
     /// Bodies from this size on are answered on a worker thread (`HTTPServer.workers`): decoding
     /// 16 MiB of `%u00e9` escapes took 0.75 s, which no other client of the loop should wait for.
     static let costlyBody = 256 << 10
+    /// An answer that took the loop this long makes its kind of request (`costKey`) costly: it
+    /// held every other client of the loop that long (60 slow readers of a 20 MB list: seconds).
+    static let costlyAnswerSeconds = 0.02
+    /// `costlyTargets` is emptied when it reaches this many (paths with ids are many).
+    private static let costlyTargetsKept = 1024
+
+    /// The method and the path without its query: what makes an answer costly is mostly which list it is.
+    private static func costKey(_ head: RequestHead) -> String {
+        let path = head.target.firstIndex(of: "?").map { head.target[..<$0] } ?? head.target[...]
+        return head.method + " " + path
+    }
 
     private func dispatch(_ head: RequestHead, _ body: [UInt8], on connection: Connection) {
         let started = monotonicNow()
@@ -506,23 +546,43 @@ final class EventLoop: @unchecked Sendable {
                               headers: head.headers, body: body, peer: connection.peer, receivedAt: Date())
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
         connection.hasServedRequest = true
-        if body.count >= Self.costlyBody {
-            // Later pipelined requests wait, as behind a delayed answer; the body stays counted.
-            connection.awaitingDelayedResponse = true
-            connection.bodyAtWorker = body.count
-            let work = WorkerAnswer(connection: connection, request: request, head: head, startedAt: started)
-            let responder = server.responder
-            server.workers.addOperation { [self] in
-                var done = work
-                done.response = responder.respond(to: work.request)
-                handedLock.lock()
-                workerAnswers.append(done)
-                handedLock.unlock()
-                Sys.signalWakePipe(wakePipe.write)
-            }
+        let key = Self.costKey(head)
+        if body.count >= Self.costlyBody || costlyTargets.contains(key) {
+            answerOnWorker(WorkerAnswer(connection: connection, request: request, head: head, startedAt: started, key: key))
             return
         }
-        answer(server.responder.respond(to: request), to: request, head, startedAt: started, on: connection)
+        let response = server.responder.respond(to: request)
+        if monotonicNow() - started >= Self.costlyAnswerSeconds {
+            if costlyTargets.count >= Self.costlyTargetsKept { costlyTargets.removeAll() }
+            costlyTargets.insert(key)
+        }
+        answer(response, to: request, head, startedAt: started, on: connection)
+    }
+
+    /// Builds the answer on a worker thread; later pipelined requests wait, as behind a delayed
+    /// answer, and the body stays counted. Answers queued for workers are checked against the
+    /// memory budget again as each is built: those built before it may have filled it.
+    private func answerOnWorker(_ work: WorkerAnswer) {
+        let connection = work.connection
+        connection.awaitingDelayedResponse = true
+        connection.bodyAtWorker = work.request.body.count
+        let responder = server.responder
+        let memory = server.memory
+        let host = connection.peer.host
+        server.workers.addOperation { [self] in
+            var done = work
+            if memory.hasRoomForAnswer(to: host) {
+                let began = monotonicNow()
+                done.response = responder.respond(to: work.request)
+                done.seconds = monotonicNow() - began
+                done.charged = done.response.body.count
+                memory.adjust(by: done.charged, for: host)
+            }
+            handedLock.lock()
+            workerAnswers.append(done)
+            handedLock.unlock()
+            Sys.signalWakePipe(wakePipe.write)
+        }
     }
 
     /// The answers worker threads finished, each sent as if its loop had made it.
@@ -533,23 +593,45 @@ final class EventLoop: @unchecked Sendable {
         handedLock.unlock()
         for work in finished {
             let connection = work.connection
+            if let seconds = work.seconds, seconds < Self.costlyAnswerSeconds { costlyTargets.remove(work.key) }
             guard connections[connection.fd] === connection else {
+                server.memory.adjust(by: -work.charged, for: connection.peer.host)
                 // The client left meanwhile: the request was still served (a write is done), and logged.
-                report(work.request, work.response, startedAt: work.startedAt, responseBytes: 0)
+                if work.seconds != nil { report(work.request, work.response, startedAt: work.startedAt, responseBytes: 0) }
                 continue
             }
             connection.awaitingDelayedResponse = false
             connection.bodyAtWorker = 0
-            answer(work.response, to: work.request, work.head, startedAt: work.startedAt, on: connection)
+            connection.charged += work.charged
+            if work.seconds == nil {
+                refuseForMemory(work.head, on: connection)
+            } else {
+                answer(work.response, to: work.request, work.head, startedAt: work.startedAt, on: connection)
+            }
             process(connection)
         }
     }
 
-    /// Sends the responder's answer now, or after its delay.
+    /// Sends the responder's answer now, after its delay, or once it is ready when it is pending.
     private func answer(_ response: Response, to request: Request, _ head: RequestHead, startedAt started: Double,
                         on connection: Connection) {
         let keepAlive = head.keepAlive && !connection.peerClosed
-        if response.delay > 0 {
+        if let pending = response.pending {
+            connection.awaitingDelayedResponse = true
+            connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: false)
+            pending.whenComplete { [unowned self] finish in
+                post { [unowned self] in
+                    // Closed meanwhile (a reset, a stop): nothing to send.
+                    guard connections[connection.fd] === connection else { return }
+                    connection.awaitingDelayedResponse = false
+                    connection.heldAnswer = nil
+                    var held = response
+                    held.pending = nil
+                    answer(finish(held), to: request, head, startedAt: started, on: connection)
+                    process(connection)
+                }
+            }
+        } else if response.delay > 0 {
             connection.awaitingDelayedResponse = true
             connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: false)
             schedule(at: started + response.delay, for: connection) { [unowned self] in

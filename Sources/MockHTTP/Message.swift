@@ -126,6 +126,8 @@ public struct Response: Sendable {
     public var body: [UInt8]
     /// Seconds to hold the answer back (simulated network latency); the loop keeps serving others.
     public var delay: Double = 0
+    /// Set when the answer must wait for work off the loop; the loop keeps serving others.
+    public var pending: PendingAnswer?
     /// The name of the route group that answered, for the responder's own records (its request
     /// log); nil when none did.
     public var routeGroup: String?

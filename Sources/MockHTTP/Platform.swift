@@ -475,6 +475,13 @@ public enum Durability {
         OS.fullSync(fd)
     }
 
+    /// After a successful flush of `fd`: the file system still takes a journalled change, so the
+    /// flush was not one that a journal abort let through without the data (Linux's ext4); true
+    /// where the check cannot be made.
+    public static func confirmJournal(_ fd: Int32) -> Bool {
+        OS.confirmJournal(fd)
+    }
+
     /// Makes a rename or a new file in `directory` durable by syncing the directory itself.
     public static func syncDirectory(_ directory: String) -> Bool {
         let fd = open(directory, O_RDONLY)

@@ -43,6 +43,15 @@ enum OS {
     static func fullSync(_ fd: Int32) -> Bool {
         fsync(fd) == 0
     }
+
+    /// Sets a one-byte user attribute on the file: a change that needs a journal handle, refused at
+    /// once (EROFS, EIO) once the journal has aborted. File systems without user attributes
+    /// (ENOTSUP, EOPNOTSUPP; EPERM where the file's type forbids them) offer no such check.
+    static func confirmJournal(_ fd: Int32) -> Bool {
+        var mark: UInt8 = 1
+        if fsetxattr(fd, "user.mock-backend.flushed", &mark, 1, 0) == 0 { return true }
+        return [ENOTSUP, EOPNOTSUPP, EPERM, ENOSYS].contains(errno)
+    }
 }
 
 /// Level-triggered epoll.

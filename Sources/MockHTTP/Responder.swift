@@ -1,7 +1,8 @@
 import Foundation
 
 /// What the server calls for every complete request. Runs on an event-loop thread, so it must
-/// not block: a delay is expressed with `Response.delay`, never by sleeping.
+/// not block: a delay is expressed with `Response.delay`, and waiting for other work with
+/// `Response.pending`, never by sleeping.
 public protocol HTTPResponder: Sendable {
     func respond(to request: Request) -> Response
     /// Called once the answer is written to the connection's buffer (log, journal).

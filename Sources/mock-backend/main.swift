@@ -95,7 +95,7 @@ settings.addresses = ServerAddresses(publicURL: options.publicURL,
 // The state file is read and shown writable before the port opens, and written only once it is
 // open: a start that fails leaves the file as it was.
 if let path = options.stateFile {
-    let stateLog = StateLog(path: URL(fileURLWithPath: path).path, console: Console.standard.write)
+    let stateLog = StateLog(path: URL(fileURLWithPath: path).path, maxFileSize: options.memoryBudget, console: Console.standard.write)
     do {
         try stateLog.open(apis)
     } catch {

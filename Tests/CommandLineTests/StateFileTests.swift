@@ -8,8 +8,8 @@ import XCTest
 /// `--state FILE` as a TA uses it: what is acknowledged is stored, what cannot be stored is
 /// refused, a file that cannot be written stops the start, and reset goes to the seed.
 final class StateFileTests: XCTestCase {
-    private var folder: URL!
-    private var state: URL { folder.appendingPathComponent("state.json") }
+    var folder: URL!
+    var state: URL { folder.appendingPathComponent("state.json") }
 
     override func setUpWithError() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("state-\(UUID().uuidString)")
@@ -20,21 +20,21 @@ final class StateFileTests: XCTestCase {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    private func start(_ file: URL? = nil, _ extra: [String] = ["--only", "threads"]) throws -> (ChildProcess, Int) {
+    func start(_ file: URL? = nil, _ extra: [String] = ["--only", "threads"]) throws -> (ChildProcess, Int) {
         try ChildProcess.startServer(["--state", (file ?? state).path] + extra)
     }
 
-    private func signup(_ email: String, port: Int) throws -> ClientResponse {
+    func signup(_ email: String, port: Int) throws -> ClientResponse {
         try httpRequest(port: port, "POST", "/api/signup", headers: [("Content-Type", "application/x-www-form-urlencoded")],
                         body: Array("email=\(email)&password=p&fname=K&lname=P".utf8))
     }
 
-    private func login(_ email: String, port: Int) throws -> Int {
+    func login(_ email: String, port: Int) throws -> Int {
         try httpRequest(port: port, "POST", "/api/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
                         body: Array("email=\(email)&password=p".utf8)).status
     }
 
-    private func killHard(_ child: ChildProcess) {
+    func killHard(_ child: ChildProcess) {
         kill(child.process.processIdentifier, SIGKILL)
         XCTAssertEqual(child.waitForExit(), SIGKILL)
     }
@@ -291,22 +291,25 @@ final class StateFileTests: XCTestCase {
     // MARK: Files that cannot be used
 
     /// The one line a start that cannot write its state file prints.
-    private func assertStartRefused(_ arguments: [String], cause: String, path: String,
+    /// Each cause gets the fix that fits it (`advice`, a part of the line).
+    private func assertStartRefused(_ arguments: [String], cause: String, advice: String, path: String, reading: Bool = false,
                                     wrapper: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
         let child = try ChildProcess(["--port", "0"] + arguments, wrapper: wrapper)
-        XCTAssertEqual(child.waitForExit(), 1, child.standardOutput + child.standardError, file: file, line: line)
+        XCTAssertEqual(child.waitForExit(timeout: 10), 1, child.standardOutput + child.standardError, file: file, line: line)
+        if child.process.isRunning { child.process.terminate() }
         let message = child.standardError
-        XCTAssertTrue(message.hasPrefix("mock-backend: cannot write the state file \(path): \(cause) (running as uid "),
+        XCTAssertTrue(message.hasPrefix("mock-backend: cannot \(reading ? "read" : "write") the state file \(path): \(cause); "),
                       message, file: file, line: line)
-        XCTAssertTrue(message.contains("in Docker, use a named volume (-v mock-data:/data) or a host folder writable by uid 10001"),
-                      message, file: file, line: line)
+        XCTAssertTrue(message.contains(advice), message, file: file, line: line)
         XCTAssertEqual(message.filter { $0 == "\n" }.count, 1, "one line", file: file, line: line)
         XCTAssertFalse(child.standardOutput.contains("listening on"), file: file, line: line)
     }
 
     func testMissingFolderStopsTheStart() throws {
         let missing = folder.appendingPathComponent("no/such/state.json")
-        try assertStartRefused(["--state", missing.path], cause: "no such folder", path: missing.path)
+        try assertStartRefused(["--state", missing.path], cause: "no such folder",
+                               advice: "the folder \(missing.deletingLastPathComponent().path) does not exist. Create it (mkdir -p",
+                               path: missing.path)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("no").path))
     }
 
@@ -323,8 +326,10 @@ final class StateFileTests: XCTestCase {
         }
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path) }
         let seed = TestServer.shippedSeed.url.path
-        try assertStartRefused(["--state", state.path, "--seed", seed], cause: "permission denied", path: state.path,
-                               wrapper: wrapper)
+        try assertStartRefused(["--state", state.path, "--seed", seed], cause: "permission denied",
+                               advice: "running as uid 10001, which may not write there. Give --state a file in a folder this user"
+                                   + " can write; in Docker, use a named volume (-v mock-data:/data) or a host folder writable by uid 10001",
+                               path: state.path, wrapper: wrapper)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
     }
 
@@ -332,7 +337,9 @@ final class StateFileTests: XCTestCase {
         let mount = try SmallFileSystem(at: folder, kilobytes: 256)
         defer { mount.remove() }
         try mount.remount(readOnly: true)
-        try assertStartRefused(["--state", state.path, "--only", "threads"], cause: "read-only file system", path: state.path)
+        try assertStartRefused(["--state", state.path, "--only", "threads"], cause: "read-only file system",
+                               advice: "\(folder.path) is on a read-only file system. Give --state a file on a writable one; in Docker"
+                                   + " with --read-only, mount a volume there", path: state.path)
     }
 
     func testGarbageStateFileStopsTheStartAndIsLeftAsItWas() throws {
@@ -493,7 +500,7 @@ final class StateFileTests: XCTestCase {
 
 /// A small tmpfs mounted over a test folder, to fill up or make read-only. Needs root and a
 /// kernel that lets it mount; the tests that need one are skipped, saying so, where it cannot.
-private struct SmallFileSystem {
+struct SmallFileSystem {
     let folder: URL
 
     init(at folder: URL, kilobytes: Int) throws {

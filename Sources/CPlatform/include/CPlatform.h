@@ -1,9 +1,10 @@
-// The few Linux system calls Swift's Glibc module does not export (epoll, accept4).
+// The few Linux system calls Swift's Glibc module does not export (epoll, accept4, fsetxattr).
 // Our own shim over glibc, no third-party code; empty on other systems.
 #ifndef MOCK_CPLATFORM_H
 #define MOCK_CPLATFORM_H
 #ifdef __linux__
 #include <sys/epoll.h>
+#include <sys/xattr.h>
 #include <sys/types.h>
 
 struct sockaddr;

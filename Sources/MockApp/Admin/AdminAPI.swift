@@ -92,14 +92,17 @@ final class AdminAPI: Sendable {
 
     // MARK: Health and reset
 
-    /// 503 while the state file cannot store changes, so Docker's health check flags it.
+    /// 503 while the state file cannot store changes, so Docker's health check flags it; 200 with
+    /// `state_file_not_compacting` while changes are stored but the log cannot be compacted.
     private func health(_ request: Request) -> Response {
         let uptime = (Date().timeIntervalSince(startedAt) * 10).rounded() / 10
         var health = Health(version: MockBackend.version, uptimeS: uptime, apis: apis.map(\.name))
         if let log = settings.stateLog {
             let (failure, counts) = (log.failureReason, log.counts)
             health.stateFile = Health.StateFile(path: log.path, stored: failure == nil, error: failure,
-                                                changesStored: counts.records, flushes: counts.flushes)
+                                                changesStored: counts.records, flushes: counts.flushes,
+                                                compactionError: log.compactionFailureReason)
+            if health.stateFile?.compactionError != nil { health.status = "state_file_not_compacting" }
             if failure != nil { health.status = "state_file_failing" }
         }
         return .json(health.stateFile?.stored == false ? 503 : 200, OrderedJSON.encode(health, escapeSlash: false))
@@ -114,9 +117,11 @@ final class AdminAPI: Sendable {
             /// Since start; fewer flushes than changes when changes came at once (group commit).
             var changesStored: Int
             var flushes: Int
+            /// Why the log could not be compacted (it keeps every change and grows), until it can.
+            var compactionError: String?
 
             enum CodingKeys: String, CodingKey {
-                case path, stored, error, changesStored = "changes_stored", flushes
+                case path, stored, error, changesStored = "changes_stored", flushes, compactionError = "compaction_error"
             }
         }
 

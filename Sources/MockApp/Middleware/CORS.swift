@@ -3,7 +3,7 @@ import MockHTTP
 /// Every course API answers any origin, and answers preflights for the methods its path takes;
 /// the control surface allows no cross-origin use (docs/admin.md#who-may-call-it).
 struct CORS: Middleware {
-    func respond(to request: RoutedRequest, next: (RoutedRequest) -> Response) -> Response {
+    func respond(to request: RoutedRequest, next: @escaping (RoutedRequest) -> Response) -> Response {
         var response: Response
         if case let .preflight(group, allowed) = request.route {
             response = group.name == AdminAPI.name ? AdminAPI.preflightRefused : Self.preflight(allowed)

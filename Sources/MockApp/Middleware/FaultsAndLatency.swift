@@ -9,7 +9,7 @@ struct FaultsAndLatency: Middleware {
     let faults: Locked<Faults>
     let latency: ClosedRange<Double>?
 
-    func respond(to request: RoutedRequest, next: (RoutedRequest) -> Response) -> Response {
+    func respond(to request: RoutedRequest, next: @escaping (RoutedRequest) -> Response) -> Response {
         let name: String, injectedFault: (Int) -> Response
         if request.stub != nil {
             (name, injectedFault) = (StubSet.name, StubSet.injectedFault)
@@ -32,7 +32,7 @@ struct FaultsAndLatency: Middleware {
     /// A reset or a close stops the request before the handler sees it, so nothing changes; a
     /// truncated or slow answer is the handler's own, changes made.
     private func serve(_ request: RoutedRequest, as name: String, injectedFault: (Int) -> Response,
-                       next: (RoutedRequest) -> Response) -> Response {
+                       next: @escaping (RoutedRequest) -> Response) -> Response {
         let drawn = faults.withLock { $0.draw(for: name, method: request.request.method, path: request.request.path) }
         let rule = drawn?.rule
         let draw = drawn?.draw ?? FaultRule.Draw()

@@ -24,16 +24,18 @@ extension RouteMatch {
 }
 
 /// One concern of the app around every answer (CORS, faults and latency, persistence, journal,
-/// log): small and synchronous, so the chain runs on the event-loop thread like the handlers.
+/// log): small and synchronous, so the chain runs on the event-loop thread like the handlers. An
+/// answer that must wait for other work is `Response.pending`; `next` may then be called again, on
+/// the loop's thread, when it is ready.
 protocol Middleware: Sendable {
     /// The answer to `request`: `next`'s, changed or not, or one of its own instead.
-    func respond(to request: RoutedRequest, next: (RoutedRequest) -> Response) -> Response
+    func respond(to request: RoutedRequest, next: @escaping (RoutedRequest) -> Response) -> Response
     /// Called once the answer is written.
     func didRespond(_ exchange: Exchange)
 }
 
 extension Middleware {
-    func respond(to request: RoutedRequest, next: (RoutedRequest) -> Response) -> Response {
+    func respond(to request: RoutedRequest, next: @escaping (RoutedRequest) -> Response) -> Response {
         next(request)
     }
 

@@ -4,13 +4,28 @@ import MockHTTP
 /// The few file calls `--state` makes, each reporting the cause of a failure in words a person
 /// can act on. Every write is flushed to the disk itself before it counts.
 enum DiskFile {
-    /// Why a call failed: the call, the path and `errno`.
+    /// Why a call failed: the call, the path and `errno`, or what a check found.
     struct Failure: Error, CustomStringConvertible {
         var call: String
         var path: String
         var code: Int32
+        /// What a check found, in place of `errno`'s meaning.
+        var finding: String?
+
+        init(call: String, path: String, code: Int32, finding: String? = nil) {
+            (self.call, self.path, self.code, self.finding) = (call, path, code, finding)
+        }
+
+        /// The failed write may have left pages that the disk never took (an I/O error, a file
+        /// system gone read-only, a file that is no longer the one at the path): nothing after it
+        /// counts as stored until a whole new file is written and flushed. A write refused for
+        /// room or size changed nothing past the end that cutting the file back does not undo.
+        var needsNewFile: Bool {
+            !(call == "write" && [ENOSPC, EDQUOT, EFBIG].contains(code))
+        }
 
         var cause: String {
+            if let finding { return finding }
             switch code {
             case EACCES, EPERM: return "permission denied"
             case ENOENT: return "no such folder"
@@ -19,6 +34,7 @@ enum DiskFile {
             case EDQUOT: return "disk quota exceeded"
             case EFBIG: return "file too large"
             case EISDIR: return "it is a folder"
+            case ENOTDIR: return "a part of the path is not a folder"
             default: return String(cString: strerror(code))
             }
         }
@@ -44,6 +60,39 @@ enum DiskFile {
     /// The data on the disk itself (`F_FULLFSYNC` on macOS, where `fsync` stops at the drive's cache).
     static func sync(_ fd: Int32, path: String) throws(Failure) {
         guard Durability.sync(fd) else { throw Failure(call: "fsync", path: path, code: errno) }
+    }
+
+    /// Which file an open descriptor is, to notice the file at the path being deleted or replaced.
+    struct Identity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    static func identity(of fd: Int32, path: String) throws(Failure) -> Identity {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Failure(call: "fstat", path: path, code: errno) }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// After a flush: the bytes went to the file that is still at `path`, and the file system
+    /// still takes changes. A deleted file (or its deleted folder) takes writes that no one will
+    /// ever read; a file renamed over it hides them; and ext4 answers `fsync` with success for an
+    /// append whose new length never reached its journal when the journal aborted meanwhile (the
+    /// moments before `errors=remount-ro` flips the file system), which a journalled change made
+    /// after the flush shows (`Durability.confirmJournal`).
+    static func confirm(_ fd: Int32, is identity: Identity, at path: String) throws(Failure) {
+        let deleted = "the file was deleted (or its folder) while the server ran"
+        var named = stat()
+        if stat(path, &named) != 0 {
+            throw Failure(call: "check", path: path, code: errno, finding: errno == ENOENT || errno == ENOTDIR ? deleted : nil)
+        }
+        if UInt64(named.st_ino) != identity.inode || UInt64(named.st_dev) != identity.device {
+            throw Failure(call: "check", path: path, code: ENOENT, finding: "the file was replaced or moved while the server ran")
+        }
+        var open = stat()
+        guard fstat(fd, &open) == 0 else { throw Failure(call: "fstat", path: path, code: errno) }
+        if open.st_nlink == 0 { throw Failure(call: "check", path: path, code: ENOENT, finding: deleted) }
+        guard Durability.confirmJournal(fd) else { throw Failure(call: "journal check", path: path, code: errno) }
     }
 
     static func truncate(_ fd: Int32, to length: Int, path: String) throws(Failure) {
@@ -89,6 +138,21 @@ enum DiskFile {
         return (fd, temporary)
     }
 
+    /// The folder takes new files (a compaction's), by its permissions: no byte written, so a full
+    /// disk does not stop a start that appends to the file.
+    static func checkFolderWritable(of path: String) throws(Failure) {
+        var folder = (path as NSString).deletingLastPathComponent
+        if folder.isEmpty { folder = "." }
+        guard access(folder, W_OK | X_OK) == 0 else { throw Failure(call: "access", path: path, code: errno) }
+    }
+
+    /// Bytes this user may still write in `folder`'s file system.
+    static func freeBytes(in folder: String) -> Int? {
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return nil }
+        return Int(info.f_bavail) * Int(info.f_frsize)
+    }
+
     static func openForAppending(_ path: String) throws(Failure) -> Int32 {
         let fd = Foundation.open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(call: "open", path: path, code: errno) }
@@ -105,24 +169,45 @@ enum DiskFile {
         }
     }
 
-    static func readAll(_ path: String) throws(Failure) -> [UInt8]? {
-        let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+    /// The whole file, or nil when there is none. Only a regular file is read, opened without
+    /// waiting (a FIFO would block the start) and refused above `limit` bytes before any is read.
+    static func readAll(_ path: String, limit: Int = .max) throws(Failure) -> [UInt8]? {
+        let fd = Foundation.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw Failure(call: "open", path: path, code: errno)
         }
         defer { Foundation.close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Failure(call: "fstat", path: path, code: errno) }
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG else {
+            let what = kind == S_IFDIR ? "it is a folder" : kind == S_IFIFO ? "it is a named pipe (FIFO), not a file"
+                : kind == S_IFCHR || kind == S_IFBLK ? "it is a device, not a file" : "it is not a regular file"
+            throw Failure(call: "open", path: path, code: kind == S_IFDIR ? EISDIR : EINVAL, finding: what)
+        }
+        guard Int(info.st_size) <= limit else {
+            throw Failure(call: "open", path: path, code: EFBIG,
+                          finding: "it holds \(info.st_size) bytes, more than the memory budget (\(limit) bytes, --memory-budget) that would hold it")
+        }
+        return try read(fd, from: 0, count: Int(info.st_size), path: path)
+    }
+
+    /// `count` bytes from `offset` (fewer at the end of the file).
+    static func read(_ fd: Int32, from offset: Int, count: Int, path: String) throws(Failure) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if got < 0 {
                 if errno == EINTR { continue }
                 throw Failure(call: "read", path: path, code: errno)
             }
-            if count == 0 { return bytes }
-            bytes += chunk[0..<count]
+            if got == 0 { break }
+            done += got
         }
+        bytes.removeLast(count - done)
+        return bytes
     }
 }
 

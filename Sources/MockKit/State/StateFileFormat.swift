@@ -11,8 +11,12 @@ import MockHTTP
 /// is one line: `~`, the CRC-32 of its JSON chained from the record before (the first one from 0),
 /// a space, the JSON. A newline followed by `~` never occurs inside JSON, so the first one ends the
 /// snapshot. A record that is cut short, or whose checksum does not follow the chain, ends the
-/// log: it is a write that a crash interrupted, never acknowledged. A snapshot followed by no
-/// record is plain JSON, which is what a server leaves when it stops.
+/// log: it is a write that a crash interrupted, never acknowledged, unless whole records follow
+/// it (a record that checks against the one before it): then the file was damaged in the middle,
+/// and the start is refused, naming the record, rather than drop the acknowledged changes after
+/// it. A snapshot followed by no record is plain JSON, which is what a server leaves when it
+/// stops. The server never leaves an empty file (a new file is written beside and renamed into
+/// place whole), so an empty one is refused too.
 struct StateFileContents {
     /// Each API's document after the log, as text, in the snapshot's order (APIs first seen in the
     /// log last).
@@ -34,9 +38,14 @@ struct StateFileContents {
 
     /// Reads a whole file; only an unreadable snapshot is an error.
     init(_ bytes: [UInt8], file: String) throws(SeedError) {
+        guard bytes.contains(where: { !Self.isSpace($0) }) else {
+            throw SeedError(file: file, path: "$", problem: "the file is empty; mock-backend never leaves an empty state file"
+                + " (it writes a new one beside it and renames it into place), so another program made or emptied it."
+                + " Remove it to start from the seed, or give another --state FILE")
+        }
         let snapshotEnd = Self.snapshotEnd(in: bytes)
         snapshotLength = snapshotEnd
-        if !bytes[0..<snapshotEnd].allSatisfy({ $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }) {
+        if !bytes[0..<snapshotEnd].allSatisfy(Self.isSpace) {
             documents = try Self.members(of: bytes[0..<snapshotEnd], file: file)
         }
         var replays: [String: DocumentReplay] = [:]
@@ -58,6 +67,14 @@ struct StateFileContents {
             validLength = offset
             records += 1
         }
+        if offset < bytes.count, let damaged = Self.wholeRecordAfter(bytes, from: offset) {
+            let line = bytes[0..<offset].reduce(1) { $1 == 10 ? $0 + 1 : $0 }
+            throw SeedError(file: "\(file):\(line)", path: "$",
+                            problem: "record \(records + 1) of the log (line \(line)) is damaged: it does not check against the"
+                                + " record before it, yet whole records follow it (line \(damaged)), so it is no write cut short"
+                                + " by a crash. The file is left as it is: restore it from a copy, or remove that line and every"
+                                + " one after it to start with the changes before it")
+        }
         droppedLength = bytes.count - validLength
         wholePartEndsLine = validLength > 0 && bytes[validLength - 1] == 10
         for index in documents.indices {
@@ -65,6 +82,35 @@ struct StateFileContents {
                 documents[index].document = SeedJSON(replay.text, maxDepth: Self.maxDepth)
             }
         }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 32 || byte == 10 || byte == 13 || byte == 9
+    }
+
+    /// The line number of the first record line after `offset` that checks against the record
+    /// line before it (its checksum chained from the one that line gives): proof that whole
+    /// records were written after the damage at `offset`, which a torn last write never leaves.
+    private static func wholeRecordAfter(_ bytes: [UInt8], from offset: Int) -> Int? {
+        var line = bytes[0..<offset].reduce(1) { $1 == 10 ? $0 + 1 : $0 }
+        var start = offset
+        var previous: UInt32?
+        while start < bytes.count, let newline = bytes[start...].firstIndex(of: 10) {
+            let stated = statedChecksum(bytes, at: start, end: newline)
+            if let previous, record(in: bytes, at: start, after: previous) != nil {
+                return line
+            }
+            previous = stated
+            start = newline + 1
+            line += 1
+        }
+        return nil
+    }
+
+    /// The checksum a record line gives, whatever its JSON.
+    private static func statedChecksum(_ bytes: [UInt8], at offset: Int, end: Int) -> UInt32? {
+        guard end - offset > 10, bytes[offset] == recordMark, bytes[offset + 9] == 32 else { return nil }
+        return UInt32(String(decoding: bytes[(offset + 1)..<(offset + 9)], as: UTF8.self), radix: 16)
     }
 
     /// The snapshot's members, each API's part of the text as it is: checked, but not built into
@@ -86,12 +132,11 @@ struct StateFileContents {
     }
 
     /// Records can follow the whole part as it is (a torn tail is cut first): the snapshot holds
-    /// every served API (one missing would replay its records over nothing) and the log is not yet
-    /// worth compacting.
+    /// every served API (one missing would replay its records over nothing). A long log is
+    /// appended to as well, and compacted once the server runs: a start must not need room for a
+    /// second copy.
     func isAppendable(serving apis: [String]) -> Bool {
-        snapshotLength > 0 && wholePartEndsLine
-            && !Self.logNeedsCompaction(logLength: validLength - snapshotLength, snapshotLength: snapshotLength)
-            && apis.allSatisfy { api in documents.contains { $0.api == api } }
+        snapshotLength > 0 && wholePartEndsLine && apis.allSatisfy { api in documents.contains { $0.api == api } }
     }
 
     /// A log longer than its snapshot (or than 64 KiB) is replaced by a new snapshot: replaying it
@@ -131,7 +176,13 @@ struct StateFileContents {
         let checksum = CRC32.checksum(json, continuing: chain)
         var hex = Array(String(checksum, radix: 16).utf8)
         hex.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: 8 - hex.count), at: 0)
-        return ([recordMark] + hex + [32] + json + [10], checksum)
+        // Appended part by part: one `+` chain of literals and arrays took Swift 6.0 5 s to type-check.
+        var bytes: [UInt8] = [recordMark]
+        bytes += hex
+        bytes.append(32)
+        bytes += json
+        bytes.append(10)
+        return (bytes, checksum)
     }
 
     /// The snapshot line: every API's seed document in one object, then a newline.

@@ -4,26 +4,36 @@ import MockHTTP
 /// `--state FILE`: every acknowledged change, on the disk before its answer goes out.
 ///
 /// The file is a snapshot followed by a log of changes (`StateFileContents`). A change costs one
-/// record the size of the change. Requests that change state at the same time share one flush to
-/// the disk: the first to wait writes and flushes every record queued so far while the others
-/// wait for it (group commit). When the log grows past the snapshot, a background compaction
-/// writes a new snapshot with an empty log, as stop does, and start when the file is new or its
-/// log is that long; otherwise a start appends to the file as it is.
+/// record the size of the change. Records are written by the log's own thread: an answer waits
+/// for its records (`whenSettled`) without holding its event loop, and changes made meanwhile
+/// share the next flush to the disk (group commit). When the log grows past the snapshot, that
+/// thread writes a new snapshot with an empty log, as stop does, and start when the file is new;
+/// a start on an existing file appends to it as it is (so a full disk never keeps it from
+/// starting), and a compaction that finds no room keeps the log and says so in `health`.
 ///
-/// A record that cannot be stored is never acknowledged: its request gets its API's server error,
+/// A record counts as stored once its bytes are flushed, the file is still the one at the path
+/// (not deleted, not replaced) and the file system still takes changes (`DiskFile.confirm`). A
+/// record that cannot be stored is never acknowledged: its request gets its API's server error,
 /// and the state goes back to what the file holds, reloaded from it, before anyone can read the
-/// change. Until a write succeeds again `/_mock/health` reports the failure. A request that read a
-/// change not yet stored waits for it too, and reads again if it was withdrawn.
+/// change. After a failed write nothing is appended until the file is whole again: cut back to its
+/// last stored record, or, when the failure may have cost pages already written (an I/O error, a
+/// file system gone read-only, a deleted or replaced file), written anew with the whole state.
+/// Until then `/_mock/health` reports the failure, and the log thread tries again every second. A
+/// request that read a change not yet stored waits for it too, and reads again if it was withdrawn.
 public final class StateLog: @unchecked Sendable {
     public let path: String
     private let condition = NSCondition()
     private let console: @Sendable (String) -> Void
+    /// The largest file a start reads (the memory budget).
+    private let maxFileSize: Int
     /// The served APIs, in `health` order; their stores are locked in this order.
     private var apis: [any MockAPI] = []
     /// Documents of APIs in the file that this run does not serve (`--only`): kept as they are.
     private var carried: [(api: String, document: SeedJSON)] = []
 
     private var fd: Int32 = -1
+    /// The file `fd` is, to notice another one at the path.
+    private var identity: DiskFile.Identity?
     /// The file's length up to the last stored record.
     private var storedLength = 0
     private var snapshotLength = 0
@@ -36,33 +46,42 @@ public final class StateLog: @unchecked Sendable {
     private var settledThrough = 0
     /// Failed records, as ranges of numbers (merged when adjacent).
     private var failed: [ClosedRange<Int>] = []
+    private var failedThrough = 0
     /// Failed records up to this one are gone from memory too.
     private var withdrawnThrough = 0
     private var apisToReload: Set<String> = []
-    private var flushing = false
+    /// Answers waiting for their records: called once they are all stored (true), or one failed
+    /// and was withdrawn (false).
+    private var waiters: [(records: ClosedRange<Int>, done: (Bool) -> Void)] = []
     /// Until `beginWriting` has written the file's first snapshot, records wait.
     private var snapshotPending = false
-    private var withdrawing = false
-    private var compacting = false
-    /// After a failure, until the state is reloaded: new records fail at once.
-    private var refusing = false
+    private var writerStarted = false
+    /// A write, or a whole new file, is under way: no other may start.
+    private var busy = false
     /// Bytes past `storedLength` may be on the disk (a failed write): cut them before appending.
     private var tailDirty = false
-    /// A failed flush may have lost pages of stored records too: write a whole new file.
+    /// A failed write may have cost records stored before it: write a whole new file.
     private var mustRewrite = false
     /// Why the last write failed, until one succeeds.
     private var failure: String?
+    /// When the file, not ready after a failure, is tried again without a write asking.
+    private var nextRepair = 0.0
+    /// Why the last compaction failed, until one succeeds; and when to try again.
+    private var compactionFailure: String?
+    private var nextCompaction = 0.0
     /// Since start: records stored, and the flushes of the log that stored them (group commit
     /// makes fewer flushes than records when writes come at once).
     private var storedRecords = 0
     private var flushes = 0
 
-    /// For tests of group commit: seconds each flush of the log waits before writing its records,
-    /// so that records queued meanwhile share the next flush. Set before `open`.
+    /// For tests of group commit and of answers that wait off the loop: seconds each flush of
+    /// the log waits before writing its records. Set before `open`.
     public var flushHold: Double = 0
 
-    public init(path: String, console: @escaping @Sendable (String) -> Void) {
+    /// `maxFileSize`: a larger file stops the start before any of it is read.
+    public init(path: String, maxFileSize: Int = .max, console: @escaping @Sendable (String) -> Void) {
         self.path = path
+        self.maxFileSize = maxFileSize
         self.console = console
     }
 
@@ -71,6 +90,13 @@ public final class StateLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return failure
+    }
+
+    /// Why the log could not be compacted (it keeps growing, every change in it), until it can.
+    public var compactionFailureReason: String? {
+        condition.lock()
+        defer { condition.unlock() }
+        return compactionFailure
     }
 
     /// Records stored since start, and the flushes that stored them.
@@ -89,7 +115,7 @@ public final class StateLog: @unchecked Sendable {
         self.apis = apis
         let contents: StateFileContents?
         do {
-            contents = try DiskFile.readAll(path).map { bytes throws(SeedError) in try StateFileContents(bytes, file: path) }
+            contents = try DiskFile.readAll(path, limit: maxFileSize).map { bytes throws(SeedError) in try StateFileContents(bytes, file: path) }
         } catch let error as DiskFile.Failure {
             throw .unreadable(error)
         } catch let error as SeedError {
@@ -104,11 +130,17 @@ public final class StateLog: @unchecked Sendable {
             }
         }
         do {
-            // The folder takes the new files of compactions; the file itself, records.
-            try DiskFile.probe(beside: path)
-            if contents != nil { fd = try DiskFile.openForAppending(path) }
+            if contents != nil {
+                // Appended to where it is: no room needed beside it, only its folder's permission
+                // for the compactions to come.
+                fd = try DiskFile.openForAppending(path)
+                identity = try DiskFile.identity(of: fd, path: path)
+                try DiskFile.checkFolderWritable(of: path)
+            } else {
+                try DiskFile.probe(beside: path)
+            }
         } catch {
-            throw .unwritable(error)
+            throw .unwritable(error, stateSize: error.code == ENOSPC || error.code == EDQUOT ? snapshotSize() : nil)
         }
         if let contents, contents.isAppendable(serving: apis.map(\.name)) {
             storedLength = contents.validLength
@@ -121,19 +153,33 @@ public final class StateLog: @unchecked Sendable {
         for api in apis { api.attach(to: self) }
     }
 
-    /// Once the server listens: writes the snapshot that a new file (or one to compact) needs
-    /// before records can follow it. Changes made meanwhile wait for it, and are in it.
+    /// The bytes a snapshot of the state takes now.
+    private func snapshotSize() -> Int {
+        StateFileContents.snapshot(documents()).count
+    }
+
+    /// Once the server listens: writes the snapshot that a new file (or one an API is missing
+    /// from) needs before records can follow it, and starts the log's thread. Changes made
+    /// meanwhile wait for it, and are in it.
     public func beginWriting() throws(StateFileError) {
-        guard snapshotPending else { return }
-        var failure: DiskFile.Failure?
-        holdingAll {
-            do throws(DiskFile.Failure) { try rewrite() } catch { failure = error }
+        if snapshotPending {
+            var failure: DiskFile.Failure?
+            holdingAll {
+                do throws(DiskFile.Failure) { try rewrite() } catch { failure = error }
+            }
+            if let failure { throw .unwritable(failure, stateSize: failure.code == ENOSPC ? snapshotSize() : nil) }
         }
-        if let failure { throw .unwritable(failure) }
         condition.lock()
         snapshotPending = false
+        let start = !writerStarted
+        writerStarted = true
         condition.broadcast()
         condition.unlock()
+        if start {
+            let writer = Thread { [self] in writeRecords() }
+            writer.name = "state log"
+            writer.start()
+        }
     }
 
     /// A new snapshot at stop, so the file left behind is plain JSON.
@@ -142,7 +188,12 @@ public final class StateLog: @unchecked Sendable {
             do {
                 try rewrite()
             } catch {
-                console("state file: the snapshot at stop could not be written (\(error)); the log before it keeps every change")
+                condition.lock()
+                let intact = failure == nil
+                condition.unlock()
+                console("state file: the snapshot at stop could not be written (\(error)); "
+                        + (intact ? "the log before it keeps every change"
+                                  : "changes were refused since \(failure ?? "a write failed"), and the file holds those acknowledged before"))
             }
         }
     }
@@ -165,23 +216,39 @@ public final class StateLog: @unchecked Sendable {
 
     // MARK: Records
 
-    /// Runs `answer` (a request's handler) and returns what it answered once every change it made
-    /// is stored, or `refused()` when one cannot be. A request that read a change withdrawn since
-    /// is answered again, from the state as it is now.
-    public func onceStored(_ answer: () -> Response, refused: () -> Response) -> Response {
+    /// Runs `answer` (a request's handler) and says which records its answer must wait for: those
+    /// it wrote, or the last unstored one it read (nil: none), and whether it wrote them.
+    public func answering(_ answer: () -> Response) -> (response: Response, awaits: ClosedRange<Int>?, wrote: Bool) {
         let writes = RequestWrites.current
-        for _ in 0..<3 {
-            writes.clear()
-            let response = answer()
-            let (first, last, saw) = (writes.firstWrote, writes.wrote, writes.saw)
-            writes.clear()
-            if last > 0 {
-                if settle(first), settle(last) { return response }
-                break
-            }
-            if saw == 0 || settle(saw) { return response }
+        writes.clear()
+        let response = answer()
+        let (first, last, saw) = (writes.firstWrote, writes.wrote, writes.saw)
+        writes.clear()
+        if last > 0 { return (response, first...last, true) }
+        condition.lock()
+        let settled = saw <= settledThrough && !hasFailed(saw...saw)
+        condition.unlock()
+        return (response, saw == 0 || settled ? nil : saw...saw, false)
+    }
+
+    /// Calls `done` once every record in `records` is stored (true) or one of them failed and was
+    /// withdrawn (false): at once when that is already so, else on the log's thread.
+    public func whenSettled(_ records: ClosedRange<Int>, _ done: @escaping (Bool) -> Void) {
+        condition.lock()
+        if let outcome = outcome(of: records) {
+            condition.unlock()
+            return done(outcome)
         }
-        return refused()
+        waiters.append((records, done))
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Known with the lock held: true once all are stored, false once one failed and was withdrawn.
+    private func outcome(of records: ClosedRange<Int>) -> Bool? {
+        guard records.upperBound <= settledThrough else { return nil }
+        guard hasFailed(records) else { return true }
+        return records.upperBound <= withdrawnThrough ? false : nil
     }
 
     /// Queues a record of `api`'s change; the change is already in memory. Called under the
@@ -190,54 +257,86 @@ public final class StateLog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         lastNumber += 1
-        if refusing {
+        if failedThrough > withdrawnThrough {
+            // A change made before the failed ones are withdrawn may build on them: it fails too.
             fail(lastNumber...lastNumber)
             settledThrough = lastNumber
             apisToReload.insert(api)
         } else {
             queued.append((lastNumber, api, json))
         }
+        condition.broadcast()
         return lastNumber
     }
 
-    /// Waits until record `number` is stored (true) or has failed and been withdrawn (false),
-    /// writing and flushing the queue itself when no one else is.
-    func settle(_ number: Int) -> Bool {
+    /// The log's thread: withdraws failed changes, makes the file whole after a failure, writes
+    /// queued records, compacts; then tells the answers that waited.
+    private func writeRecords() {
         condition.lock()
         while true {
-            if number <= settledThrough {
-                guard hasFailed(number) else {
-                    let compact = !compacting && !refusing
-                        && StateFileContents.logNeedsCompaction(logLength: storedLength - snapshotLength, snapshotLength: snapshotLength)
-                    if compact { compacting = true }
-                    condition.unlock()
-                    if compact { DispatchQueue.global().async { self.compactInBackground() } }
-                    return true
+            let now = Self.now()
+            // A torn tail found at start is cut by the first flush; after a failure the file is
+            // made whole before anything else is written.
+            let fileReady = !mustRewrite && failure == nil
+            if failedThrough > withdrawnThrough {
+                condition.unlock()
+                withdrawFailedChanges()
+                condition.lock()
+            } else if !fileReady && (!queued.isEmpty || now >= nextRepair) {
+                condition.unlock()
+                repairFile()
+                condition.lock()
+                if failure != nil {
+                    nextRepair = Self.now() + 1
+                    if let first = queued.first?.number {
+                        fail(first...lastNumber)
+                        apisToReload.formUnion(queued.map(\.api))
+                        queued = []
+                        settledThrough = lastNumber
+                    }
                 }
-                if number <= withdrawnThrough {
+            } else if !queued.isEmpty {
+                flushQueue()
+            } else if fileReady && compactionDue(now: now) {
+                condition.unlock()
+                compact()
+                condition.lock()
+            } else {
+                let ready = takeSettledWaiters()
+                if !ready.isEmpty {
                     condition.unlock()
-                    return false
-                }
-                if !withdrawing {
-                    withdrawing = true
-                    condition.unlock()
-                    withdrawFailedChanges()
+                    for waiter in ready { waiter.done(waiter.outcome) }
                     condition.lock()
-                    withdrawing = false
-                    condition.broadcast()
                     continue
                 }
-            } else if !flushing && !snapshotPending {
-                flushQueue()
+                if fileReady {
+                    condition.wait()
+                } else {
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: max(0.01, nextRepair - now)))
+                }
                 continue
             }
-            condition.wait()
+            let ready = takeSettledWaiters()
+            condition.unlock()
+            for waiter in ready { waiter.done(waiter.outcome) }
+            condition.lock()
         }
+    }
+
+    /// The waiters whose records are settled, taken out. Called with the lock held.
+    private func takeSettledWaiters() -> [(done: (Bool) -> Void, outcome: Bool)] {
+        var ready: [(done: (Bool) -> Void, outcome: Bool)] = []
+        waiters.removeAll { waiter in
+            guard let outcome = outcome(of: waiter.records) else { return false }
+            ready.append((waiter.done, outcome))
+            return true
+        }
+        return ready
     }
 
     /// Writes and flushes every queued record. Called and returns with the lock held.
     private func flushQueue() {
-        flushing = true
+        busy = true
         let batch = queued
         queued = []
         var bytes: [UInt8] = []
@@ -247,7 +346,7 @@ public final class StateLog: @unchecked Sendable {
             bytes += line.bytes
             checksum = line.checksum
         }
-        let (fd, offset, cutTail) = (self.fd, storedLength, tailDirty)
+        let (fd, offset, identity, cutTail) = (self.fd, storedLength, self.identity, tailDirty)
         condition.unlock()
         if flushHold > 0 { Thread.sleep(forTimeInterval: flushHold) }
         var outcome: DiskFile.Failure?
@@ -255,44 +354,87 @@ public final class StateLog: @unchecked Sendable {
             if cutTail { try DiskFile.truncate(fd, to: offset, path: path) }
             try DiskFile.write(fd, bytes, at: offset, path: path)
             try DiskFile.sync(fd, path: path)
+            if let identity { try DiskFile.confirm(fd, is: identity, at: path) }
         } catch {
             outcome = error
         }
         condition.lock()
-        flushing = false
+        busy = false
         if let error = outcome {
             // Everything not stored fails with it: later records may build on the failed ones.
-            tailDirty = true
-            if error.call == "fsync" { mustRewrite = true }
-            if let first = batch.first?.number ?? queued.first?.number { fail(first...lastNumber) }
+            if let first = batch.first?.number { fail(first...lastNumber) }
             apisToReload.formUnion(batch.map(\.api) + queued.map(\.api))
             queued = []
             settledThrough = lastNumber
-            refusing = true
-            if failure == nil { console("state file: cannot store changes: \(error); they are refused until it can") }
-            failure = error.description
+            noteFailure(error)
         } else {
             tailDirty = false
             storedLength = offset + bytes.count
             chain = checksum
-            if let last = batch.last { settledThrough = last.number }
+            if let last = batch.last { settledThrough = max(settledThrough, last.number) }
             storedRecords += batch.count
             flushes += 1
-            if failure != nil { console("state file: changes are stored again") }
-            failure = nil
         }
         condition.broadcast()
     }
 
-    private func hasFailed(_ number: Int) -> Bool {
+    /// Called with the lock held.
+    private func noteFailure(_ error: DiskFile.Failure) {
+        tailDirty = true
+        if error.needsNewFile { mustRewrite = true }
+        if failure == nil { console("state file: cannot store changes: \(error); they are refused until it can") }
+        failure = error.description
+        nextRepair = Self.now() + 1
+    }
+
+    /// After a failure: the file cut back to its last stored record, or a whole new one. Called
+    /// without the lock.
+    private func repairFile() {
+        condition.lock()
+        let rewriteNeeded = mustRewrite
+        condition.unlock()
+        var outcome: DiskFile.Failure?
+        if rewriteNeeded {
+            holdingAll {
+                do throws(DiskFile.Failure) { try rewrite() } catch { outcome = error }
+            }
+        } else {
+            do throws(DiskFile.Failure) {
+                try exclusively { fd throws(DiskFile.Failure) in
+                    condition.lock()
+                    let (length, identity) = (storedLength, self.identity)
+                    condition.unlock()
+                    try DiskFile.truncate(fd, to: length, path: path)
+                    try DiskFile.sync(fd, path: path)
+                    if let identity { try DiskFile.confirm(fd, is: identity, at: path) }
+                }
+            } catch {
+                outcome = error
+            }
+        }
+        condition.lock()
+        if let outcome {
+            if outcome.needsNewFile { mustRewrite = true }
+            failure = outcome.description
+        } else {
+            tailDirty = false
+            mustRewrite = false
+            if failure != nil { console("state file: changes are stored again") }
+            failure = nil
+        }
+        condition.unlock()
+    }
+
+    private func hasFailed(_ numbers: ClosedRange<Int>) -> Bool {
         for range in failed.reversed() {
-            if range.contains(number) { return true }
-            if range.upperBound < number { return false }
+            if range.overlaps(numbers) { return true }
+            if range.upperBound < numbers.lowerBound { return false }
         }
         return false
     }
 
     private func fail(_ numbers: ClosedRange<Int>) {
+        failedThrough = max(failedThrough, numbers.upperBound)
         if let last = failed.last, last.upperBound + 1 == numbers.lowerBound {
             failed[failed.count - 1] = last.lowerBound...numbers.upperBound
         } else {
@@ -302,101 +444,117 @@ public final class StateLog: @unchecked Sendable {
         if failed.count > 1000 { failed.removeFirst(failed.count - 1000) }
     }
 
-    /// Puts every store back to what the file holds, with every store locked so no request sees
-    /// the state in between; then the file is made ready for new records.
+    /// Puts every store whose changes failed back to what the file holds, read through the open
+    /// file (which a deleted folder or a replaced file leaves readable), with every store locked
+    /// so no request sees the state in between.
     private func withdrawFailedChanges() {
         holdingAll {
             condition.lock()
             let reload = apisToReload
             apisToReload = []
             let through = lastNumber
-            let (cutTail, rewriteNeeded, length) = (tailDirty, mustRewrite, storedLength)
+            let (fd, length) = (self.fd, storedLength)
             condition.unlock()
             do {
-                guard let bytes = try DiskFile.readAll(path) else {
-                    throw DiskFile.Failure(call: "open", path: path, code: ENOENT)
-                }
-                try load(StateFileContents(Array(bytes[0..<min(length, bytes.count)]), file: path), only: reload)
+                let bytes = try DiskFile.read(fd, from: 0, count: length, path: path)
+                guard bytes.count == length else { throw DiskFile.Failure(call: "read", path: path, code: EIO) }
+                try load(StateFileContents(bytes, file: path), only: reload)
             } catch {
                 // The memory holds a change that was refused and cannot be taken back: stopping is
                 // the only answer that does not lie.
                 console("state file: cannot reload \(path) to withdraw a refused change (\(error)); stopping")
                 exit(1)
             }
-            var ready = true
-            do {
-                if rewriteNeeded {
-                    try rewrite()
-                } else if cutTail {
-                    try withFile { fd throws(DiskFile.Failure) in try DiskFile.truncate(fd, to: length, path: path) }
-                }
-            } catch {
-                ready = false
-            }
             condition.lock()
             withdrawnThrough = through
-            if ready {
-                refusing = false
-                tailDirty = false
-                mustRewrite = false
-            }
             condition.unlock()
         }
     }
 
     // MARK: Snapshots
 
-    private func compactInBackground() {
+    /// With the lock held: the log is longer than worth replaying, and no recent attempt failed.
+    private func compactionDue(now: Double) -> Bool {
+        now >= nextCompaction && !snapshotPending
+            && StateFileContents.logNeedsCompaction(logLength: storedLength - snapshotLength, snapshotLength: snapshotLength)
+    }
+
+    /// A new snapshot in place of the long log; without room for it the log stays as it is (every
+    /// change is in it), health says so, and it is tried again in 10 seconds.
+    private func compact() {
+        var outcome: DiskFile.Failure?
         holdingAll {
-            condition.lock()
-            let skip = refusing
-            condition.unlock()
-            if !skip {
-                do { try rewrite() } catch { console("state file: compaction failed (\(error)); the log keeps growing") }
-            }
-            condition.lock()
-            compacting = false
-            condition.broadcast()
-            condition.unlock()
+            do throws(DiskFile.Failure) { try rewrite() } catch { outcome = error }
         }
+        condition.lock()
+        if let outcome {
+            if compactionFailure == nil {
+                console("state file: cannot compact the log (\(outcome)); it keeps every change and grows until there is room")
+            }
+            compactionFailure = outcome.description
+            nextCompaction = Self.now() + 10
+        } else {
+            if compactionFailure != nil { console("state file: the log is compacted again") }
+            compactionFailure = nil
+        }
+        condition.unlock()
+    }
+
+    private func documents() -> [(api: String, document: [UInt8])] {
+        apis.map { ($0.name, $0.exportState()) } + carried.map { ($0.api, Array($0.document.bytes)) }
     }
 
     /// Writes a new file holding only a snapshot of every API, in place of the old one; queued
     /// records are in it and count as stored. Called with every store held.
     private func rewrite() throws(DiskFile.Failure) {
-        let documents = apis.map { ($0.name, $0.exportState()) } + carried.map { ($0.api, Array($0.document.bytes)) }
-        let snapshot = StateFileContents.snapshot(documents)
-        try withFile { _ throws(DiskFile.Failure) in
+        let snapshot = StateFileContents.snapshot(documents())
+        try exclusively { _ throws(DiskFile.Failure) in
             let newFD = try DiskFile.replace(path, with: snapshot)
+            let newIdentity: DiskFile.Identity
+            do throws(DiskFile.Failure) {
+                newIdentity = try DiskFile.identity(of: newFD, path: path)
+            } catch {
+                Foundation.close(newFD)
+                throw error
+            }
             // Still the only writer: a flush waiting to start must find the new file, not write
             // the old one's length and chain into it (or its records into the old one).
             condition.lock()
             if fd >= 0 { Foundation.close(fd) }
             fd = newFD
+            identity = newIdentity
             storedLength = snapshot.count
             snapshotLength = snapshot.count
             chain = 0
-            if let last = queued.last { settledThrough = last.number }
+            tailDirty = false
+            mustRewrite = false
+            if let last = queued.last { settledThrough = max(settledThrough, last.number) }
             storedRecords += queued.count
             queued = []
+            condition.broadcast()
             condition.unlock()
         }
     }
 
     /// Runs `body` on the file as the only writer: no flush runs meanwhile.
-    private func withFile<Result>(_ body: (Int32) throws(DiskFile.Failure) -> Result) throws(DiskFile.Failure) -> Result {
+    private func exclusively<Result>(_ body: (Int32) throws(DiskFile.Failure) -> Result) throws(DiskFile.Failure) -> Result {
         condition.lock()
-        while flushing { condition.wait() }
-        flushing = true
+        while busy { condition.wait() }
+        busy = true
         let current = fd
         condition.unlock()
         defer {
             condition.lock()
-            flushing = false
+            busy = false
             condition.broadcast()
             condition.unlock()
         }
         return try body(current)
+    }
+
+    /// Seconds on a clock that only goes forward.
+    private static func now() -> Double {
+        ProcessInfo.processInfo.systemUptime
     }
 
     /// Runs `body` with every store locked, in a fixed order.
@@ -414,17 +572,51 @@ public struct StateFileError: Error, CustomStringConvertible {
     public let description: String
 
     static func unreadable(_ failure: DiskFile.Failure) -> StateFileError {
-        StateFileError(description: "cannot read the state file \(failure.path): \(failure.cause)")
+        StateFileError(description: "cannot read the state file \(failure.path): \(failure.cause); \(advice(for: failure))")
     }
 
     static func invalid(_ error: SeedError) -> StateFileError {
         StateFileError(description: "bad state file: \(error)")
     }
 
-    static func unwritable(_ failure: DiskFile.Failure) -> StateFileError {
-        let folder = (failure.path as NSString).deletingLastPathComponent
-        return StateFileError(description: "cannot write the state file \(failure.path): \(failure.cause) (running as uid \(getuid()))."
-            + " Give --state a file in a folder this user can write; in Docker, use a named volume"
-            + " (-v mock-data:/data) or a host folder writable by uid 10001 (chown 10001 \(folder.isEmpty ? "." : folder))")
+    static func unwritable(_ failure: DiskFile.Failure, stateSize: Int? = nil) -> StateFileError {
+        StateFileError(description: "cannot write the state file \(failure.path): \(failure.cause); \(advice(for: failure, stateSize: stateSize))")
+    }
+
+    /// What is wrong with the place, and the fix that fits the cause.
+    private static func advice(for failure: DiskFile.Failure, stateSize: Int? = nil) -> String {
+        let file = failure.path
+        var folder = (file as NSString).deletingLastPathComponent
+        if folder.isEmpty { folder = "." }
+        let advice: String
+        switch failure.code {
+        case ENOSPC:
+            let free = DiskFile.freeBytes(in: folder).map { "\($0) bytes free" } ?? "no room"
+            advice = "the disk holding \(folder) is full (\(free))\(stateSize.map { "; the state needs \($0) bytes" } ?? "")."
+                + " Free space there, or give --state a file on another disk"
+        case EDQUOT:
+            advice = "the disk quota of uid \(getuid()) on \(folder) is used up\(stateSize.map { "; the state needs \($0) bytes" } ?? "")."
+                + " Free some of that user's files or raise the quota, or give --state a file elsewhere"
+        case EROFS:
+            advice = "\(folder) is on a read-only file system. Give --state a file on a writable one; in Docker with"
+                + " --read-only, mount a volume there (-v mock-data:/data -e MOCK_STATE=/data/state.json)"
+        case ENOENT:
+            advice = "the folder \(folder) does not exist. Create it (mkdir -p \(folder)) or give --state a file in an existing folder"
+        case ENOTDIR:
+            advice = "a part of \(folder) is a file, not a folder. Give --state a path whose folders exist"
+        case EISDIR:
+            advice = "\(file) is a folder. Give --state a file, e.g. --state \((file as NSString).appendingPathComponent("state.json"))"
+        case EFBIG where failure.finding != nil:
+            advice = "Raise --memory-budget if it really is a state file, or move it away"
+        case EINVAL where failure.finding != nil:
+            advice = "Give --state a regular file (mock-backend writes it itself)"
+        case EACCES, EPERM:
+            advice = "running as uid \(getuid()), which may not write there. Give --state a file in a folder this user can"
+                + " write; in Docker, use a named volume (-v mock-data:/data) or a host folder writable by uid 10001"
+                + " (chown 10001 \(folder))"
+        default:
+            advice = "Give --state a file on a disk that works"
+        }
+        return advice
     }
 }
