@@ -94,8 +94,6 @@ final class EventLoop: @unchecked Sendable {
     private var handed: [(fd: Int32, peer: PeerAddress)] = []
     /// Pending answers that became ready on other threads, to finish on this one (under `handedLock`).
     private var readyAnswers: [() -> Void] = []
-    /// Answers worker threads finished for this loop's connections, taken on the next wake.
-    private var workerAnswers: [WorkerAnswer] = []
     /// Connections that used up their turn with requests left, served again after everyone else's events.
     private var turns: [Connection] = []
     /// Requests (`costKey`) whose last answer took the loop `costlyAnswerSeconds` or more (a 20 MB
@@ -188,7 +186,6 @@ final class EventLoop: @unchecked Sendable {
                 } else if event.fd == wakePipe.read {
                     Sys.drainWakePipe(wakePipe.read)
                     adoptHandedConnections()
-                    deliverWorkerAnswers()
                     finishReadyAnswers()
                 } else if let connection = connections[event.fd] {
                     if event.writable { writable(connection) }
@@ -595,38 +592,30 @@ final class EventLoop: @unchecked Sendable {
                 done.charged = done.response.body.count
                 memory.adjust(by: done.charged, for: host)
             }
-            handedLock.lock()
-            workerAnswers.append(done)
-            handedLock.unlock()
-            Sys.signalWakePipe(wakePipe.write)
+            let finished = done
+            post { [self] in deliver(finished) }
         }
     }
 
-    /// The answers worker threads finished, each sent as if its loop had made it.
-    private func deliverWorkerAnswers() {
-        handedLock.lock()
-        let finished = workerAnswers
-        workerAnswers.removeAll()
-        handedLock.unlock()
-        for work in finished {
-            let connection = work.connection
-            if let seconds = work.seconds, seconds < Self.costlyAnswerSeconds { costlyTargets.remove(work.key) }
-            guard connections[connection.fd] === connection else {
-                server.memory.adjust(by: -work.charged, for: connection.peer.host)
-                // The client left meanwhile: the request was still served (a write is done), and logged.
-                if work.seconds != nil { report(work.request, work.response, startedAt: work.startedAt, responseBytes: 0) }
-                continue
-            }
-            connection.awaitingDelayedResponse = false
-            connection.bodyAtWorker = 0
-            connection.charged += work.charged
-            if work.seconds == nil {
-                refuseForMemory(work.head, on: connection)
-            } else {
-                answer(work.response, to: work.request, work.head, startedAt: work.startedAt, on: connection)
-            }
-            process(connection)
+    /// An answer a worker thread finished, sent as if the loop had made it.
+    private func deliver(_ work: WorkerAnswer) {
+        let connection = work.connection
+        if let seconds = work.seconds, seconds < Self.costlyAnswerSeconds { costlyTargets.remove(work.key) }
+        guard connections[connection.fd] === connection else {
+            server.memory.adjust(by: -work.charged, for: connection.peer.host)
+            // The client left meanwhile: the request was still served (a write is done), and logged.
+            if work.seconds != nil { report(work.request, work.response, startedAt: work.startedAt, responseBytes: 0) }
+            return
         }
+        connection.awaitingDelayedResponse = false
+        connection.bodyAtWorker = 0
+        connection.charged += work.charged
+        if work.seconds == nil {
+            refuseForMemory(work.head, on: connection)
+        } else {
+            answer(work.response, to: work.request, work.head, startedAt: work.startedAt, on: connection)
+        }
+        process(connection)
     }
 
     /// Sends the responder's answer now, after its delay, or once it is ready when it is pending.

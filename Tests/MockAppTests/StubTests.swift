@@ -9,6 +9,7 @@ import XCTest
 /// what they match and answer, and where they show.
 final class StubTests: XCTestCase {
     private var folder: URL!
+    private var stubs: StubSet!
     private var server: TestServer!
 
     /// Two files: `a-course.json` overrides a threads route and adds a new one; `b-more.json` a
@@ -45,7 +46,8 @@ final class StubTests: XCTestCase {
         try Self.sequenceStubs.write(to: folder.appendingPathComponent("c-sequence.json"), atomically: true, encoding: .utf8)
         try "thanks for {{query.who}}\n".write(to: folder.appendingPathComponent("feedback.txt"), atomically: true, encoding: .utf8)
         let apis = try APICatalog.load(["threads"], seed: TestServer.shippedSeed, options: APIOptions())
-        server = try TestServer(responder: MockApp(apis: apis, stubs: try StubSet.load(folder: folder, apis: apis)))
+        stubs = try StubSet.load(folder: folder, apis: apis)
+        server = try TestServer(responder: MockApp(apis: apis, stubs: stubs))
     }
 
     override func tearDownWithError() throws {
@@ -227,6 +229,8 @@ final class StubTests: XCTestCase {
         XCTAssertEqual(try submit().status, 503)
         XCTAssertEqual(try server.request("DELETE", "/_mock/faults").status, 204)
         XCTAssertEqual(try submit().status, 429, "an answer a fault took the place of is not counted")
+        try stubs.reloadFolder()
+        XCTAssertEqual(try submit().status, 500, "the folder read again (--watch) starts its sequences over")
     }
 
     /// Requests that arrive together each take their own turn: the count is kept under the set's lock.
@@ -291,13 +295,14 @@ final class StubTests: XCTestCase {
                        "more members are fine, numbers compare by value")
         XCTAssertTrue(try server.request("GET", "/_mock/stubs").text.hasPrefix(#"[{"source":"PUT /_mock/stubs $","method":"POST","path":"/api/v3/login","#
                                                                            + #""body_json":{"username":"alice","profile":{"age":30},"tags":[1,"a"]},"status":200,"#))
-        for (body, missed) in [
+        let misses: [(body: String, missed: String)] = [
             (#"{"username":"bob"}"#, #"its JSON body needs {"username":"alice"}, not "bob""#),
             (#"{"username":"alice","profile":{"age":31},"tags":[1,"a"]}"#, #"its JSON body needs {"profile":{"age":30}}, not {"age":31}"#),
             (#"{"username":"alice","profile":{"age":30},"tags":[1,"a",2]}"#, #"its JSON body needs {"tags":[1,"a"]}, not [1,"a",2]"#),
             (#"{"user":"alice"}"#, #"its JSON body needs {"username":"alice"}; the body has no username"#),
             ("username=alice", #"its JSON body needs {"username":"alice"}; the body is not a JSON object"#),
-        ] {
+        ]
+        for (body, missed) in misses {
             let refused = try server.request("POST", "/api/v3/login", body: body)
             XCTAssertEqual(refused.status, 404, body)
             XCTAssertEqual(try server.lastJournalEntry()["reason"]?.stringValue,
@@ -307,7 +312,7 @@ final class StubTests: XCTestCase {
 
     func testABadSequencePatternOrBodyConditionIsRefusedWithItsPlace() throws {
         let long = String(repeating: "a", count: 513)
-        for (stub, path, detail) in [
+        let refusals: [(stub: String, path: String, detail: String)] = [
             (#"{"request":{"method":"GET","path_regex":"/(unclosed"},"response":{"status":200}}"#, "$.request.path_regex",
              "not a valid regular expression (ICU syntax, as NSRegularExpression reads it)"),
             (#"{"request":{"method":"GET","path_regex":"/a)(b"},"response":{"status":200}}"#, "$.request.path_regex",
@@ -338,7 +343,8 @@ final class StubTests: XCTestCase {
              #"expected the members the JSON body must have, such as {"username":"alice"}"#),
             (#"{"request":{"method":"POST","path":"/a","body_json":"alice"},"response":{"status":200}}"#, "$.request.body_json",
              "expected an object"),
-        ] {
+        ]
+        for (stub, path, detail) in refusals {
             let refused = try server.request("PUT", "/_mock/stubs", body: stub)
             XCTAssertEqual(refused.status, 400, stub)
             let answer = try JSONParser.parse(refused.body).objectValue

@@ -47,6 +47,23 @@ final class FairnessTests: XCTestCase {
         }
     }
 
+    /// While the gate holds `held`'s request on a worker thread, three new clients are served by
+    /// the one loop; once released, `held` gets that answer, then its pipelined `/after`.
+    private func assertOthersServedWhileHeld(_ held: BlockingClient, answering path: String, _ kind: PollerKind,
+                                             _ gate: GateResponder, _ server: TestServer,
+                                             file: StaticString = #filePath, line: UInt = #line) throws {
+        gate.entered.wait()
+        for index in 0..<3 {
+            let client = try server.connect(timeout: 5)
+            client.send("GET /other/\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
+            XCTAssertEqual(try? client.readResponse().text, "/other/\(index)", "\(kind.rawValue): the loop was held",
+                           file: file, line: line)
+        }
+        gate.release.signal()
+        XCTAssertEqual(try held.readResponse().text, path, kind.rawValue, file: file, line: line)
+        XCTAssertEqual(try held.readResponse().text, "/after", kind.rawValue, file: file, line: line)
+    }
+
     /// One loop; a client pipelines 1,000 requests behind a slow one, another asks once meanwhile.
     /// It was answered after all 1,000; now after a turn or two of them.
     func testPipelinedRequestsAreServedInTurns() throws {
@@ -80,15 +97,7 @@ final class FairnessTests: XCTestCase {
             let body = String(repeating: "a", count: 300 << 10)
             costly.send("POST /hold HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
                         + "GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
-            gate.entered.wait()
-            for index in 0..<3 {
-                let client = try server.connect(timeout: 5)
-                client.send("GET /other/\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
-                XCTAssertEqual(try? client.readResponse().text, "/other/\(index)", "\(kind.rawValue): the loop was held")
-            }
-            gate.release.signal()
-            XCTAssertEqual(try costly.readResponse().text, "/hold", kind.rawValue)
-            XCTAssertEqual(try costly.readResponse().text, "/after", kind.rawValue)
+            try assertOthersServedWhileHeld(costly, answering: "/hold", kind, gate, server)
         }
     }
 
@@ -101,15 +110,7 @@ final class FairnessTests: XCTestCase {
             reader.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
             XCTAssertEqual(try reader.readResponse().text, "/slow", kind.rawValue)
             reader.send("GET /slow?hold HTTP/1.1\r\nHost: x\r\n\r\nGET /after HTTP/1.1\r\nHost: x\r\n\r\n")
-            gate.entered.wait()
-            for index in 0..<3 {
-                let client = try server.connect(timeout: 5)
-                client.send("GET /other/\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
-                XCTAssertEqual(try? client.readResponse().text, "/other/\(index)", "\(kind.rawValue): the loop was held")
-            }
-            gate.release.signal()
-            XCTAssertEqual(try reader.readResponse().text, "/slow", kind.rawValue)
-            XCTAssertEqual(try reader.readResponse().text, "/after", kind.rawValue)
+            try assertOthersServedWhileHeld(reader, answering: "/slow", kind, gate, server)
         }
     }
 

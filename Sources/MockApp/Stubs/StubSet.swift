@@ -108,7 +108,7 @@ public final class StubSet: Sendable {
     func takeAnswer(of stub: Stub) -> Int {
         guard stub.answers.count > 1 else { return 0 }
         return state.withLock { state in
-            guard (state.added + state.folder).contains(where: { $0.id == stub.id }) else { return 0 }
+            guard state.added.contains(where: { $0.id == stub.id }) || state.folder.contains(where: { $0.id == stub.id }) else { return 0 }
             let given = state.given[stub.id, default: 0]
             state.given[stub.id] = stub.cycles ? (given + 1) % stub.answers.count : min(given + 1, stub.answers.count)
             return stub.answerIndex(after: given)
