@@ -114,8 +114,9 @@ public final class CSE118API: CourseAPI {
 
     private func createWorkspace(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, body: .name) { state, caller, input throws(CSE118Error) in
-            if let full = refusedStoring([input[field: "name"]], in: "workspaces", holding: state.workspaces.count,
-                                         cap: Self.workspaceCap) { return full }
+            let owned = state.workspaces(visibleTo: caller).filter { $0.owner == caller }.count
+            if let full = refusedStoring([input[field: "name"]], in: "workspaces of that member", holding: owned,
+                                         cap: Self.workspacesPerMember) { return full }
             let workspace = state.createWorkspace(id: .random(random), name: input[field: "name"], owner: caller)
             return Self.json(workspace.shape(channels: 0), status: 201)
         }
@@ -141,9 +142,10 @@ public final class CSE118API: CourseAPI {
 
     private func createChannel(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, body: .name) { state, caller, input throws(CSE118Error) in
-            guard try state.visibleWorkspace(input.id, to: caller).owner == caller else { throw .ownerOnly }
-            if let full = refusedStoring([input[field: "name"]], in: "channels", holding: state.channels.count,
-                                         cap: Self.channelCap) { return full }
+            let workspace = try state.visibleWorkspace(input.id, to: caller)
+            guard workspace.owner == caller else { throw .ownerOnly }
+            if let full = refusedStoring([input[field: "name"]], in: "channels in that workspace", holding: state.channelCount(of: workspace),
+                                         cap: Self.channelsPerWorkspace) { return full }
             let channel = state.addChannel(id: .random(random), name: input[field: "name"], to: input.id)
             return Self.json(channel.shape(messages: 0), status: 201)
         }
@@ -173,9 +175,10 @@ public final class CSE118API: CourseAPI {
     /// Messages clients may post in one channel, whose list answers carry them all
     /// (docs/apis/cse118.md#size-limits).
     static let messagesPerChannel = 100_000
-    /// Workspaces and channels the API holds at most (docs/apis/cse118.md#size-limits).
-    static let workspaceCap = 1_000_000
-    static let channelCap = 1_000_000
+    /// Workspaces a member may own and channels a workspace may hold, whose list answers carry
+    /// them all (docs/apis/cse118.md#size-limits).
+    static let workspacesPerMember = 100_000
+    static let channelsPerWorkspace = 100_000
 
     private func postMessage(_ request: Request) throws(CSE118Error) -> Response {
         let posted = CSE118Time(clock())
