@@ -106,7 +106,8 @@ in_root() { # suite root step what command: command in the clone, its output in 
     local suite=$1 root=$2 step=$3 what=$4 command=$5 started=$SECONDS
     say "$suite: $what"
     chroot "$root" /usr/bin/env HOME=/root bash -c "cd /work/mock-backend && ($command) 2>&1" >"$roots/$suite-$step.log" || {
-        grep -E "error:|failed|Fatal" "$roots/$suite-$step.log" | head -n 40
+        # Each error once (the compiler repeats them); "|| true": head closing the pipe is no failure.
+        grep -E "^[^ ]+: error: |^error: |' failed \(|Fatal error" "$roots/$suite-$step.log" | awk '!seen[$0]++' | head -n 40 || true
         tail -n 5 "$roots/$suite-$step.log"
         say "$suite: $step FAILED after $((SECONDS - started)) s (whole log: $roots/$suite-$step.log)"
         return 1
