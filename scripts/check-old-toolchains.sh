@@ -129,8 +129,27 @@ done
 EOF
 )
 
+# The type checker's times grow with the machine's load (342 ms under a load of 12 for an
+# expression that takes 186 ms at 3): an expression over the limit is measured a second time, its
+# file alone compiled again, and fails the check only when it is over both times.
+check_expression_times() { # suite root build-command log
+    local suite=$1 root=$2 build=$3 log=$4 report files
+    if report=$(scripts/check-long-expressions.sh --log "$log" "$long_expression_limit"); then
+        echo "$report"
+        return 0
+    fi
+    echo "$report"
+    # "  342 ms  Sources/X.swift:85": the files of the expressions over the limit.
+    files=$(echo "$report" | awk '$2 == "ms" { sub(/:[0-9]+$/, "", $3); print $3 }' | sort -u)
+    [ -n "$files" ] || return 1
+    say "$suite: measuring those again, each file compiled once more: $(echo $files)"
+    (cd "$root/work/mock-backend" && touch $files)
+    in_root "$suite" "$root" build-again "the same build, those files only" "$build"
+    scripts/check-long-expressions.sh --log "$roots/$suite-build-again.log" "$long_expression_limit"
+}
+
 run_in_root() { # suite root
-    local suite=$1 root=$2
+    local suite=$1 root=$2 build
     mount_system "$root"
     # A clone of what is committed, as a student would have it, made afresh each run.
     rm -rf "$root/work/mock-backend"
@@ -138,9 +157,9 @@ run_in_root() { # suite root
     git clone --quiet "$checkout" "$root/work/mock-backend"
     case $suite in
         trixie)
-            in_root "$suite" "$root" build "swift build --build-tests, expression times logged" \
-                "swift build --build-tests $expression_times"
-            scripts/check-long-expressions.sh --log "$roots/$suite-build.log" "$long_expression_limit"
+            build="swift build --build-tests $expression_times"
+            in_root "$suite" "$root" build "swift build --build-tests, expression times logged" "$build"
+            check_expression_times "$suite" "$root" "$build" "$roots/$suite-build.log"
             in_root "$suite" "$root" test "swift test" "swift test"
             ;;
         sid)
@@ -151,7 +170,9 @@ run_in_root() { # suite root
             in_root "$suite" "$root" build-tests "swift build --target T, for each test target T" \
                 "$compile_test_targets"
             cat "$roots/$suite-build.log" "$roots/$suite-build-tests.log" >"$roots/$suite-expressions.log"
-            scripts/check-long-expressions.sh --log "$roots/$suite-expressions.log" "$long_expression_limit"
+            check_expression_times "$suite" "$root" "swift build $expression_times || exit 1
+$compile_test_targets" \
+                "$roots/$suite-expressions.log"
             ;;
     esac
     unmount_all
