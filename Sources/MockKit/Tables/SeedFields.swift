@@ -88,6 +88,14 @@ public struct SeedFieldWriter {
         json.endArray()
     }
 
+    /// An array of objects, each written as the row writes itself (OTP's accounts).
+    public mutating func field<Row: SeedRow>(_ name: String, _ rows: [Row]) {
+        json.key(name)
+        json.beginArray()
+        for row in rows { object(row) }
+        json.endArray()
+    }
+
 }
 
 /// A value written in a seed document as one object: a table's row, or a member such as
