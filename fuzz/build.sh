@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 root=..
 http="$root/Sources/MockHTTP"
 parsers="$http/RequestParser.swift $http/Message.swift $http/ConnectionFault.swift $http/Body/FormDecoding.swift $http/Body/Multipart.swift
-         $http/JSON/JSONParser.swift $http/JSON/JSONScanner.swift $http/JSON/JSONValue.swift $http/JSON/JSONWriter.swift $http/JSON/OrderedJSON.swift $http/UTF8Text.swift $http/ByteSearch.swift"
+         $http/JSON/JSONParser.swift $http/JSON/JSONScanner.swift $http/JSON/JSONValue.swift $http/JSON/JSONWriter.swift $http/JSON/OrderedJSON.swift $http/UTF8Text.swift $http/ByteSearch.swift $http/PendingAnswer.swift"
 targets=${*:-"request chunked form multipart json cgi"}
 # WSUV Twitter's own readers of CGI.pm's rules (they need nothing from MockHTTP but hexDigitValue).
 cgi="$root/Sources/MockRoutes/WSUVTwitter/CGIForm.swift $root/Sources/MockRoutes/WSUVTwitter/CGIMultipart.swift"

@@ -10,6 +10,7 @@ import os
 import sys
 from html import escape
 
+import fixture
 import poll
 import scale
 
@@ -227,7 +228,7 @@ then 20 new connections each ask `GET /_mock/health` while the idle ones are hel
 - **nginx**: mock-backend's own answer bodies, captured with a GET at the start of the run, served as
   static files (`sendfile`, `access_log off`, `worker_processes auto`).
 
-{scale_section(os.path.join(os.path.dirname(__file__), "..", "results", "scale.json"))}{poll_section(os.path.join(os.path.dirname(__file__), "..", "results", "poll.json"))}{state_section(os.path.join(os.path.dirname(__file__), "..", "results", "state.json"))}## How to run
+{scale_section(os.path.join(os.path.dirname(__file__), "..", "results", "scale.json"))}{poll_section(os.path.join(os.path.dirname(__file__), "..", "results", "poll.json"))}{fixture_section(os.path.join(os.path.dirname(__file__), "..", "results", "fixture.json"))}{state_section(os.path.join(os.path.dirname(__file__), "..", "results", "state.json"))}## How to run
 
 ```sh
 Benchmarks/run.sh            # installs wrk and nginx with apt-get if missing, builds, runs (~10 minutes)
@@ -463,6 +464,30 @@ cost of poll grows with the number of open connections (each wait passes and sca
 which the last row shows: a few busy clients beside 1,000 idle ones. Up to a few hundred
 connections that cost stays small next to the work of answering. On a busy shared machine single
 rounds differ by tens of percent (each one is in `poll.json`); read the ratios, not the rates.
+
+"""
+
+
+def fixture_section(path):
+    """The threads list with and without the fixture flags, from `Benchmarks/fixture.sh`'s last results."""
+    if not os.path.exists(path):
+        return ""
+    with open(path) as file:
+        results = json.load(file)
+    return f"""## The fixture flags: `--clock` and `--random-seed` (issue 32)
+
+A frozen clock and seeded values must not slow the APIs down. `Benchmarks/tools/fixture.py`
+starts the release build twice, once as a user starts it and once with
+`--clock 2024-09-01T10:00:00Z --random-seed 7`, and loads `GET {results["target"]}` (the shipped
+seed, with a bearer token) on both at the same time, `wrk -t1 -c{results["connections"]}` each,
+{results["rounds"]} rounds of {results["seconds"]} s. Whatever else the machine does in a round, both
+servers meet it, so the figure is the median of the rounds' ratios: **{results["ratio"]:.2f}×**, with
+single rounds from {min(results["round_ratios"]):.2f} to {max(results["round_ratios"]):.2f} (load
+average {results["load_average_before"]:.1f} before and {results["load_average_after"]:.1f} after, on
+{results["cores"]} cores shared with other work). Raw results:
+[`Benchmarks/results/fixture.json`](../Benchmarks/results/fixture.json).
+
+{fixture.markdown_table(results)}
 
 """
 

@@ -69,7 +69,7 @@ extension CourseAPI {
     /// Call it once every other check of the write has passed, just before the row is added.
     public func refusedStoring(_ texts: [String], in table: String, holding rows: Int, cap: Int) -> Response? {
         var reason: String
-        if rows >= cap {
+        if rows >= min(cap, context.options.rowLimit ?? cap) {
             reason = "\(Self.name) holds \(rows) \(table), the most clients may store (docs/apis: size limits); "
                 + "POST /_mock/reset/\(Self.name) empties it"
         } else if context.options.storedText?.admit(texts, for: Self.name) == false {
