@@ -29,7 +29,7 @@ if [ -z "$log" ]; then
     # is applied here, so the report can name the slowest one even when all pass.
     if ! swift build --build-tests --scratch-path "$scratch" \
         -Xswiftc -Xfrontend -Xswiftc -warn-long-expression-type-checking=1 >"$log" 2>&1; then
-        grep -E "error:" "$log" | head -n 20
+        grep -E "error:" "$log" | awk '!seen[$0]++' | head -n 20 || true
         echo "check-long-expressions: FAILED: the build failed (whole log: $log)"
         exit 1
     fi

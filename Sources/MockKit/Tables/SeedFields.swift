@@ -88,12 +88,44 @@ public struct SeedFieldWriter {
         json.endArray()
     }
 
-    /// An array of objects, each written as the row writes itself (OTP's accounts).
-    public mutating func field<Row: SeedRow>(_ name: String, _ rows: [Row]) {
+    /// A text, or `null` when there is none (the field is always written).
+    public mutating func field(_ name: String, _ value: String?) {
         json.key(name)
+        if let value { json.string(value) } else { json.null() }
+    }
+
+    /// An array of objects nested in this one (cse118's channels in a workspace), each written by `write`.
+    public mutating func field<Elements: Sequence>(_ name: String, objects elements: Elements,
+                                                   _ write: (inout SeedFieldWriter, Elements.Element) -> Void) {
+        json.key(name)
+        objects(elements, write)
+    }
+
+    /// An array of objects as a member's whole value, each written by `write`.
+    public mutating func objects<Elements: Sequence>(_ elements: Elements, _ write: (inout SeedFieldWriter, Elements.Element) -> Void) {
         json.beginArray()
-        for row in rows { object(row) }
+        for element in elements {
+            json.beginObject()
+            write(&self, element)
+            json.endObject()
+        }
         json.endArray()
+    }
+
+    /// One object written by `write`, as compact JSON (a row of the state log).
+    public static func object(_ write: (inout SeedFieldWriter) -> Void) -> [UInt8] {
+        var writer = SeedFieldWriter(JSONWriter(escapeSlash: false))
+        writer.json.beginObject()
+        write(&writer)
+        writer.json.endObject()
+        return writer.json.bytes
+    }
+
+    /// An array of objects written by `write`, as compact JSON (a whole member of the state log).
+    public static func objects<Elements: Sequence>(_ elements: Elements, _ write: (inout SeedFieldWriter, Elements.Element) -> Void) -> [UInt8] {
+        var writer = SeedFieldWriter(JSONWriter(escapeSlash: false))
+        writer.objects(elements, write)
+        return writer.json.bytes
     }
 
 }

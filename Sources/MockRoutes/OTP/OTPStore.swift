@@ -311,7 +311,7 @@ extension OTPUser {
         seed.field("name", name)
         seed.field("keyfile_password", keyfilePassword)
         seed.field("auth_tokens", authTokens)
-        if let accounts { seed.field("accounts", accounts) }
+        if let accounts { seed.field("accounts", objects: accounts) { writer, account in account.write(to: &writer) } }
     }
 }
 
