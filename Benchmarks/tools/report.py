@@ -312,12 +312,13 @@ median of 5 at load about 1; CPU, then RSS): cse118 100 ms, 61 MB; threads 50 ms
 the largest file first, so the wall time is about half of their CPU plus the process's own start
 (the shipped seed: 9 to 11 ms).
 
-Since issue 31, threads, WSUV and InternProducts keep plain rows in the kit's `Table` (structs of
-strings and numbers, `Dictionary` indexes), read by field name: the byte storage below is gone
-from them, and with 100,000 rows per table their start-up takes more CPU (threads 1.3 s, WSUV
-0.5 s, InternProducts 0.4 s; all five APIs about 2.3 s, loaded side by side on both cores) and
-about 240 to 280 bytes per row. The 1.1-million-row start-up and the bytes-per-row records are no
-longer targets. What follows describes OTP's and cse118's stores, which still keep it.
+Since issue 31, threads, WSUV, InternProducts and OTP keep plain rows in the kit's `Table`
+(structs of strings and numbers, `Dictionary` indexes), read by field name: the byte storage below
+is gone from them, and with 100,000 rows per table their start-up takes more CPU (threads 1.3 s,
+WSUV 0.5 s, InternProducts 0.4 s, OTP 1.1 s, was 0.1 s with its byte storage; all five APIs about 2.3 s before OTP's port, loaded side by side on
+both cores) and about 240 to 280 bytes per row. The 1.1-million-row start-up and the bytes-per-row
+records are no longer targets. What follows describes cse118's store, which still keeps it, and
+the others as they were.
 
 What made a row cheap to build (reading the JSON was never the cost: a validating scan of all
 130 MB takes about 70 ms of CPU):

@@ -9,13 +9,13 @@ struct CSE118ID: SeedKey, Comparable {
 
     /// 8-4-4-4-12 lower-case hexadecimal digits; nil for anything else (Swift clients decode `UUID`).
     init?(_ text: String) {
-        guard Self.isUUID(text.utf8, anyCase: false), let uuid = UUID(uuidString: text) else { return nil }
+        guard let uuid = Self.parse(text, anyCase: false) else { return nil }
         self.uuid = uuid
     }
 
     /// The same in any letter case, as requests name ids (Swift's `uuidString` is upper case).
     init?(anyCase text: String) {
-        guard Self.isUUID(text.utf8, anyCase: true), let uuid = UUID(uuidString: text) else { return nil }
+        guard let uuid = Self.parse(text, anyCase: true) else { return nil }
         self.uuid = uuid
     }
 
@@ -25,37 +25,59 @@ struct CSE118ID: SeedKey, Comparable {
     /// A random version 4 UUID: 122 random bits, the version (4) and the variant (binary 10) set.
     static func random(_ random: RandomStream) -> CSE118ID {
         let high = random.next() & ~0xF000 | 0x4000, low = random.next() & ~(0b11 << 62) | 0b10 << 62
-        func digits(_ half: UInt64) -> String {
-            let hex = String(half, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }
-        var text = ""
-        for (index, digit) in (digits(high) + digits(low)).enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { text += "-" }
-            text.append(digit)
-        }
-        return CSE118ID(text)!
+        return CSE118ID(uuid: uuid(high: high, low: low))
+    }
+
+    private init(uuid: UUID) {
+        self.uuid = uuid
+    }
+
+    /// The UUID whose first eight bytes are `high` and last eight `low`, most significant first.
+    private static func uuid(high: UInt64, low: UInt64) -> UUID {
+        func byte(_ word: UInt64, _ index: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: word >> (56 - 8 * index)) }
+        return UUID(uuid: (byte(high, 0), byte(high, 1), byte(high, 2), byte(high, 3), byte(high, 4), byte(high, 5),
+                           byte(high, 6), byte(high, 7), byte(low, 0), byte(low, 1), byte(low, 2), byte(low, 3),
+                           byte(low, 4), byte(low, 5), byte(low, 6), byte(low, 7)))
     }
 
     /// The 36 lower-case characters.
-    var text: String { uuid.uuidString.lowercased() }
+    var text: String {
+        let bytes = uuid.uuid
+        let values: [UInt8] = [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5, bytes.6, bytes.7,
+                               bytes.8, bytes.9, bytes.10, bytes.11, bytes.12, bytes.13, bytes.14, bytes.15]
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, value) in values.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(value >> 4)])
+            text.append(digits[Int(value & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 
-    private static func isUUID(_ text: String.UTF8View, anyCase: Bool) -> Bool {
-        guard text.count == 36 else { return false }
-        var index = 0
-        for byte in text {
+    /// 8-4-4-4-12 hexadecimal digits (upper case only with `anyCase`), read in one pass
+    /// (Foundation's `UUID(uuidString:)` accepts any case, and on Linux scans with `sscanf`).
+    private static func parse(_ text: String, anyCase: Bool) -> UUID? {
+        guard text.utf8.count == 36 else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0, digits = 0, index = 0
+        for byte in text.utf8 {
             defer { index += 1 }
             if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return false }
+                guard byte == UInt8(ascii: "-") else { return nil }
                 continue
             }
+            let value: UInt8
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
-            case UInt8(ascii: "A")...UInt8(ascii: "F") where anyCase: continue
-            default: return false
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F") where anyCase: value = byte - UInt8(ascii: "A") + 10
+            default: return nil
             }
+            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            digits += 1
         }
-        return true
+        return uuid(high: high, low: low)
     }
 
     /// A lower-case UUID read from a seed.
@@ -74,8 +96,8 @@ struct CSE118ID: SeedKey, Comparable {
 
     var description: String { text }
 
-    /// The order of the texts (upper or lower case alike).
-    static func < (lhs: CSE118ID, rhs: CSE118ID) -> Bool { lhs.uuid.uuidString < rhs.uuid.uuidString }
+    /// The order of the texts.
+    static func < (lhs: CSE118ID, rhs: CSE118ID) -> Bool { lhs.text < rhs.text }
 }
 
 /// A message's `posted` time, exactly `YYYY-MM-DDTHH:MM:SS.mmmZ` and a real calendar time: kept
