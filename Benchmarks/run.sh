@@ -2,10 +2,11 @@
 # The issue-9 benchmark in one command: mock-backend against Hummingbird 2, FlyingFox and nginx.
 # Installs wrk and nginx (Debian packages) if missing, builds everything in release mode, runs the
 # load (Benchmarks/tools/bench.py), then writes Benchmarks/results/latest.json, docs/performance.svg
-# and docs/performance.md (Benchmarks/tools/report.py). Takes about 12 minutes on 2 cores, the last
-# two for the poll(2) backend against epoll (Benchmarks/tools/poll.py, also alone as poll.sh).
+# and docs/performance.md (Benchmarks/tools/report.py). Takes about 13 minutes on 2 cores, the last
+# two for the poll(2) backend against epoll (Benchmarks/tools/poll.py, also alone as poll.sh) and
+# the threads list with and without --clock/--random-seed (Benchmarks/tools/fixture.py).
 # Settings: ROUND_SECONDS (5), ROUNDS (3), WARMUP_SECONDS (2), IDLE_CONNECTIONS (10000),
-# POLL_SECONDS (5), POLL_ROUNDS (2).
+# POLL_SECONDS (5), POLL_ROUNDS (2), FIXTURE_SECONDS (3), FIXTURE_ROUNDS (6).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -36,4 +37,6 @@ python3 Benchmarks/tools/bench.py --root "$root" --out Benchmarks/results/latest
     --idle "${IDLE_CONNECTIONS:-10000}"
 python3 Benchmarks/tools/poll.py --binary .build/release/mock-backend --seconds "${POLL_SECONDS:-5}" \
     --rounds "${POLL_ROUNDS:-2}" --out Benchmarks/results/poll.json
+python3 Benchmarks/tools/fixture.py --binary .build/release/mock-backend --seconds "${FIXTURE_SECONDS:-3}" \
+    --rounds "${FIXTURE_ROUNDS:-6}" --out Benchmarks/results/fixture.json
 python3 Benchmarks/tools/report.py Benchmarks/results/latest.json

@@ -2,7 +2,8 @@
 # The index page in a real browser: headless Chromium loads http://127.0.0.1:PORT/, the visible text
 # must name every API, a seeded account and a journal row with its reason, and screenshots at
 # projector and phone size go to .build/index-page/ for a person to look at. Then the live journal
-# with an admin token (scripts/check-live-journal.py). Installs Chromium from Debian if missing.
+# with an admin token (scripts/check-live-journal.py), and the journal's HAR imported by DevTools' own
+# HAR importer (scripts/check-har-import.py). Installs Chromium from Debian if missing.
 # --update-docs: also write the live journal's screenshot to docs/index-page.png (the README's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,6 +85,7 @@ for shot in projector phone; do
 done
 
 scripts/check-live-journal.py "$binary" "$out" "${docs_screenshot[@]}" || failed=1
+scripts/check-har-import.py "$binary" "$out" || failed=1
 
 if [ "$failed" -ne 0 ]; then
     echo "index page check FAILED (page text in $out/text.txt)"

@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# What the test suite uses besides Swift: the OpenAPI validator (PyPI).
+# What the test suite uses besides Swift: the OpenAPI validator (PyPI), in a virtual environment this
+# script makes in .venv (Homebrew's and Debian's Python refuse a plain `pip install`, PEP 668).
+# The tests run .venv/bin/python3 when it is there, else python3.
 set -euo pipefail
-if ! python3 -c "import openapi_spec_validator" 2>/dev/null; then
-    python3 -m pip install --quiet --disable-pip-version-check "openapi-spec-validator>=0.7"
+cd "$(dirname "$0")/.."
+if [ ! -x .venv/bin/python3 ]; then
+    echo "install-test-tools: making .venv (python3 -m venv)"
+    python3 -m venv .venv
 fi
-python3 -c "import openapi_spec_validator; print('openapi-spec-validator ready')"
+if ! .venv/bin/python3 -c "import openapi_spec_validator" 2>/dev/null; then
+    echo "install-test-tools: pip install openapi-spec-validator into .venv"
+    .venv/bin/python3 -m pip install --quiet --disable-pip-version-check "openapi-spec-validator>=0.7"
+fi
+.venv/bin/python3 -c "import openapi_spec_validator; print('install-test-tools: openapi-spec-validator ready in .venv')"

@@ -31,17 +31,18 @@ LOADS = [  # (name, wrk connections, idle connections held open meanwhile)
 ]
 
 
-def start(binary, poller, port):
-    process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", str(port), "--poller", poller, "--quiet"],
+def start(binary, port, *flags):
+    """mock-backend on loopback with extra flags, once it answers."""
+    process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", str(port), "--quiet", *flags],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"mock-backend --poller {poller} exited: {process.stderr.read().decode()}")
+            raise RuntimeError(f"mock-backend {' '.join(flags)} exited: {process.stderr.read().decode()}")
         if status_of(port, TARGET) == 200:
             return process
         time.sleep(0.01)
-    raise RuntimeError(f"mock-backend --poller {poller} did not answer within 60 s")
+    raise RuntimeError(f"mock-backend {' '.join(flags)} did not answer within 60 s")
 
 
 def idle(port, count):
@@ -56,7 +57,7 @@ def idle(port, count):
 
 
 def measure(binary, seconds, rounds):
-    servers = {name: start(binary, name, port) for name, port in PORTS.items()}
+    servers = {name: start(binary, port, "--poller", name) for name, port in PORTS.items()}
     try:
         results = {}
         for label, connections, idle_count in LOADS:
@@ -98,21 +99,22 @@ def markdown_table(results):
     return "\n".join(lines)
 
 
-def main():
+def run_from_command_line(measure, table, seconds, rounds):
+    """A side benchmark's command line (`--binary PATH [--seconds N] [--rounds N] [--out FILE]`):
+    measures, prints the Markdown table, writes the results as JSON."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
-    parser.add_argument("--seconds", type=int, default=5)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--seconds", type=int, default=seconds)
+    parser.add_argument("--rounds", type=int, default=rounds)
     parser.add_argument("--out")
     args = parser.parse_args()
     raise_fd_limit()
     results = measure(args.binary, args.seconds, args.rounds)
-    print(markdown_table(results))
+    print(table(results))
     if args.out:
         with open(args.out, "w") as file:
             json.dump(results, file, indent=2)
             file.write("\n")
 
-
 if __name__ == "__main__":
-    main()
+    run_from_command_line(measure, markdown_table, seconds=5, rounds=2)

@@ -10,6 +10,7 @@ import os
 import sys
 from html import escape
 
+import fixture
 import poll
 import scale
 
@@ -227,7 +228,7 @@ then 20 new connections each ask `GET /_mock/health` while the idle ones are hel
 - **nginx**: mock-backend's own answer bodies, captured with a GET at the start of the run, served as
   static files (`sendfile`, `access_log off`, `worker_processes auto`).
 
-{scale_section(os.path.join(os.path.dirname(__file__), "..", "results", "scale.json"))}{poll_section(os.path.join(os.path.dirname(__file__), "..", "results", "poll.json"))}{state_section(os.path.join(os.path.dirname(__file__), "..", "results", "state.json"))}## How to run
+{scale_section(os.path.join(os.path.dirname(__file__), "..", "results", "scale.json"))}{poll_section(os.path.join(os.path.dirname(__file__), "..", "results", "poll.json"))}{fixture_section(os.path.join(os.path.dirname(__file__), "..", "results", "fixture.json"))}{state_section(os.path.join(os.path.dirname(__file__), "..", "results", "state.json"))}## How to run
 
 ```sh
 Benchmarks/run.sh            # installs wrk and nginx with apt-get if missing, builds, runs (~10 minutes)
@@ -311,12 +312,13 @@ median of 5 at load about 1; CPU, then RSS): cse118 100 ms, 61 MB; threads 50 ms
 the largest file first, so the wall time is about half of their CPU plus the process's own start
 (the shipped seed: 9 to 11 ms).
 
-Since issue 31, threads, WSUV and InternProducts keep plain rows in the kit's `Table` (structs of
-strings and numbers, `Dictionary` indexes), read by field name: the byte storage below is gone
-from them, and with 100,000 rows per table their start-up takes more CPU (threads 1.3 s, WSUV
-0.5 s, InternProducts 0.4 s; all five APIs about 2.3 s, loaded side by side on both cores) and
-about 240 to 280 bytes per row. The 1.1-million-row start-up and the bytes-per-row records are no
-longer targets. What follows describes OTP's and cse118's stores, which still keep it.
+Since issue 31, threads, WSUV, InternProducts and OTP keep plain rows in the kit's `Table`
+(structs of strings and numbers, `Dictionary` indexes), read by field name: the byte storage below
+is gone from them, and with 100,000 rows per table their start-up takes more CPU (threads 1.3 s,
+WSUV 0.5 s, InternProducts 0.4 s, OTP 1.1 s, was 0.1 s with its byte storage; all five APIs about 2.3 s before OTP's port, loaded side by side on
+both cores) and about 240 to 280 bytes per row. The 1.1-million-row start-up and the bytes-per-row
+records are no longer targets. What follows describes cse118's store, which still keeps it, and
+the others as they were.
 
 What made a row cheap to build (reading the JSON was never the cost: a validating scan of all
 130 MB takes about 70 ms of CPU):
@@ -462,6 +464,30 @@ cost of poll grows with the number of open connections (each wait passes and sca
 which the last row shows: a few busy clients beside 1,000 idle ones. Up to a few hundred
 connections that cost stays small next to the work of answering. On a busy shared machine single
 rounds differ by tens of percent (each one is in `poll.json`); read the ratios, not the rates.
+
+"""
+
+
+def fixture_section(path):
+    """The threads list with and without the fixture flags, from `Benchmarks/fixture.sh`'s last results."""
+    if not os.path.exists(path):
+        return ""
+    with open(path) as file:
+        results = json.load(file)
+    return f"""## The fixture flags: `--clock` and `--random-seed` (issue 32)
+
+A frozen clock and seeded values must not slow the APIs down. `Benchmarks/tools/fixture.py`
+starts the release build twice, once as a user starts it and once with
+`--clock 2024-09-01T10:00:00Z --random-seed 7`, and loads `GET {results["target"]}` (the shipped
+seed, with a bearer token) on both at the same time, `wrk -t1 -c{results["connections"]}` each,
+{results["rounds"]} rounds of {results["seconds"]} s. Whatever else the machine does in a round, both
+servers meet it, so the figure is the median of the rounds' ratios: **{results["ratio"]:.2f}×**, with
+single rounds from {min(results["round_ratios"]):.2f} to {max(results["round_ratios"]):.2f} (load
+average {results["load_average_before"]:.1f} before and {results["load_average_after"]:.1f} after, on
+{results["cores"]} cores shared with other work). Raw results:
+[`Benchmarks/results/fixture.json`](../Benchmarks/results/fixture.json).
+
+{fixture.markdown_table(results)}
 
 """
 

@@ -63,7 +63,14 @@ private struct WorkerAnswer: @unchecked Sendable {
     let request: Request
     let head: RequestHead
     let startedAt: Double
+    /// `EventLoop.costKey` of the request, to learn whether it is still costly.
+    let key: String
     var response = Response()
+    /// How long the responder took; nil when no answer was built (the memory budget was full).
+    var seconds: Double?
+    /// The answer's size, counted against the budget as soon as it was built, so the next answer
+    /// a worker builds sees it; the connection's own count takes it over on delivery.
+    var charged = 0
 }
 
 /// An answer the loop holds back or sends slowly: the request, the answer, and whether it began.
@@ -87,10 +94,11 @@ final class EventLoop: @unchecked Sendable {
     private var handed: [(fd: Int32, peer: PeerAddress)] = []
     /// Pending answers that became ready on other threads, to finish on this one (under `handedLock`).
     private var readyAnswers: [() -> Void] = []
-    /// Answers worker threads finished for this loop's connections, taken on the next wake.
-    private var workerAnswers: [WorkerAnswer] = []
     /// Connections that used up their turn with requests left, served again after everyone else's events.
     private var turns: [Connection] = []
+    /// Requests (`costKey`) whose last answer took the loop `costlyAnswerSeconds` or more (a 20 MB
+    /// tweet list): answered on a worker thread from then on, until one is quick again.
+    private var costlyTargets: Set<String> = []
     /// How busy the loop is, for the loop that hands out a new connection (`waitForFirstTurn`).
     private let loadLock = NSLock()
     private var roundStartedAt: Double?
@@ -178,7 +186,6 @@ final class EventLoop: @unchecked Sendable {
                 } else if event.fd == wakePipe.read {
                     Sys.drainWakePipe(wakePipe.read)
                     adoptHandedConnections()
-                    deliverWorkerAnswers()
                     finishReadyAnswers()
                 } else if let connection = connections[event.fd] {
                     if event.writable { writable(connection) }
@@ -361,7 +368,9 @@ final class EventLoop: @unchecked Sendable {
 
     private func readable(_ connection: Connection) {
         if connection.drainDeadline != nil {
-            discardInput(connection)
+            // Polls report it again (level-triggered): 192 refused uploads of 16 MiB each are
+            // drained a round's slice at a time, not all before the next poll.
+            if !roundSliceSpent { discardInput(connection) }
             return
         }
         var reads = 0
@@ -388,8 +397,10 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
         }
-        // Its requests already buffered wait for the turn it is queued for.
-        if !connection.waitsForTurn { process(connection) }
+        // Its requests already buffered wait for the turn it is queued for; once the round has
+        // taken its slice, for a turn in a later round.
+        guard !connection.waitsForTurn else { return }
+        roundSliceSpent ? waitForTurn(connection) : process(connection)
     }
 
     /// An https client on this http port: close at once and say so, instead of letting it wait
@@ -464,15 +475,32 @@ final class EventLoop: @unchecked Sendable {
         turns.append(connection)
     }
 
-    /// One more turn for each connection that used up its last one, in the order they did.
+    /// How long one round may answer requests before the loop polls again: 500 connections
+    /// pipelining thousands of 16 KB answers made rounds of 4,000 answers (over a second), which a
+    /// new client waited for. At least one turn is taken per round.
+    private static let roundSlice = 0.02
+
+    private var roundSliceSpent: Bool {
+        guard let started = roundStartedAtLocal else { return false }
+        return monotonicNow() - started >= Self.roundSlice
+    }
+
+    /// One more turn for each connection that used up its last one, in the order they did, until
+    /// the round's slice is spent; the rest keep their places for the next round.
     private func takeTurns() {
         guard !turns.isEmpty else { return }
         let waiting = turns
         turns.removeAll(keepingCapacity: true)
-        for connection in waiting where connections[connection.fd] === connection {
+        var next = 0
+        while next < waiting.count {
+            let connection = waiting[next]
+            next += 1
+            guard connections[connection.fd] === connection else { continue }
             connection.waitsForTurn = false
             process(connection)
+            if roundSliceSpent { break }
         }
+        if next < waiting.count { turns.insert(contentsOf: waiting[next...], at: 0) }
     }
 
     /// More answers may be queued: none is waiting, or fewer than the high-water mark are and the
@@ -518,6 +546,21 @@ final class EventLoop: @unchecked Sendable {
     /// Bodies from this size on are answered on a worker thread (`HTTPServer.workers`): decoding
     /// 16 MiB of `%u00e9` escapes took 0.75 s, which no other client of the loop should wait for.
     static let costlyBody = 256 << 10
+    /// An answer that took the loop this long makes its kind of request (`costKey`) costly: it
+    /// held every other client of the loop that long (60 slow readers of a 20 MB list: seconds).
+    static let costlyAnswerSeconds = 0.02
+    /// What parsing a body makes beside it: decoded form values, JSON strings and a multipart's
+    /// parts are at most the body's size (forms are cut at 1,000 pairs, JSON at 100,000 values).
+    /// Measured: a 16 MiB form or JSON body raised the peak by 32 MiB.
+    static func parseRoom(forBody size: Int) -> Int { size }
+    /// `costlyTargets` is emptied when it reaches this many (paths with ids are many).
+    private static let costlyTargetsKept = 1024
+
+    /// The method and the path without its query: what makes an answer costly is mostly which list it is.
+    private static func costKey(_ head: RequestHead) -> String {
+        let path = head.target.firstIndex(of: "?").map { head.target[..<$0] } ?? head.target[...]
+        return head.method + " " + path
+    }
 
     private func dispatch(_ head: RequestHead, _ body: [UInt8], on connection: Connection) {
         let started = monotonicNow()
@@ -525,43 +568,75 @@ final class EventLoop: @unchecked Sendable {
                               headers: head.headers, body: body, peer: connection.peer, receivedAt: Date())
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
         connection.hasServedRequest = true
-        if body.count >= Self.costlyBody {
-            // Later pipelined requests wait, as behind a delayed answer; the body stays counted.
-            connection.awaitingDelayedResponse = true
-            connection.bodyAtWorker = body.count
-            let work = WorkerAnswer(connection: connection, request: request, head: head, startedAt: started)
-            let responder = server.responder
-            server.workers.addOperation { [self] in
-                var done = work
-                done.response = responder.respond(to: work.request)
-                handedLock.lock()
-                workerAnswers.append(done)
-                handedLock.unlock()
-                Sys.signalWakePipe(wakePipe.write)
-            }
+        let key = Self.costKey(head)
+        if body.count >= Self.costlyBody || costlyTargets.contains(key) {
+            answerOnWorker(WorkerAnswer(connection: connection, request: request, head: head, startedAt: started, key: key))
             return
         }
-        answer(server.responder.respond(to: request), to: request, head, startedAt: started, on: connection)
+        let response = server.responder.respond(to: request)
+        if monotonicNow() - started >= Self.costlyAnswerSeconds {
+            if costlyTargets.count >= Self.costlyTargetsKept { costlyTargets.removeAll() }
+            costlyTargets.insert(key)
+        }
+        answer(response, to: request, head, startedAt: started, on: connection)
     }
 
-    /// The answers worker threads finished, each sent as if its loop had made it.
-    private func deliverWorkerAnswers() {
-        handedLock.lock()
-        let finished = workerAnswers
-        workerAnswers.removeAll()
-        handedLock.unlock()
-        for work in finished {
-            let connection = work.connection
-            guard connections[connection.fd] === connection else {
-                // The client left meanwhile: the request was still served (a write is done), and logged.
-                report(work.request, work.response, startedAt: work.startedAt, responseBytes: 0)
-                continue
+    /// Builds the answer on a worker thread; later pipelined requests wait, as behind a delayed
+    /// answer. The body stays counted, with room for what parsing it makes (its decoded text, at
+    /// most its own size: `parseRoom`), reserved now: a body that does not fit with it is the
+    /// API's 503 and is not read. Answers queued for workers are checked against the memory
+    /// budget again as each is built: those built before it may have filled it.
+    private func answerOnWorker(_ work: WorkerAnswer) {
+        let connection = work.connection
+        let body = work.request.body.count
+        connection.bodyAtWorker = body
+        account(connection)
+        if body > 0 {
+            guard server.memory.reserve(Self.parseRoom(forBody: body), for: connection.peer.host) else {
+                connection.bodyAtWorker = 0
+                refuseForMemory(work.head, on: connection)
+                return
             }
-            connection.awaitingDelayedResponse = false
-            connection.bodyAtWorker = 0
-            answer(work.response, to: work.request, work.head, startedAt: work.startedAt, on: connection)
-            process(connection)
+            connection.charged += Self.parseRoom(forBody: body)
+            connection.bodyAtWorker += Self.parseRoom(forBody: body)
         }
+        connection.awaitingDelayedResponse = true
+        let responder = server.responder
+        let memory = server.memory
+        let host = connection.peer.host
+        server.workers.addOperation { [self] in
+            var done = work
+            if memory.hasRoomForAnswer(to: host) {
+                let began = monotonicNow()
+                done.response = responder.respond(to: work.request)
+                done.seconds = monotonicNow() - began
+                done.charged = done.response.body.count
+                memory.adjust(by: done.charged, for: host)
+            }
+            let finished = done
+            post { [self] in deliver(finished) }
+        }
+    }
+
+    /// An answer a worker thread finished, sent as if the loop had made it.
+    private func deliver(_ work: WorkerAnswer) {
+        let connection = work.connection
+        if let seconds = work.seconds, seconds < Self.costlyAnswerSeconds { costlyTargets.remove(work.key) }
+        guard connections[connection.fd] === connection else {
+            server.memory.adjust(by: -work.charged, for: connection.peer.host)
+            // The client left meanwhile: the request was still served (a write is done), and logged.
+            if work.seconds != nil { report(work.request, work.response, startedAt: work.startedAt, responseBytes: 0) }
+            return
+        }
+        connection.awaitingDelayedResponse = false
+        connection.bodyAtWorker = 0
+        connection.charged += work.charged
+        if work.seconds == nil {
+            refuseForMemory(work.head, on: connection)
+        } else {
+            answer(work.response, to: work.request, work.head, startedAt: work.startedAt, on: connection)
+        }
+        process(connection)
     }
 
     /// Sends the responder's answer now, after its delay, or once it is ready when it is pending.

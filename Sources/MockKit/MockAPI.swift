@@ -19,6 +19,9 @@ public struct APIOptions: Sendable {
     /// Live tokens logins may have issued in one API before the oldest ends (docs/apis/threads.md#tokens);
     /// no command-line option: tests set a small one.
     public var issuedTokenLimit = 100_000
+    /// Rows one table may hold before client writes to it are refused, when lower than the table's
+    /// own cap (100,000: each API's page, "Size limits"); no command-line option: tests set a small one.
+    public var rowLimit: Int?
     /// What clients store, charged to the server's memory budget (`StoredText`); nil: not charged.
     public var storedText: StoredText?
 

@@ -25,6 +25,23 @@ public final class StoredText: @unchecked Sendable {
         return true
     }
 
+    /// Charges the growth from `replaced` to `texts` (an update of a row, charged before or not:
+    /// a seed's row is not); false, and nothing charged, when it does not fit. A shrink gives back.
+    func admit(_ texts: [String], replacing replaced: [String], for api: String) -> Bool {
+        let growth = texts.reduce(0) { $0 + $1.utf8.count } - replaced.reduce(0) { $0 + $1.utf8.count }
+        lock.lock()
+        defer { lock.unlock() }
+        if growth <= 0 {
+            let given = min(-growth, charged[api, default: 0])
+            charged[api, default: 0] -= given
+            budget.releaseStored(given)
+            return true
+        }
+        guard budget.reserveStored(growth) else { return false }
+        charged[api, default: 0] += growth
+        return true
+    }
+
     /// Gives back the bytes of `texts` a delete removed (and `rows` rows' overhead), at most what
     /// `api` was charged: the row may have come from the seed, which is not charged.
     func release(_ texts: [String], rows: Int, for api: String) {
@@ -52,14 +69,30 @@ extension CourseAPI {
     /// Call it once every other check of the write has passed, just before the row is added.
     public func refusedStoring(_ texts: [String], in table: String, holding rows: Int, cap: Int) -> Response? {
         var reason: String
-        if rows >= cap {
+        if rows >= min(cap, context.options.rowLimit ?? cap) {
             reason = "\(Self.name) holds \(rows) \(table), the most clients may store (docs/apis: size limits); "
                 + "POST /_mock/reset/\(Self.name) empties it"
         } else if context.options.storedText?.admit(texts, for: Self.name) == false {
-            reason = "what clients stored fills its half of --memory-budget; POST /_mock/reset frees it"
+            reason = Self.storedShareFull
         } else {
             return nil
         }
+        return unavailable(reason)
+    }
+
+    /// Nil when a client may change a row's texts from `replaced` to `texts` (OTP's saved
+    /// accounts): what the row grows by fits in the budget (charged then; a shrink gives back).
+    /// Otherwise the same 503 as `refusedStoring`; nothing is charged.
+    public func refusedChanging(_ replaced: [String], to texts: [String]) -> Response? {
+        context.options.storedText?.admit(texts, replacing: replaced, for: Self.name) == false ? unavailable(Self.storedShareFull) : nil
+    }
+
+    private static var storedShareFull: String {
+        "what clients stored fills its half of --memory-budget; POST /_mock/reset frees it"
+    }
+
+    /// This API's 503 (its answer to an unavailable server), with the reason for the console.
+    private func unavailable(_ reason: String) -> Response {
         var response = Failure.injectedFault(status: 503)
         response.explanation = reason
         return response

@@ -123,12 +123,13 @@ do {
 }
 configuration.host = options.host
 configuration.port = options.port
-// A body one address may never hold (half the budget) would get 503 "try again" forever: it is
-// over the largest body instead, the API's own 413.
-configuration.limits.maxBody = min(options.maxBody, options.memoryBudget / 2)
+// A body one address may never hold with what parsing it makes (as much again) within its half
+// of the budget would get 503 "try again" forever: it is over the largest body instead, the API's
+// own 413. 64 KiB is left for the connection's own buffers.
+configuration.limits.maxBody = min(options.maxBody, max(64 << 10, options.memoryBudget / 4 - (64 << 10)))
 if configuration.limits.maxBody < options.maxBody {
-    Console.standard.write("mock-backend: largest request body lowered to \(configuration.limits.maxBody) bytes, half of "
-                           + "--memory-budget (what one client address may hold at once)")
+    Console.standard.write("mock-backend: largest request body lowered to \(configuration.limits.maxBody) bytes, about a quarter of "
+                           + "--memory-budget (a body and what parsing it makes, within what one client address may hold at once)")
 }
 configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
 configuration.poller = options.poller

@@ -250,16 +250,22 @@ final class CommandLineTests: XCTestCase {
     }
 
     /// A body larger than one address may ever hold is the API's 413, not a 503 to retry forever.
-    func testABodyOverHalfTheMemoryBudgetIsTooLarge() throws {
-        let (server, port) = try startServer(["--only", "threads", "--memory-budget", "2097152"])
+    /// The largest body an address can hold with what parsing it makes is answered, one byte more is the API's 413.
+    func testABodyOverAQuarterOfTheMemoryBudgetIsTooLarge() throws {
+        let (server, port) = try startServer(["--only", "threads", "--memory-budget", "4194304"])
         XCTAssertTrue(server.standardOutput.contains(
-            "mock-backend: largest request body lowered to 1048576 bytes, half of --memory-budget (what one client address may hold at once)\n"),
+            "mock-backend: largest request body lowered to 983040 bytes, about a quarter of --memory-budget "
+            + "(a body and what parsing it makes, within what one client address may hold at once)\n"),
             server.standardOutput)
+        let largest = "title=" + String(repeating: "t", count: 983_040 - 6)
+        let answered = try httpRequest(port: port, "POST", "/api/thread/add",
+                                       headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(largest.utf8))
+        XCTAssertEqual(answered.status, 401, "read and answered (no token), not refused for memory")
         let client = try BlockingClient(host: "127.0.0.1", port: port, timeout: 10)
-        client.send(Array("POST /api/thread/add HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1048577\r\n\r\n".utf8))
+        client.send(Array("POST /api/thread/add HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 983041\r\n\r\n".utf8))
         let response = try client.readResponse()
         XCTAssertEqual(response.status, 413)
-        XCTAssertEqual(response.text, #"{"status":"error","message":"Request body is larger than 1048576 bytes."}"#)
+        XCTAssertEqual(response.text, #"{"status":"error","message":"Request body is larger than 983040 bytes."}"#)
         server.process.terminate()
         XCTAssertEqual(server.waitForExit(), 0, server.standardError)
     }

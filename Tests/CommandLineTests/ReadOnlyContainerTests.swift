@@ -45,8 +45,10 @@ final class ReadOnlyContainerTests: XCTestCase {
         let pid = try XCTUnwrap(children.split(separator: " ").first.map(String.init), "unshare has no child")
         // unshare ignores SIGTERM while its child runs: the container stops as docker stop stops it.
         defer { kill(pid_t(pid) ?? 0, SIGTERM) }
+        // --root: the container's root, as docker exec has it; where the tests run in a chroot,
+        // entering the mount namespace alone would leave the probe in the host's root.
         let probe = try ChildProcess(["--healthcheck"], environment: image,
-                                     wrapper: [nsenter, "--target", pid, "--mount", "--pid", "--"] + user)
+                                     wrapper: [nsenter, "--target", pid, "--mount", "--pid", "--root", "--"] + user)
         XCTAssertEqual(probe.waitForExit(), 0, probe.standardOutput + probe.standardError)
         XCTAssertTrue(probe.standardOutput.hasPrefix("healthy: {\"status\":\"ok\""), probe.standardOutput + probe.standardError)
     }

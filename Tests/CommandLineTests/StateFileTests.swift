@@ -212,6 +212,8 @@ final class StateFileTests: XCTestCase {
         // A seeded channel, in a workspace the snapshot's text holds.
         _ = try call("POST", "/api/v2/channel/ddf421ec-f574-4c8a-a146-2b69e0dd609e/message", #"{"content":"seeded"}"#,
                      json: true, headers: auth)
+        // A deleted fixture workspace, which the reset puts back at its place before the others.
+        _ = try call("DELETE", "/api/v2/workspace/e9db2d18-0175-48a4-97cb-ba998393ba49", headers: auth)
         _ = try call("PUT", "/api/v2/reset", headers: auth)
         let workspace = text(try call("POST", "/api/v2/workspace", #"{"name":"w"}"#, json: true, headers: auth), "id")
         let channel = text(try call("POST", "/api/v2/workspace/\(workspace)/channel", #"{"name":"c"}"#, json: true, headers: auth), "id")

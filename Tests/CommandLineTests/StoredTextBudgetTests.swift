@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 import TestSupport
 import XCTest
 
@@ -40,6 +41,52 @@ final class StoredTextBudgetTests: XCTestCase {
         #else
         throw XCTSkip("peak memory is read from Linux's /proc")
         #endif
+    }
+
+    /// OTP's users and saved accounts count too, refused in OTP's own format (HTTP 200,
+    /// `server_error`). A 4 MiB budget leaves 2 MiB of stored text: two users' 900 KiB account
+    /// lists fit, a third does not (a 200 KiB one does), and new numbers are refused once the rest
+    /// is used; a known number still logs in (no new row), and a reset frees the share. Before, OTP
+    /// charged nothing.
+    func testOTPUsersAndAccountsPastTheStoredShareAreRefusedInOTPsFormat() throws {
+        let (child, port) = try ChildProcess.startServer(["--only", "otp", "--quiet", "--journal", "0", "--otp-code", "123456",
+                                                      "--memory-budget", String(4 << 20)])
+        let full = #"{"error_code":"server_error","error_message":"Server error","status":"error"}"#
+        func call(_ path: String, _ body: String, token: String? = nil) throws -> ClientResponse {
+            try httpRequest(port: port, "POST", path, headers: token.map { [("x-authtoken", $0)] } ?? [], body: Array(body.utf8))
+        }
+        func verify(_ number: Int) throws -> ClientResponse {
+            let phone = "+1530555\(1000 + number)"
+            XCTAssertEqual(try call("/api/send_verification_code", #"{"phone_number":"\#(phone)"}"#).text, #"{"status":"ok"}"#)
+            return try call("/api/verify_code", #"{"e164_phone_number":"\#(phone)","code":"123456"}"#)
+        }
+        func token(_ number: Int) throws -> String {
+            let answer = try XCTUnwrap(JSONParser.parse(verify(number).body).objectValue)
+            return try XCTUnwrap(answer["auth_token"]?.stringValue, "\(answer)")
+        }
+        func save(_ kibibytes: Int, as token: String) throws -> ClientResponse {
+            let name = String(repeating: "n", count: kibibytes << 10)
+            return try call("/api/user", #"{"accounts":[{"ID":"a","amount":"1.0","name":"\#(name)"}]}"#, token: token)
+        }
+
+        let tokens = try (0..<3).map(token)
+        for token in tokens.prefix(2) { XCTAssertTrue(try save(900, as: token).text.hasPrefix(#"{"status":"ok""#)) }
+        XCTAssertTrue(try save(900, as: tokens[0]).text.hasPrefix(#"{"status":"ok""#), "a list replaced is charged once")
+        let refused = try save(900, as: tokens[2])
+        XCTAssertEqual(refused.status, 200)
+        XCTAssertEqual(refused.text, full)
+        XCTAssertFalse(try call("/api/user", "{}", token: tokens[2]).text.contains("accounts"), "a refused save stored nothing")
+        XCTAssertTrue(try save(200, as: tokens[2]).text.hasPrefix(#"{"status":"ok""#))
+        // About 150 users of some 330 bytes fill the rest of the share.
+        let refusedNumber = try XCTUnwrap((3..<2_000).first { number in try verify(number).text == full })
+        XCTAssertGreaterThan(refusedNumber, 10)
+        let exported = try httpRequest(port: port, "GET", "/_mock/state/otp").text
+        XCTAssertFalse(exported.contains("+1530555\(1000 + refusedNumber)"), "a refused verify stored no user")
+        XCTAssertTrue(try verify(0).text.hasPrefix(#"{"auth_token":"#), "a known number still logs in")
+
+        XCTAssertEqual(try httpRequest(port: port, "POST", "/_mock/reset/otp").status, 200)
+        XCTAssertTrue(try save(900, as: try token(refusedNumber)).text.hasPrefix(#"{"status":"ok""#))
+        withExtendedLifetime(child) {}
     }
 
     private func peakMiB(_ child: ChildProcess) throws -> Int {

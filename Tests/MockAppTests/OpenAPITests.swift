@@ -104,10 +104,17 @@ final class OpenAPITests: XCTestCase {
         }
     }
 
+    /// The Python of the package's .venv (scripts/install-test-tools.sh makes it), else python3.
+    private static let python: String = {
+        let venv = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".venv/bin/python3").path
+        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3"
+    }()
+
     /// On Linux (CI, Docker) a missing Python or validator fails the test, pointing at the script that
     /// installs it; on a student's Mac, where `swift test` alone must pass, the test is skipped instead.
     private func validatorIsInstalled() throws -> Bool {
-        let probe = run(["python3", "-c", "import openapi_spec_validator"])
+        let probe = run([Self.python, "-c", "import openapi_spec_validator"])
         guard probe.status == 0 else {
             let reason = probe.output.split(separator: "\n").last ?? ""
             let message = "openapi-spec-validator is not available (\(reason)); "
@@ -126,7 +133,7 @@ final class OpenAPITests: XCTestCase {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(name)-\(UUID().uuidString).json")
         try Data(document).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = run(["python3", "-m", "openapi_spec_validator", file.path])
+        let result = run([Self.python, "-m", "openapi_spec_validator", file.path])
         // The validator quotes the whole document in its errors; the start says what is wrong.
         let report = "\(name): \(result.output.prefix(1500))"
         XCTAssertEqual(result.status, 0, report)

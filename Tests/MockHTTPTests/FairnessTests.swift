@@ -3,8 +3,8 @@ import MockHTTP
 import TestSupport
 import XCTest
 
-/// Answers every request with its path and records the order; `/hold` keeps its loop busy until
-/// the test releases it, standing for a costly request.
+/// Answers every request with its path and records the order; `/hold` (and `/slow?hold`) keeps its
+/// thread busy until the test releases it, standing for a costly request; `/slow` takes 50 ms.
 private final class GateResponder: HTTPResponder, @unchecked Sendable {
     private let lock = NSLock()
     private var paths: [String] = []
@@ -12,7 +12,8 @@ private final class GateResponder: HTTPResponder, @unchecked Sendable {
     let release = DispatchSemaphore(value: 0)
 
     func respond(to request: Request) -> Response {
-        if request.path == "/hold" {
+        if request.path == "/slow" { Thread.sleep(forTimeInterval: 0.05) }
+        if request.path == "/hold" || request.query == "hold" {
             entered.signal()
             release.wait()
         }
@@ -34,15 +35,39 @@ private final class GateResponder: HTTPResponder, @unchecked Sendable {
 /// A connection's pipelined requests are served in turns, and a new connection goes to the loop
 /// it would wait least on (issue 29 items 8 and 9; docs/reliability.md).
 final class FairnessTests: XCTestCase {
-    /// One loop; a client pipelines 1,000 requests behind a slow one, another asks once meanwhile.
-    /// It was answered after all 1,000; now after a turn or two of them.
-    func testPipelinedRequestsAreServedInTurns() throws {
+    /// Runs `body` once per poller against a fresh server of `threads` loops answering with a `GateResponder`.
+    private func forEachPoller(threads: Int, _ body: (PollerKind, GateResponder, TestServer) throws -> Void) throws {
         for kind in PollerKind.available {
             let gate = GateResponder()
             let server = try TestServer(responder: gate) {
                 $0.poller = kind
-                $0.threads = 1
+                $0.threads = threads
             }
+            try body(kind, gate, server)
+        }
+    }
+
+    /// While the gate holds `held`'s request on a worker thread, three new clients are served by
+    /// the one loop; once released, `held` gets that answer, then its pipelined `/after`.
+    private func assertOthersServedWhileHeld(_ held: BlockingClient, answering path: String, _ kind: PollerKind,
+                                             _ gate: GateResponder, _ server: TestServer,
+                                             file: StaticString = #filePath, line: UInt = #line) throws {
+        gate.entered.wait()
+        for index in 0..<3 {
+            let client = try server.connect(timeout: 5)
+            client.send("GET /other/\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
+            XCTAssertEqual(try? client.readResponse().text, "/other/\(index)", "\(kind.rawValue): the loop was held",
+                           file: file, line: line)
+        }
+        gate.release.signal()
+        XCTAssertEqual(try held.readResponse().text, path, kind.rawValue, file: file, line: line)
+        XCTAssertEqual(try held.readResponse().text, "/after", kind.rawValue, file: file, line: line)
+    }
+
+    /// One loop; a client pipelines 1,000 requests behind a slow one, another asks once meanwhile.
+    /// It was answered after all 1,000; now after a turn or two of them.
+    func testPipelinedRequestsAreServedInTurns() throws {
+        try forEachPoller(threads: 1) { kind, gate, server in
             let other = try server.connect()
             other.send("GET /other/first HTTP/1.1\r\nHost: x\r\n\r\n")
             XCTAssertEqual(try other.readResponse().text, "/other/first")
@@ -67,37 +92,32 @@ final class FairnessTests: XCTestCase {
     /// 0.75 s), and other clients are served meanwhile: such bodies are answered on a worker
     /// thread. Before, the loop itself was held. The costly request's connection keeps its order.
     func testCostlyBodiesDoNotHoldTheLoop() throws {
-        for kind in PollerKind.available {
-            let gate = GateResponder()
-            let server = try TestServer(responder: gate) {
-                $0.poller = kind
-                $0.threads = 1
-            }
+        try forEachPoller(threads: 1) { kind, gate, server in
             let costly = try server.connect()
             let body = String(repeating: "a", count: 300 << 10)
             costly.send("POST /hold HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
                         + "GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
-            gate.entered.wait()
-            for index in 0..<3 {
-                let client = try server.connect(timeout: 5)
-                client.send("GET /other/\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
-                XCTAssertEqual(try? client.readResponse().text, "/other/\(index)", "\(kind.rawValue): the loop was held")
-            }
-            gate.release.signal()
-            XCTAssertEqual(try costly.readResponse().text, "/hold", kind.rawValue)
-            XCTAssertEqual(try costly.readResponse().text, "/after", kind.rawValue)
+            try assertOthersServedWhileHeld(costly, answering: "/hold", kind, gate, server)
+        }
+    }
+
+    /// One loop; an answer that took the loop 50 ms (a 20 MB tweet list for a slow reader) makes
+    /// that request costly: the next one is built on a worker thread, and other clients are
+    /// served while it is held there. Before, every such answer held the loop (60 of them: seconds).
+    func testCostlyAnswersAreBuiltOffTheLoop() throws {
+        try forEachPoller(threads: 1) { kind, gate, server in
+            let reader = try server.connect()
+            reader.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+            XCTAssertEqual(try reader.readResponse().text, "/slow", kind.rawValue)
+            reader.send("GET /slow?hold HTTP/1.1\r\nHost: x\r\n\r\nGET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+            try assertOthersServedWhileHeld(reader, answering: "/slow", kind, gate, server)
         }
     }
 
     /// Two loops, one held by a slow request: new clients are all served meanwhile, by the other loop.
     /// Before, every second one was handed to the held loop (poll) and waited for it.
     func testNewConnectionsGoToTheLoopThatIsFree() throws {
-        for kind in PollerKind.available {
-            let gate = GateResponder()
-            let server = try TestServer(responder: gate) {
-                $0.poller = kind
-                $0.threads = 2
-            }
+        try forEachPoller(threads: 2) { kind, gate, server in
             let held = try server.connect()
             held.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
             gate.entered.wait()

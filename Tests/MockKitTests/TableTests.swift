@@ -1,3 +1,4 @@
+import Foundation
 @testable import MockKit
 import XCTest
 
@@ -43,6 +44,29 @@ final class TableTests: XCTestCase {
         func write(to seed: inout SeedFieldWriter) {
             seed.field("tag", tag.string)
             seed.field("owner", owner)
+        }
+    }
+
+    /// A row that names a collar by its UUID.
+    struct Tag: TableRow {
+        var number: Int
+        var collar: UUID
+
+        static let keyField = "number"
+        var key: Int { number }
+
+        init(number: Int, collar: UUID) {
+            (self.number, self.collar) = (number, collar)
+        }
+
+        init(seed row: SeedFields) throws(SeedError) {
+            number = try row.int("number")
+            collar = UUID(uuidString: try row.text("collar")) ?? UUID()
+        }
+
+        func write(to seed: inout SeedFieldWriter) {
+            seed.field("number", number)
+            seed.field("collar", collar.uuidString)
         }
     }
 
@@ -150,6 +174,36 @@ final class TableTests: XCTestCase {
         XCTAssertEqual(people.takeChanges(), [])
         people.update(9) { $0.name = "none" }
         XCTAssertEqual(people.takeChanges(), [], "a change of no row is none")
+    }
+
+    func testChangedRowsSayWhatWasRemovedAndWhatIsNew() {
+        var people = Table<Person>()
+        people.insert(Person(id: 1, name: "a"))
+        people.insert(Person(id: 2, name: "b"))
+        _ = people.takeChanges()
+        people.remove(1)
+        people.insert(Person(id: 1, name: "a again"))
+        people.remove(2)
+        people.insert(Person(id: 3, name: "c"))
+        let changes = people.takeChangedRows()
+        XCTAssertEqual(changes.map(\.key), [1, 2, 3])
+        XCTAssertEqual(changes.map { $0.row?.name }, ["a again", nil, "c"])
+        XCTAssertEqual(changes.map { $0.removed?.name }, ["a", "b", nil], "the row as it was removed")
+        XCTAssertEqual(changes.map(\.isNew), [false, false, true], "1 and 2 were there before the changes")
+        XCTAssertTrue(people.takeChangedRows().isEmpty)
+    }
+
+    func testRowsAreGroupedByAUUID() {
+        var tags = Table<Tag>(indexes: [.grouped(\.collar)])
+        let (red, blue) = (UUID(), UUID())
+        for (number, collar) in [red, blue, red].enumerated() { tags.insert(Tag(number: number, collar: collar)) }
+        XCTAssertEqual(tags.rows(where: \.collar, is: red).map(\.number), [0, 2])
+        XCTAssertEqual(tags.count(where: \.collar, is: red), 2)
+        XCTAssertEqual(tags.count(where: \.collar, is: UUID()), 0)
+        // Removed last first, as a channel's messages go with it.
+        for number in [2, 0] { tags.remove(number) }
+        XCTAssertEqual(tags.count(where: \.collar, is: red), 0)
+        XCTAssertEqual(tags.rows(where: \.collar, is: blue).map(\.number), [1])
     }
 
     // MARK: Seed format

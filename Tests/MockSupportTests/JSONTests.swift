@@ -120,6 +120,17 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(text(w.bytes), #"{"status":"ok","id":2,"s":"a\/b"}"#)
     }
 
+    /// Every escape, at the start, the middle and the end of a string, around plain runs and raw UTF-8.
+    func testStringEscapes() {
+        let raw = "\"a\\b/c\nd\re\tf\u{08}g\u{0C}h\u{01}i\u{1F}é/"
+        var slashed = JSONWriter(escapeSlash: true)
+        slashed.string(raw)
+        XCTAssertEqual(text(slashed.bytes), #""\"a\\b\/c\nd\re\tf\bg\fh\u0001i\u001fé\/""#)
+        var plain = JSONWriter(escapeSlash: false)
+        plain.string(raw)
+        XCTAssertEqual(text(plain.bytes), #""\"a\\b/c\nd\re\tf\bg\fh\u0001i\u001fé/""#)
+    }
+
     func testDeclarationOrderIsStable() {
         let expected = #"{"zeta":"z","alpha":1,"mike":2.5,"bravo":true,"yankee":"y","charlie":[3,2,1],"delta":"d","whiskey":7,"echo":0.1}"#
         for _ in 0..<50 {

@@ -21,12 +21,15 @@ public final class ChildProcess: @unchecked Sendable {
     private static let packageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The `mock-backend` program the build put beside the tests, the first of these that exists:
+    /// The `mock-backend` program the build put beside the tests: the first of `searchFolders` that has it.
+    public static let executable: URL = program(in: searchFolders)
+
+    /// Where the build may have put the program, in order:
     /// - macOS: the folder of the loaded test bundle (the running executable is Xcode's `xctest`);
     /// - the folder of the running executable (on Linux the test bundle is the executable);
     /// - the package's `.build/debug`.
     /// `Bundle.allBundles` only on macOS: Swift 6.0's Linux Foundation crashes in it.
-    public static let executable: URL = {
+    static var searchFolders: [URL] {
         var folders: [URL] = []
         #if os(macOS) // Foundation only (no Darwin call): the Xcode runner is macOS's
         for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
@@ -37,32 +40,39 @@ public final class ChildProcess: @unchecked Sendable {
             folders.append(URL(fileURLWithPath: running).deletingLastPathComponent())
         }
         folders.append(packageFolder.appendingPathComponent(".build/debug"))
+        return folders
+    }
+
+    /// `mock-backend` in the first folder where it is an executable file; in the first folder when
+    /// none has it (so that the message about it names a place it was looked for).
+    public static func program(in folders: [URL]) -> URL {
         let candidates = folders.map { $0.appendingPathComponent("mock-backend") }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
-    }()
+    }
 
-    /// Why `executable` cannot be run as the program under test, or nil: it is missing, or older than
-    /// a source file (Xcode's test action builds the tests but not the `mock-backend` product).
-    static let executableProblem: String? = {
-        let program = executable.path
+    /// Why `executable` cannot be run as the program under test, or nil.
+    static let executableProblem: String? = problem(running: executable, sources: packageFolder.appendingPathComponent("Sources"))
+
+    /// Why `program` cannot be run as the program built from `sources`, or nil: it is missing, or
+    /// older than a source file (Xcode's test action builds the tests but not the `mock-backend` product).
+    public static func problem(running program: URL, sources: URL) -> String? {
         let build = "build it (`swift build`, or the mock-backend scheme in Xcode), then test again"
-        guard FileManager.default.isExecutableFile(atPath: program) else {
-            return "the mock-backend program is not built (looked for \(program)): \(build)"
+        guard FileManager.default.isExecutableFile(atPath: program.path) else {
+            return "the mock-backend program is not built (looked for \(program.path)): \(build)"
         }
         let keys: [URLResourceKey] = [.contentModificationDateKey]
         func modified(_ url: URL) -> Date {
             (try? url.resourceValues(forKeys: Set(keys)).contentModificationDate) ?? .distantPast
         }
-        let built = modified(executable)
-        let sources = FileManager.default.enumerator(at: packageFolder.appendingPathComponent("Sources"),
-                                                      includingPropertiesForKeys: keys)
-        while let source = sources?.nextObject() as? URL {
+        let built = modified(program)
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: keys)
+        while let source = files?.nextObject() as? URL {
             if source.pathExtension == "swift", modified(source) > built {
-                return "\(program) is older than \(source.path): \(build)"
+                return "\(program.path) is older than \(source.path): \(build)"
             }
         }
         return nil
-    }()
+    }
 
     public struct ProgramNotBuilt: Error, CustomStringConvertible {
         public var description: String

@@ -139,14 +139,14 @@ final class AdminAPI: Sendable {
 
     /// Stubs added at run time go too, and the clock reads as at the start.
     private func resetAll(_ request: Request) -> Response {
-        stubs.removeAdded()
+        stubs.reset()
         settings.clock.restart()
         return reset(apis)
     }
 
     private func resetOne(_ request: Request) -> Response {
         if request[parameter: "api"] == StubSet.name {
-            stubs.removeAdded()
+            stubs.reset()
             return .json(200, OrderedJSON.encode(["reset": [StubSet.name]], escapeSlash: false))
         }
         guard let api = api(request) else { return unknownAPI(request) }
@@ -271,7 +271,7 @@ final class AdminAPI: Sendable {
     // MARK: Stubs
 
     private func listStubs(_ request: Request) -> Response {
-        .json(200, StubSet.json(stubs.all))
+        .json(200, stubs.json(stubs.all))
     }
 
     private func addStubs(_ request: Request) -> Response {
@@ -279,7 +279,7 @@ final class AdminAPI: Sendable {
             guard let document = try? JSONParser.parse(request.body, maxDepth: 64) else {
                 throw SeedError(path: "$", problem: "the body is not valid JSON")
             }
-            return .json(200, StubSet.json(try stubs.add(document)))
+            return .json(200, stubs.json(try stubs.add(document)))
         } catch {
             return Response.json(400, ["error": "invalid_stub", "path": error.path, "detail": error.problem])
         }

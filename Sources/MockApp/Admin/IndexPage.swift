@@ -214,7 +214,7 @@ struct IndexPage {
         let rows = stubs.map { stub in
             let overrides = stub.overrides.isEmpty ? ""
                 : "<br><span class=\"override\">overrides \(stub.overrides.map { "<code>\(escape($0))</code>" }.joined(separator: ", "))</span>"
-            return "<tr><td><code>\(escape(stub.route.text))</code>\(overrides)</td><td>\(stub.status)</td>"
+            return "<tr><td><code>\(escape(stub.route.text))</code>\(overrides)</td><td>\(escape(stub.statusesText))</td>"
                 + "<td class=\"detail\">\(escape(stub.source))</td></tr>"
         }
         return """

@@ -117,10 +117,11 @@ extension IndexPage {
     /// What a row's colour says: `error` for a status of 400 or more, no answer at all, or an
     /// API's error answered with 200 (InternProducts' `FAILED`, OTP's wrong code), which the
     /// reason of the entry gives away; `fault` for a fault injected into an answer that is no error
-    /// (a truncated or slow body); else `ok`. The script's `outcome` is the same rule.
+    /// (a truncated or slow body); else `ok` (a stub sequence's note on which answer it gave is no
+    /// error either). The script's `outcome` is the same rule.
     static func outcome(status: Int?, reason: String?) -> String {
         guard let status, status < 400 else { return "error" }
-        guard let reason else { return "ok" }
+        guard let reason, !reason.hasPrefix(StubMatch.sequenceNote) else { return "ok" }
         return reason.hasPrefix("injected fault") ? "fault" : "error"
     }
 

@@ -42,10 +42,11 @@ extension IndexPage {
         return part ? part.value : "local";
       })();
 
-      // IndexPage.outcome's rule: an error answered with 200 has a reason; an injected fault on an
+      // IndexPage.outcome's rule: an error answered with 200 has a reason (a stub sequence's note is none); an injected fault on an
       // answer that is no error is a fault.
       const outcome = (entry) => entry.status === null || entry.status >= 400 ? "error"
-        : !entry.reason ? "ok" : entry.reason.startsWith("injected fault") ? "fault" : "error";
+        : !entry.reason || entry.reason.startsWith("\#(StubMatch.sequenceNote)") ? "ok"
+        : entry.reason.startsWith("injected fault") ? "fault" : "error";
 
       // A body as the journal keeps it (its first 4 KiB), JSON laid out to be read.
       function bodyText(entry, key) {

@@ -3,25 +3,61 @@ import MockHTTP
 import MockKit
 import MockSupport
 
-/// One stub (docs/admin.md#stubs): a request to match and the answer to give, written by a TA in
-/// a JSON file under `Seed/stubs/` or sent to `PUT /_mock/stubs`.
+/// One stub (docs/admin.md#stubs): a request to match and the answer, or answers in turn, to give,
+/// written by a TA in a JSON file under `Seed/stubs/` or sent to `PUT /_mock/stubs`.
 struct Stub: Sendable {
+    /// Names the stub in the set, whose lock counts the answers of a sequence by it; set when added.
+    var id = 0
     /// `Seed/stubs/courses.json:3:5`, or `PUT /_mock/stubs`.
     var source: String
-    var route: RoutePattern
+    var route: StubRoute
     /// Conditions beyond method and path; every one must hold.
     var query: [(name: String, value: String)] = []
     var headers: [(name: String, value: String)] = []
     var bodyContains: ByteSearch?
+    /// The members the request's JSON body must have (StubBodyJSON's rule).
+    var bodyJSON: JSONObject?
 
-    var status: Int
-    var reason: String?
-    var answerHeaders: [(name: String, value: Template)] = []
-    var body: Body
-    /// Seconds.
-    var delay: Double = 0
+    /// One answer, or a sequence given in turn; after the last, the last again or (`cycles`) the first.
+    var answers: [StubAnswer]
+    var cycles = false
     /// Course routes this stub answers in their place: `threads GET /api/threads`.
     var overrides: [String] = []
+
+    /// The path parameters when the request matches, else nil. `bodyJSON` parses the body when a
+    /// stub first asks, once per request.
+    func match(_ request: Request, query pairs: [(String, String)], bodyJSON body: () -> JSONValue?) -> [String: String]? {
+        guard route.method == nil || route.method == request.method, let parameters = route.path.match(request.path) else {
+            return nil
+        }
+        for condition in query where FormDecoding.last(condition.name, in: pairs) != condition.value { return nil }
+        for condition in headers where request.headers[condition.name] != condition.value { return nil }
+        if let bodyContains, !bodyContains.occurs(in: request.body) { return nil }
+        if let bodyJSON, StubBodyJSON.firstMissed(bodyJSON, in: body()) != nil { return nil }
+        return parameters
+    }
+
+    /// The place in `answers` the answer after `given` answers takes.
+    func answerIndex(after given: Int) -> Int {
+        cycles ? given % answers.count : min(given, answers.count - 1)
+    }
+
+    /// `503, 503, 200`; a sequence says what comes after its last answer.
+    var statusesText: String {
+        let statuses = answers.map { String($0.status) }.joined(separator: ", ")
+        guard answers.count > 1 else { return statuses }
+        return statuses + (cycles ? ", then again from the first" : ", then the last again")
+    }
+}
+
+/// What a stub answers.
+struct StubAnswer: Sendable {
+    var status: Int
+    var reason: String?
+    var headers: [(name: String, value: Template)] = []
+    var body: Body = .text(Template(""))
+    /// Seconds.
+    var delay: Double = 0
 
     enum Body: Sendable {
         /// Inline JSON: substitutions happen inside its strings, so the answer stays valid JSON.
@@ -32,18 +68,7 @@ struct Stub: Sendable {
         case bytes([UInt8])
     }
 
-    /// The path parameters when the request matches, else nil.
-    func match(_ request: Request, query pairs: [(String, String)]) -> [String: String]? {
-        guard route.method == nil || route.method == request.method, let parameters = route.path.match(request.path) else {
-            return nil
-        }
-        for condition in query where FormDecoding.last(condition.name, in: pairs) != condition.value { return nil }
-        for condition in headers where request.headers[condition.name] != condition.value { return nil }
-        if let bodyContains, !bodyContains.occurs(in: request.body) { return nil }
-        return parameters
-    }
-
-    func answer(path: [String: String], query pairs: [(String, String)]) -> Response {
+    func response(path: [String: String], query pairs: [(String, String)]) -> Response {
         let values = Template.Values(path: path, query: pairs)
         var response = Response(status: status, reason: reason)
         var contentType: String
@@ -59,12 +84,13 @@ struct Stub: Sendable {
             contentType = "application/octet-stream"
         }
         if case let .text(template) = body, template.isJSONFile { contentType = Response.jsonType }
-        for (name, value) in answerHeaders {
+        for (name, value) in headers {
             response.headers.add(name, value.render(values, forHeader: true))
         }
         if !response.headers.contains("Content-Type") && !response.body.isEmpty {
             response.headers.add("Content-Type", contentType)
         }
+        response.delay = delay
         return response
     }
 

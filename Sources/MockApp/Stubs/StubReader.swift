@@ -39,59 +39,132 @@ struct StubReader {
         return stubs
     }
 
-    private static let requestFields = ["method", "path", "query", "headers", "body_contains"]
+    private static let requestFields = ["method", "path", "path_regex", "query", "headers", "body_contains", "body_json"]
     private static let responseFields = ["status", "reason", "headers", "body", "body_file", "delay_ms"]
+    /// A sequence longer than this is a mistake rather than an exercise.
+    static let maxResponses = 100
 
     private func stub(_ node: SeedNode, source: String) throws(SeedError) -> Stub {
         let top = try node.object()
-        try Self.known(top, ["request", "response"])
+        try Self.known(top, ["request", "response", "responses", "then"])
         let request = try top.object("request")
         try Self.known(request, Self.requestFields)
+        let route = try Self.route(request)
+        var stub = Stub(source: source, route: route, answers: try answers(top))
+        stub.query = try Self.pairs(request.optionalNode("query"))
+        stub.headers = try Self.pairs(request.optionalNode("headers"))
+        if let contains = request.optionalNode("body_contains") { stub.bodyContains = ByteSearch(try contains.string()) }
+        if let json = request.optionalNode("body_json") {
+            let object = try json.object().members
+            guard !object.members.isEmpty else {
+                throw json.fail("expected the members the JSON body must have, such as {\"username\":\"alice\"}")
+            }
+            stub.bodyJSON = object
+        }
+        if let then = top.optionalNode("then") {
+            guard top.optionalNode("responses") != nil else { throw then.fail("then goes with responses, a sequence of answers") }
+            switch try then.string() {
+            case "last": break
+            case "repeat": stub.cycles = true
+            default: throw then.fail("expected \"last\" (the last answer again, the default) or \"repeat\" (from the first again)")
+            }
+        }
+        let parameters = route.path.parameterNames
+        for (index, answer) in stub.answers.enumerated() {
+            for name in Self.templates(of: answer).flatMap(\.pathNames) where !parameters.contains(name) {
+                let place = top.optionalNode("responses") == nil ? "\(top.path).response" : "\(top.path).responses[\(index)]"
+                throw SeedError(path: place, problem: "{{path.\(name)}}: " + Self.lacks(route.path, name))
+            }
+        }
+        if case let .segments(pattern) = route.path { stub.overrides = overriddenRoutes(method: route.method, pattern) }
+        return stub
+    }
+
+    private static func lacks(_ path: StubPath, _ name: String) -> String {
+        switch path {
+        case let .segments(pattern): return "the path \(pattern.text) has no {\(name)}"
+        case let .expression(expression): return "the path_regex has \(expression.groupCount) capture groups ({{path.1}} for the first)"
+        }
+    }
+
+    /// `method` and one of `path` and `path_regex`.
+    private static func route(_ request: SeedObject) throws(SeedError) -> StubRoute {
         let methodNode = try request.node("method")
         let method = try methodNode.string()
-        let pathNode = try request.node("path")
-        guard let route = RoutePattern("\(method) \(try pathNode.string())") else {
-            if method.isEmpty || method.contains(" ") { throw methodNode.fail("expected a method such as GET, or *") }
-            throw pathNode.fail("expected a path starting with /, with {name} for a parameter")
+        if method.isEmpty || method.contains(" ") { throw methodNode.fail("expected a method such as GET, or *") }
+        let routeMethod = method == "*" ? nil : method.uppercased()
+        switch (request.optionalNode("path"), request.optionalNode("path_regex")) {
+        case let (path?, nil):
+            let text = try path.string()
+            guard !text.contains(" "), let pattern = PathPattern(text) else {
+                throw path.fail("expected a path starting with /, with {name} for a parameter")
+            }
+            return StubRoute(method: routeMethod, path: .segments(pattern))
+        case let (nil, regex?):
+            let pattern = try regex.string()
+            do throws(StubPatternProblem) {
+                return StubRoute(method: routeMethod, path: .expression(try PathExpression(pattern)))
+            } catch {
+                throw regex.fail(error.text)
+            }
+        case (_?, _?):
+            throw SeedError(path: request.path, problem: "give path or path_regex, not both")
+        case (nil, nil):
+            throw SeedError(path: request.path, problem: "expected path (with {name} for a parameter) or path_regex")
         }
-        let response = try top.object("response")
+    }
+
+    /// `response`, or `responses`: the answers given in turn.
+    private func answers(_ top: SeedObject) throws(SeedError) -> [StubAnswer] {
+        switch (top.optionalNode("response"), top.optionalNode("responses")) {
+        case let (single?, nil):
+            return [try answer(single)]
+        case let (nil, sequence?):
+            let nodes = try sequence.array()
+            guard (1...Self.maxResponses).contains(nodes.count) else {
+                throw sequence.fail("expected from 1 to \(Self.maxResponses) answers, given in turn")
+            }
+            var answers: [StubAnswer] = []
+            for node in nodes { answers.append(try answer(node)) }
+            return answers
+        case (_?, _?):
+            throw SeedError(path: top.path, problem: "give response or responses (answers in turn), not both")
+        case (nil, nil):
+            throw SeedError(path: top.path, problem: "expected response, or responses (answers in turn)")
+        }
+    }
+
+    private func answer(_ node: SeedNode) throws(SeedError) -> StubAnswer {
+        let response = try node.object()
         try Self.known(response, Self.responseFields)
         let statusNode = try response.node("status")
         let status = try statusNode.int()
         guard (100...599).contains(status) else { throw statusNode.fail("expected an HTTP status from 100 to 599") }
-        var stub = Stub(source: source, route: route, status: status, body: .text(Template("")))
-        stub.query = try Self.pairs(request.optionalNode("query"))
-        stub.headers = try Self.pairs(request.optionalNode("headers"))
-        if let contains = request.optionalNode("body_contains") { stub.bodyContains = ByteSearch(try contains.string()) }
+        var answer = StubAnswer(status: status)
         if let reasonNode = response.optionalNode("reason") {
             let reason = try reasonNode.string()
             if reason.utf8.contains(where: Template.isControl) { throw reasonNode.fail(Self.controlProblem) }
-            stub.reason = reason
+            answer.reason = reason
         }
-        stub.answerHeaders = try Self.headerFields(response.optionalNode("headers")).map { ($0.name, Template($0.value)) }
+        answer.headers = try Self.headerFields(response.optionalNode("headers")).map { ($0.name, Template($0.value)) }
         if let bodyNode = response.optionalNode("body") {
             if response.optionalNode("body_file") != nil { throw bodyNode.fail("give body or body_file, not both") }
-            stub.body = bodyNode.value.stringValue.map { .text(Template($0)) } ?? .json(bodyNode.value)
+            answer.body = bodyNode.value.stringValue.map { .text(Template($0)) } ?? .json(bodyNode.value)
         } else if let fileNode = response.optionalNode("body_file") {
-            stub.body = try body(fromFile: fileNode)
+            answer.body = try body(fromFile: fileNode)
         }
         if let delayNode = response.optionalNode("delay_ms") {
             guard let delay = delayNode.value.doubleValue, (0...600_000).contains(delay) else {
                 throw delayNode.fail("expected milliseconds from 0 to 600000")
             }
-            stub.delay = delay / 1000
+            answer.delay = delay / 1000
         }
-        let parameters = route.path.parameterNames
-        for name in Self.templates(of: stub).flatMap(\.pathNames) where !parameters.contains(name) {
-            throw SeedError(path: "\(response.path)", problem: "{{path.\(name)}}: the path \(route.path.text) has no {\(name)}")
-        }
-        stub.overrides = overriddenRoutes(route)
-        return stub
+        return answer
     }
 
-    private static func templates(of stub: Stub) -> [Template] {
-        var templates = stub.answerHeaders.map(\.value)
-        switch stub.body {
+    private static func templates(of answer: StubAnswer) -> [Template] {
+        var templates = answer.headers.map(\.value)
+        switch answer.body {
         case let .text(template): templates.append(template)
         case let .json(value): templates += strings(in: value).map(Template.init)
         case .bytes: break
@@ -109,7 +182,7 @@ struct StubReader {
     }
 
     /// A file in the stubs folder (no way out of it), as text when it is UTF-8.
-    private func body(fromFile node: SeedNode) throws(SeedError) -> Stub.Body {
+    private func body(fromFile node: SeedNode) throws(SeedError) -> StubAnswer.Body {
         let name = try node.string()
         guard let folder else { throw node.fail("body_file needs a stubs folder (Seed/stubs or --stubs DIR)") }
         guard !name.hasPrefix("/"), !name.split(separator: "/").contains("..") else {
@@ -164,14 +237,15 @@ struct StubReader {
 
     /// The course routes a stub's route overlaps: same number of segments, each pair equal or
     /// one of them a parameter, and a method in common.
-    private func overriddenRoutes(_ stub: RoutePattern) -> [String] {
+    /// (A `path_regex` is not compared with routes: no test says which paths two patterns share.)
+    private func overriddenRoutes(method: String?, _ path: PathPattern) -> [String] {
         var found: [String] = []
         for group in courseRoutes {
             for route in group.routes {
-                let methods = stub.method.map { route.methods == .any || !route.methods.isDisjoint(with: Methods(named: $0)) } ?? true
+                let methods = method.map { route.methods == .any || !route.methods.isDisjoint(with: Methods(named: $0)) } ?? true
                 guard methods, let pattern = PathPattern(route.pattern),
-                      stub.path.overlaps(pattern, caseInsensitive: group.matching.caseInsensitive) else { continue }
-                found.append("\(group.name) \(stub.method ?? route.methods.headerValue) \(route.pattern)")
+                      path.overlaps(pattern, caseInsensitive: group.matching.caseInsensitive) else { continue }
+                found.append("\(group.name) \(method ?? route.methods.headerValue) \(route.pattern)")
             }
         }
         return found

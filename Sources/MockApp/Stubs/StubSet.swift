@@ -8,13 +8,22 @@ struct StubMatch {
     let stub: Stub
     let path: [String: String]
     let query: [(name: String, value: String)]
+    /// Counts the answers of a sequence.
+    let set: StubSet
 
-    /// The stub's answer, held back by its delay.
+    /// The stub's answer, held back by its delay; of a sequence, the next one, and the journal
+    /// and console say which.
     func answer() -> Response {
-        var response = stub.answer(path: path, query: query)
-        response.delay = stub.delay
+        let index = set.takeAnswer(of: stub)
+        var response = stub.answers[index].response(path: path, query: query)
+        if stub.answers.count > 1 {
+            response.explanation = "\(Self.sequenceNote) \(index + 1) of \(stub.answers.count) of \(stub.described)"
+        }
         return response
     }
+
+    /// How the reason of a sequence's answer starts; the index page's journal colours it by status only.
+    static let sequenceNote = "stub answer"
 }
 
 /// The stubs in force, matched before every course API: those added through `PUT /_mock/stubs`
@@ -25,7 +34,29 @@ public final class StubSet: Sendable {
     public static let name = "stubs"
 
     private let reader: StubReader
-    private let state: Locked<(added: [Stub], folder: [Stub])>
+    private let state: Locked<State>
+
+    private struct State {
+        var added: [Stub] = []
+        var folder: [Stub] = []
+        /// By stub id, for sequences only: how many answers the stub gave since the last reset (of
+        /// a repeating one, modulo its length), so the count stays small.
+        var given: [Int: Int] = [:]
+        var lastID = 0
+
+        mutating func numbered(_ stubs: [Stub]) -> [Stub] {
+            stubs.map { stub in
+                lastID += 1
+                var numbered = stub
+                numbered.id = lastID
+                return numbered
+            }
+        }
+
+        mutating func forget(_ stubs: [Stub]) {
+            for stub in stubs { given[stub.id] = nil }
+        }
+    }
 
     /// The folder's stubs; a problem in any file is reported with its file:line:column.
     public static func load(folder: URL?, apis: [any MockAPI]) throws(FileProblem) -> StubSet {
@@ -40,7 +71,9 @@ public final class StubSet: Sendable {
 
     private init(reader: StubReader, folder: [Stub]) {
         self.reader = reader
-        state = Locked((added: [], folder: folder))
+        var state = State()
+        state.folder = state.numbered(folder)
+        self.state = Locked(state)
     }
 
     public var folder: URL? { reader.folder }
@@ -54,10 +87,33 @@ public final class StubSet: Sendable {
         let stubs = all
         guard !stubs.isEmpty else { return nil }
         let query = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)
+        let body = Self.lazyJSON(request.body)
         for stub in stubs {
-            if let path = stub.match(request, query: query) { return StubMatch(stub: stub, path: path, query: query) }
+            if let path = stub.match(request, query: query, bodyJSON: body) { return StubMatch(stub: stub, path: path, query: query, set: self) }
         }
         return nil
+    }
+
+    /// The body read as JSON when first asked (nil when it is not JSON), at most once.
+    static func lazyJSON(_ body: [UInt8]) -> () -> JSONValue? {
+        var parsed: JSONValue??
+        return {
+            if parsed == nil { parsed = .some(try? JSONParser.parse(body, maxDepth: 64)) }
+            return parsed ?? nil
+        }
+    }
+
+    /// The place in its answers of the answer a stub gives now, counted under the lock so that
+    /// requests arriving together each take their own turn. A stub removed meanwhile (reset,
+    /// reload) answers its first and leaves no count behind.
+    func takeAnswer(of stub: Stub) -> Int {
+        guard stub.answers.count > 1 else { return 0 }
+        return state.withLock { state in
+            guard state.added.contains(where: { $0.id == stub.id }) || state.folder.contains(where: { $0.id == stub.id }) else { return 0 }
+            let given = state.given[stub.id, default: 0]
+            state.given[stub.id] = stub.cycles ? (given + 1) % stub.answers.count : min(given + 1, stub.answers.count)
+            return stub.answerIndex(after: given)
+        }
     }
 
     /// The methods stubs answer on this path, for a browser's CORS preflight (`OPTIONS`); empty
@@ -69,20 +125,38 @@ public final class StubSet: Sendable {
 
     /// Adds the stubs of a `PUT /_mock/stubs` document; on an error none is added.
     func add(_ document: JSONValue) throws(SeedError) -> [Stub] {
-        let added = try reader.stubs(document) { "PUT /_mock/stubs \($0)" }
-        state.withLock { $0.added += added }
-        return added
+        let read = try reader.stubs(document) { "PUT /_mock/stubs \($0)" }
+        return state.withLock { state in
+            let added = state.numbered(read)
+            state.added += added
+            return added
+        }
     }
 
-    /// Back to the folder's stubs (reset).
+    /// Removes the stubs added at run time (`DELETE /_mock/stubs`).
     func removeAdded() {
-        state.withLock { $0.added = [] }
+        state.withLock { state in
+            state.forget(state.added)
+            state.added = []
+        }
     }
 
-    /// Reads the folder again; on a problem the stubs in force stay (`--watch`).
+    /// Back to the folder's stubs, each sequence at its first answer again (`POST /_mock/reset`).
+    func reset() {
+        state.withLock { state in
+            state.added = []
+            state.given = [:]
+        }
+    }
+
+    /// Reads the folder again; on a problem the stubs in force stay (`--watch`). Sequences of
+    /// the folder start again.
     public func reloadFolder() throws(FileProblem) {
         let stubs = try reader.folderStubs()
-        state.withLock { $0.folder = stubs }
+        state.withLock { state in
+            state.forget(state.folder)
+            state.folder = state.numbered(stubs)
+        }
     }
 
     /// An injected error: stubs have no format of their own, so a small JSON body says what it is.
@@ -95,19 +169,31 @@ public final class StubSet: Sendable {
         return .json(status, writer.bytes)
     }
 
-    /// `GET /_mock/stubs`: each stub's place, route, conditions, status and the routes it overrides.
-    static func json(_ stubs: [Stub]) -> [UInt8] {
+    /// `GET /_mock/stubs`: each stub's place, route, conditions, status (of a sequence: statuses,
+    /// what comes after the last, and the place of the next answer) and the routes it overrides.
+    func json(_ stubs: [Stub]) -> [UInt8] {
+        let given = state.withLock { $0.given }
         var writer = JSONWriter(escapeSlash: false)
         writer.beginArray()
         for stub in stubs {
             writer.beginObject()
             writer.key("source"); writer.string(stub.source)
             writer.key("method"); writer.string(stub.route.method ?? "*")
-            writer.key("path"); writer.string(stub.route.path.text)
-            if !stub.query.isEmpty { writer.key("query"); writePairs(stub.query, to: &writer) }
-            if !stub.headers.isEmpty { writer.key("headers"); writePairs(stub.headers, to: &writer) }
+            switch stub.route.path {
+            case let .segments(pattern): writer.key("path"); writer.string(pattern.text)
+            case let .expression(expression): writer.key("path_regex"); writer.string(expression.pattern)
+            }
+            if !stub.query.isEmpty { writer.key("query"); Self.writePairs(stub.query, to: &writer) }
+            if !stub.headers.isEmpty { writer.key("headers"); Self.writePairs(stub.headers, to: &writer) }
             if let contains = stub.bodyContains { writer.key("body_contains"); writer.string(String(decoding: contains.pattern, as: UTF8.self)) }
-            writer.key("status"); writer.int(stub.status)
+            if let bodyJSON = stub.bodyJSON { writer.key("body_json"); writer.value(.object(bodyJSON)) }
+            if stub.answers.count == 1 {
+                writer.key("status"); writer.int(stub.answers[0].status)
+            } else {
+                writer.key("statuses"); writer.beginArray(); for answer in stub.answers { writer.int(answer.status) }; writer.endArray()
+                writer.key("then"); writer.string(stub.cycles ? "repeat" : "last")
+                writer.key("next"); writer.int(stub.answerIndex(after: given[stub.id, default: 0]))
+            }
             writer.key("overrides"); writer.beginArray(); for route in stub.overrides { writer.string(route) }; writer.endArray()
             writer.endObject()
         }
@@ -121,24 +207,28 @@ public final class StubSet: Sendable {
         writer.endObject()
     }
 
-    /// `/_mock/openapi/stubs.json`: one operation per stub route, its statuses as answers.
+    /// `/_mock/openapi/stubs.json`: one operation per stub route, its statuses as answers. An
+    /// OpenAPI path cannot be a regular expression, so `path_regex` stubs are left out.
     var openAPIDocument: [UInt8] {
         var builder = OpenAPIBuilder(title: "Stubs",
                                      description: "Answers from the stubs folder and PUT /_mock/stubs, matched before every course API.",
                                      security: nil)
         for stub in all {
+            guard case let .segments(path) = stub.route.path else { continue }
             let methods = stub.route.method.map { [$0] } ?? ["GET", "POST", "PUT", "PATCH", "DELETE"]
             let summary = "\(stub.source)" + (stub.overrides.isEmpty ? "" : " (overrides \(stub.overrides.joined(separator: ", ")))")
             let query = stub.query.map { (name: $0.name, required: true) }
-            if let index = builder.operations.firstIndex(where: { $0.path == stub.route.path.text && $0.methods == methods }) {
-                if !builder.operations[index].responses.contains(where: { $0.status == stub.status }) {
-                    builder.operations[index].responses.append((stub.status, Response.standardReason(stub.status), "{}"))
-                }
-                continue
+            let index: Int
+            if let same = builder.operations.firstIndex(where: { $0.path == path.text && $0.methods == methods }) {
+                index = same
+            } else {
+                builder.operations.append(OpenAPIBuilder.Operation(methods: methods, path: path.text, summary: summary, query: query,
+                                                                   responses: [], secured: false))
+                index = builder.operations.count - 1
             }
-            builder.operations.append(OpenAPIBuilder.Operation(
-                methods: methods, path: stub.route.path.text, summary: summary, query: query,
-                responses: [(stub.status, stub.reason ?? Response.standardReason(stub.status), "{}")], secured: false))
+            for answer in stub.answers where !builder.operations[index].responses.contains(where: { $0.status == answer.status }) {
+                builder.operations[index].responses.append((answer.status, answer.reason ?? Response.standardReason(answer.status), "{}"))
+            }
         }
         return builder.build()
     }

@@ -177,7 +177,13 @@ struct StateFileContents {
         let checksum = CRC32.checksum(json, continuing: chain)
         var hex = Array(String(checksum, radix: 16).utf8)
         hex.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: 8 - hex.count), at: 0)
-        return ([recordMark] + hex + [32] + json + [10], checksum)
+        // Appended part by part: one `+` chain of literals and arrays took Swift 6.0 5 s to type-check.
+        var bytes: [UInt8] = [recordMark]
+        bytes += hex
+        bytes.append(32)
+        bytes += json
+        bytes.append(10)
+        return (bytes, checksum)
     }
 
     /// The snapshot line: every API's seed document in one object, then a newline.

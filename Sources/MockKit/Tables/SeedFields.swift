@@ -71,6 +71,47 @@ public struct SeedFieldWriter {
     public mutating func field(_ name: String, _ value: String) { json.member(name, value) }
     public mutating func field(_ name: String, _ value: Bool) { json.member(name, value) }
     public mutating func field(_ name: String, _ values: [String]) { json.member(name, values) }
+
+    /// A text, or `null` when there is none (the field is always written).
+    public mutating func field(_ name: String, _ value: String?) {
+        json.key(name)
+        if let value { json.string(value) } else { json.null() }
+    }
+
+    /// An array of objects nested in this one (cse118's channels in a workspace), each written by `write`.
+    public mutating func field<Elements: Sequence>(_ name: String, objects elements: Elements,
+                                                   _ write: (inout SeedFieldWriter, Elements.Element) -> Void) {
+        json.key(name)
+        objects(elements, write)
+    }
+
+    /// An array of objects as a member's whole value, each written by `write`.
+    public mutating func objects<Elements: Sequence>(_ elements: Elements, _ write: (inout SeedFieldWriter, Elements.Element) -> Void) {
+        json.beginArray()
+        for element in elements {
+            json.beginObject()
+            write(&self, element)
+            json.endObject()
+        }
+        json.endArray()
+    }
+
+    /// One object written by `write`, as compact JSON (a row of the state log).
+    public static func object(_ write: (inout SeedFieldWriter) -> Void) -> [UInt8] {
+        var writer = SeedFieldWriter(JSONWriter(escapeSlash: false))
+        writer.json.beginObject()
+        write(&writer)
+        writer.json.endObject()
+        return writer.json.bytes
+    }
+
+    /// An array of objects written by `write`, as compact JSON (a whole member of the state log).
+    public static func objects<Elements: Sequence>(_ elements: Elements, _ write: (inout SeedFieldWriter, Elements.Element) -> Void) -> [UInt8] {
+        var writer = SeedFieldWriter(JSONWriter(escapeSlash: false))
+        writer.objects(elements, write)
+        return writer.json.bytes
+    }
+
 }
 
 /// A value written in a seed document as one object: a table's row, or a member such as

@@ -51,7 +51,7 @@ extension StoredState {
 
     public func seedRow(at path: RowPath) -> [UInt8]? {
         guard let step = path.steps.first, let member = Self.format.members.first(where: { $0.name == step.member }) else { return nil }
-        return member.row(self, step.key)
+        return member.row(self, path)
     }
 }
 
@@ -118,10 +118,12 @@ public struct SeedProblem {
 }
 
 /// Where a row sits against the duplicate of an earlier one: the error names the row
-/// (`$.users[3]: duplicate email a@x.com`) or the field (`$.users[3].username: duplicate …`).
+/// (`$.users[3]: duplicate email a@x.com`) or the field (`$.users[3].username: duplicate …`), or
+/// the field for a repeated key and the row for a repeated unique value (cse118's members).
 public enum DuplicateReport: Sendable {
     case atRow
     case atField
+    case keyAtField
 }
 
 /// One member of a seed document: a table's rows or one recorded object.
@@ -133,15 +135,16 @@ public struct SeedMember<State>: @unchecked Sendable {
     let write: (State, inout SeedFieldWriter) -> Void
     let setRecording: (inout State, Bool) -> Void
     let takeChanges: (inout State) -> [RowPath]
-    /// The row with a key, or the whole member, in seed format; nil when there is none.
-    let row: (State, RowKey?) -> [UInt8]?
+    /// The row at a path (its first step this member), or the whole member, in seed format; nil
+    /// when there is none.
+    let row: (State, RowPath) -> [UInt8]?
     /// How many rows a table member holds; nil for one object.
     let rowCount: (State) -> Int?
 
     @usableFromInline
     init(name: String, isRequired: Bool, read: @escaping (inout State, inout SeedReader) throws(SeedError) -> Void,
          write: @escaping (State, inout SeedFieldWriter) -> Void, setRecording: @escaping (inout State, Bool) -> Void,
-         takeChanges: @escaping (inout State) -> [RowPath], row: @escaping (State, RowKey?) -> [UInt8]?,
+         takeChanges: @escaping (inout State) -> [RowPath], row: @escaping (State, RowPath) -> [UInt8]?,
          rowCount: @escaping (State) -> Int?) {
         (self.name, self.isRequired, self.read, self.write) = (name, isRequired, read, write)
         (self.setRecording, self.takeChanges, self.row, self.rowCount) = (setRecording, takeChanges, row, rowCount)
@@ -163,7 +166,10 @@ public struct SeedMember<State>: @unchecked Sendable {
                 if let conflict = state[keyPath: path].insert(row) {
                     let (field, value) = conflict.described(row)
                     let problem = "duplicate \(field) \(value)"
-                    throw duplicates == .atRow ? fields.fail(problem) : fields.fail(field, problem)
+                    switch (duplicates, conflict) {
+                    case (.atRow, _), (.keyAtField, .index): throw fields.fail(problem)
+                    case (.atField, _), (.keyAtField, .key): throw fields.fail(field, problem)
+                    }
                 }
             }
             if let order, !state[keyPath: path].rows.isSorted(by: order) { state[keyPath: path].sort(by: order) }
@@ -180,8 +186,8 @@ public struct SeedMember<State>: @unchecked Sendable {
             state[keyPath: path].isRecording = on
         }, takeChanges: { state in
             state[keyPath: path].takeChanges().map { RowPath.row(name, Row.keyField, $0.rowKey) }
-        }, row: { state, key in
-            key.flatMap(Row.Key.init(rowKey:)).flatMap { state[keyPath: path][$0] }?.seedJSON
+        }, row: { state, at in
+            at.steps.first?.key.flatMap(Row.Key.init(rowKey:)).flatMap { state[keyPath: path][$0] }?.seedJSON
         }, rowCount: { state in state[keyPath: path].count })
     }
 
@@ -214,6 +220,31 @@ extension SeedMember {
             for row in rows(state) { writer.object(row) }
             writer.json.endArray()
         }, setRecording: { _, _ in }, takeChanges: { _ in [] }, row: { _, _ in nil }, rowCount: { rows($0).count })
+    }
+}
+
+extension SeedMember {
+    /// A member the state reads, writes and records itself, for a shape the others do not cover:
+    /// cse118's workspaces, whose channels and messages sit nested in them and in tables of their
+    /// own. `takeChanges` gives the paths of the rows its tables noted (a nested row's path names
+    /// its parents), and `row` writes the row at such a path, or the whole member for a path
+    /// without a key.
+    public static func custom(_ name: String, optional: Bool = false,
+                              read: @escaping (inout State, inout SeedReader) throws(SeedError) -> Void,
+                              write: @escaping (State, inout SeedFieldWriter) -> Void,
+                              setRecording: @escaping (inout State, Bool) -> Void,
+                              takeChanges: @escaping (inout State) -> [RowPath],
+                              row: @escaping (State, RowPath) -> [UInt8]?,
+                              rowCount: @escaping (State) -> Int?) -> SeedMember {
+        SeedMember(name: name, isRequired: !optional, read: read, write: write, setRecording: setRecording,
+                   takeChanges: takeChanges, row: row, rowCount: rowCount)
+    }
+}
+
+extension Table {
+    /// Turns noting changes on or off (off while a document is read, which is no change).
+    public mutating func record(_ on: Bool) {
+        isRecording = on
     }
 }
 

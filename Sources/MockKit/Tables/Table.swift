@@ -1,3 +1,5 @@
+import Foundation
+
 /// The value of a row's key field, as the state log writes it.
 public protocol SeedKey: Hashable, CustomStringConvertible {
     var rowKey: RowKey { get }
@@ -28,11 +30,12 @@ public protocol TableRow: SeedRow {
     var key: Key { get }
 }
 
-/// A value an index files rows under: a text compared byte for byte, or a number.
+/// A value an index files rows under: a text compared byte for byte, a number, or a UUID.
 @usableFromInline
 enum IndexKey: Hashable {
     case text(ExactText)
     case number(Int)
+    case uuid(UUID)
 }
 
 /// A lookup a table keeps besides its key: rows by one field's value, either unique (a second row
@@ -81,6 +84,13 @@ public struct TableIndex<Row> {
                    text: { $0[keyPath: path] })
     }
 
+    /// All rows whose UUID field has one value (a channel's messages, by their channel's id), in
+    /// the table's order.
+    public static func grouped(_ path: KeyPath<Row, UUID>) -> TableIndex {
+        TableIndex(field: "", path: path, isUnique: false, value: { .uuid($0[keyPath: path]) }, fold: { $0 },
+                   text: { $0[keyPath: path].uuidString })
+    }
+
     /// The slots filed under a value, in order.
     @inlinable func slots(for key: IndexKey) -> [Int] {
         isUnique ? slotByValue[key].map { [$0] } ?? [] : slotsByValue[key] ?? []
@@ -101,7 +111,8 @@ public struct TableIndex<Row> {
         if isUnique {
             slotByValue[key] = nil
         } else if var group = slotsByValue.removeValue(forKey: key) {
-            group.removeAll { $0 == slot }
+            // Searched from the end: rows removed last first (a channel's messages) cost O(1) each.
+            if let place = group.lastIndex(of: slot) { group.remove(at: place) }
             if !group.isEmpty { slotsByValue[key] = group }
         }
     }
@@ -145,6 +156,11 @@ public struct Table<Row: TableRow> {
     /// Keys inserted, updated or removed since `takeChanges`, first change first.
     @usableFromInline var changed: [Row.Key] = []
     @usableFromInline var changedKeys: Set<Row.Key> = []
+    /// Of those, the keys whose first change inserted the row: rows a document written before
+    /// the changes does not hold.
+    @usableFromInline var newKeys: Set<Row.Key> = []
+    /// The rows removed since `takeChanges`, for what they held (a nested row's parent).
+    @usableFromInline var removedRows: [Row.Key: Row] = [:]
     /// Off while a seed document is read, which is no change.
     @usableFromInline var isRecording = true
 
@@ -200,6 +216,16 @@ public struct Table<Row: TableRow> {
         indexes[index(of: field)].slots(for: .text(ExactText(value))).compactMap { slots[$0] }
     }
 
+    /// The rows whose UUID `field` (a grouped index's) is `value`, in order.
+    @inlinable public func rows(where field: KeyPath<Row, UUID>, is value: UUID) -> [Row] {
+        indexes[index(of: field)].slots(for: .uuid(value)).compactMap { slots[$0] }
+    }
+
+    /// How many rows have `value` in their UUID `field` (a grouped index's), in O(1).
+    @inlinable public func count(where field: KeyPath<Row, UUID>, is value: UUID) -> Int {
+        indexes[index(of: field)].slotsByValue[.uuid(value)]?.count ?? 0
+    }
+
     @inlinable func index(of field: AnyKeyPath) -> Int {
         guard let found = indexes.firstIndex(where: { $0.path == field }) else {
             preconditionFailure("the table has no index on \(field)")
@@ -221,6 +247,7 @@ public struct Table<Row: TableRow> {
         slotByKey[row.key] = slot
         for index in indexes.indices { indexes[index].file(slot, of: row) }
         rowCount += 1
+        if isRecording, !changedKeys.contains(row.key) { newKeys.insert(row.key) }
         noteChange(row.key)
         return nil
     }
@@ -246,6 +273,7 @@ public struct Table<Row: TableRow> {
         slots[slot] = nil
         for index in indexes.indices { indexes[index].unfile(slot, of: row) }
         rowCount -= 1
+        if isRecording { removedRows[key] = row }
         noteChange(key)
         if slots.count > 32, count * 2 < slots.count { pack() }
         return row
@@ -283,11 +311,31 @@ public struct Table<Row: TableRow> {
 
     /// The keys changed since the last call, first change first, now forgotten.
     @inlinable public mutating func takeChanges() -> [Row.Key] {
+        takeChangedRows().map(\.key)
+    }
+
+    /// A changed row: its key, the row now (nil once removed), the row as it was removed (the
+    /// last time, if it was), and whether a document written before the change lacks it.
+    public struct Change {
+        public let key: Row.Key
+        public let row: Row?
+        public let removed: Row?
+        public let isNew: Bool
+
+        @inlinable init(key: Row.Key, row: Row?, removed: Row?, isNew: Bool) {
+            (self.key, self.row, self.removed, self.isNew) = (key, row, removed, isNew)
+        }
+    }
+
+    /// The rows changed since the last call, first change first, now forgotten.
+    @inlinable public mutating func takeChangedRows() -> [Change] {
         guard !changed.isEmpty else { return [] }
         defer {
             changed = []
             changedKeys = []
+            newKeys = []
+            removedRows = [:]
         }
-        return changed
+        return changed.map { Change(key: $0, row: self[$0], removed: removedRows[$0], isNew: newKeys.contains($0)) }
     }
 }

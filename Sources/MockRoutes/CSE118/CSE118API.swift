@@ -74,17 +74,10 @@ public final class CSE118API: CourseAPI {
         issuedTokenLimit = context.options.issuedTokenLimit
     }
 
-    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> CSE118State {
-        try CSE118State(seed: document)
-    }
-
+    /// Channels and messages sit nested in the workspaces, and are counted too.
     public static func tableCounts(of seed: CSE118State) -> TableCounts {
-        TableCounts(["members": seed.members.count, "workspaces": seed.workspaces.rowCount, "channels": seed.channels.rowCount,
-                     "messages": seed.messages.rowCount])
-    }
-
-    public func stateJSON(of state: CSE118State) -> [UInt8] {
-        OrderedJSON.encode(CSE118SeedFile(state), escapeSlash: false)
+        TableCounts(["members": seed.members.count, "workspaces": seed.workspaces.count, "channels": seed.channels.count,
+                     "messages": seed.messages.count])
     }
 
     /// The loaded document's tokens work until the next reset; `PUT /reset` still restores the
@@ -97,7 +90,7 @@ public final class CSE118API: CourseAPI {
         let seed = state.seed, members = seed.members
         return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: ["/api/v2", "/api/v1"],
                           note: "each student has a private copy of the graded fixtures; PUT /api/v2/reset restores the caller's",
-                          seeded: members, count: members.count, accounts: { .init(login: seed.email(of: $0), password: $0.password, detail: $0.name) })
+                          seeded: members.rows, count: members.count, accounts: { .init(login: $0.email, password: $0.password, detail: $0.name) })
     }
 
     // MARK: Endpoints
@@ -108,7 +101,7 @@ public final class CSE118API: CourseAPI {
         return try state.withLock { state throws(CSE118Error) in
             guard let member = state.member(email: input[field: "email"]),
                   member.password.hasSameBytes(as: input[field: "password"]) else { throw .invalidCredentials }
-            let token = CSE118Token.mint(for: member, email: state.email(of: member), issuedAt: issuedAt, random: random)
+            let token = CSE118Token.mint(for: member, issuedAt: issuedAt, random: random)
             state.issueToken(token, member: member.id, limit: issuedTokenLimit)
             return Self.json(CSE118Shape.Login(id: member.id.text, name: member.name, accessToken: token))
         }
@@ -116,14 +109,17 @@ public final class CSE118API: CourseAPI {
 
     private func listWorkspaces(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request) { state, caller, _ throws(CSE118Error) in
-            Self.json(state.workspaces(visibleTo: caller).map(\.shape))
+            Self.json(state.workspaces(visibleTo: caller).map { $0.shape(channels: state.channelCount(of: $0)) })
         }
     }
 
     private func createWorkspace(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, body: .name) { state, caller, input throws(CSE118Error) in
+            let owned = state.workspaces(visibleTo: caller).filter { $0.owner == caller }.count
+            if let full = refusedStoring([input[field: "name"]], in: "workspaces of that member", holding: owned,
+                                         cap: Self.workspacesPerMember) { return full }
             let workspace = state.createWorkspace(id: .random(random), name: input[field: "name"], owner: caller)
-            return Self.json(workspace.shape, status: 201)
+            return Self.json(workspace.shape(channels: 0), status: 201)
         }
     }
 
@@ -131,33 +127,39 @@ public final class CSE118API: CourseAPI {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
             let workspace = try state.visibleWorkspace(input.id, to: caller)
             guard workspace.owner == caller else { throw .ownerOnly }
-            state.removeWorkspace(workspace.id)
-            return Self.json(workspace.shape)
+            let channels = state.channelCount(of: workspace)
+            let removed = state.removeWorkspace(workspace.id)
+            releaseStored(removed, rows: removed.count)
+            return Self.json(workspace.shape(channels: channels))
         }
     }
 
     private func listChannels(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
             let workspace = try state.visibleWorkspace(input.id, to: caller)
-            return Self.json(state.channels(of: workspace).map(\.shape))
+            return Self.json(state.channels(of: workspace).map { $0.shape(messages: state.messageCount(of: $0)) })
         }
     }
 
     private func createChannel(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, body: .name) { state, caller, input throws(CSE118Error) in
-            guard try state.visibleWorkspace(input.id, to: caller).owner == caller else { throw .ownerOnly }
-            guard let channel = state.addChannel(id: .random(random), name: input[field: "name"], to: input.id) else {
-                throw .workspaceNotFound
-            }
-            return Self.json(channel.shape, status: 201)
+            let workspace = try state.visibleWorkspace(input.id, to: caller)
+            guard workspace.owner == caller else { throw .ownerOnly }
+            if let full = refusedStoring([input[field: "name"]], in: "channels in that workspace", holding: state.channelCount(of: workspace),
+                                         cap: Self.channelsPerWorkspace) { return full }
+            let channel = state.addChannel(id: .random(random), name: input[field: "name"], to: input.id)
+            return Self.json(channel.shape(messages: 0), status: 201)
         }
     }
 
     private func deleteChannel(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
-            guard try state.visibleChannel(input.id, to: caller).owner == caller,
-                  let channel = state.removeChannel(input.id) else { throw .ownerOnly }
-            return Self.json(channel.shape)
+            let (owner, channel) = try state.visibleChannel(input.id, to: caller)
+            guard owner == caller else { throw .ownerOnly }
+            let messages = state.messageCount(of: channel)
+            let removed = state.removeChannel(channel.id)
+            releaseStored(removed, rows: removed.count)
+            return Self.json(channel.shape(messages: messages))
         }
     }
 
@@ -174,15 +176,20 @@ public final class CSE118API: CourseAPI {
     /// Messages clients may post in one channel, whose list answers carry them all
     /// (docs/apis/cse118.md#size-limits).
     static let messagesPerChannel = 100_000
+    /// Workspaces a member may own and channels a workspace may hold, whose list answers carry
+    /// them all (docs/apis/cse118.md#size-limits).
+    static let workspacesPerMember = 100_000
+    static let channelsPerWorkspace = 100_000
 
     private func postMessage(_ request: Request) throws(CSE118Error) -> Response {
-        let posted = CSE118Timestamp(clock())
+        let posted = CSE118Time(clock())
         return try withCaller(request, pathID: true, body: .content) { state, caller, input throws(CSE118Error) in
             let channel = try state.visibleChannel(input.id, to: caller).channel
-            if let full = refusedStoring([input[field: "content"]], in: "messages in that channel", holding: channel.messages.count,
-                                         cap: Self.messagesPerChannel) { return full }
-            guard let message = state.addMessage(id: .random(random), member: caller, posted: posted,
-                                                 content: input[field: "content"], to: input.id) else { throw .channelNotFound }
+            if let full = refusedStoring([input[field: "content"]], in: "messages in that channel",
+                                         holding: state.messageCount(of: channel), cap: Self.messagesPerChannel) { return full }
+            let message = CSE118State.Message(id: .random(random), member: caller, posted: posted, content: input[field: "content"],
+                                              channel: channel.id)
+            state.addMessage(message)
             return Self.json(message.shape, status: 201)
         }
     }
@@ -199,21 +206,21 @@ public final class CSE118API: CourseAPI {
 
     private func listMembers(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request) { state, _, _ throws(CSE118Error) in
-            Self.json(state.sortedByName(state.members))
+            Self.json(state.sortedByName(Array(state.members.rows)))
         }
     }
 
     private func listWorkspaceMembers(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true) { state, caller, input throws(CSE118Error) in
             let workspace = try state.visibleWorkspace(input.id, to: caller)
-            return Self.json(state.sortedByName(workspace.members.compactMap { state.member($0) }))
+            return Self.json(state.sortedByName(workspace.members.compactMap { state.members[$0] }))
         }
     }
 
     private func addMember(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, takesMid: true) { state, caller, input throws(CSE118Error) in
             guard try state.visibleWorkspace(input.id, to: caller).owner == caller else { throw .ownerOnly }
-            guard let member = state.member(input.mid) else { throw .memberNotFound }
+            guard let member = state.members[input.mid] else { throw .memberNotFound }
             guard member.id != caller else { throw .memberOwnsWorkspace }
             guard !state.isMember(member.id, of: input.id) else { throw .memberAlreadyInWorkspace }
             state.addMember(member.id, to: input.id)
@@ -224,7 +231,7 @@ public final class CSE118API: CourseAPI {
     private func removeMember(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request, pathID: true, takesMid: true) { state, caller, input throws(CSE118Error) in
             guard try state.visibleWorkspace(input.id, to: caller).owner == caller else { throw .ownerOnly }
-            guard let member = state.member(input.mid) else { throw .memberNotFound }
+            guard let member = state.members[input.mid] else { throw .memberNotFound }
             guard state.isMember(member.id, of: input.id) else { throw .memberNotInWorkspace }
             state.removeMember(member.id, from: input.id)
             return Self.json(CSE118Shape.Member(id: member.id.text, name: member.name))
@@ -233,7 +240,8 @@ public final class CSE118API: CourseAPI {
 
     private func resetCaller(_ request: Request) throws(CSE118Error) -> Response {
         try withCaller(request) { state, caller, _ throws(CSE118Error) in
-            state.restoreFixtures(of: caller)
+            let removed = state.restoreFixtures(of: caller)
+            releaseStored(removed, rows: removed.count)
             return Self.json(CSE118Shape.Empty())
         }
     }
@@ -261,7 +269,7 @@ public final class CSE118API: CourseAPI {
         let scheme = value.prefix(6), rest = value.dropFirst(6)
         guard scheme.lowercased() == "bearer", rest.first == " " else { throw .invalidToken(nil) }
         let token = String(rest.drop { $0 == " " })
-        guard let caller = state.tokens[ExactText(token)] else { throw .invalidToken(self.state.endedByReload(token)) }
+        guard let caller = state.tokens[ExactText(token)]?.member else { throw .invalidToken(self.state.endedByReload(token)) }
         return caller
     }
 

@@ -17,16 +17,16 @@ struct CSE118Input {
 
     static let listedUnknownProperties = 100
 
-    /// The `{id}` segment.
-    private(set) var id = CSE118ID()
-    /// The `mid` query value.
-    private(set) var mid = CSE118ID()
+    /// The `{id}` segment (in lower case).
+    private(set) var id = CSE118ID.unset
+    /// The `mid` query value (in lower case).
+    private(set) var mid = CSE118ID.unset
     private var fields: [String: String] = [:]
 
     init(_ request: Request, pathID: Bool = false, takesMid: Bool = false, body schema: BodySchema? = nil)
         throws(CSE118Error) {
         if pathID {
-            guard let segment = CSE118ID(request[parameter: "id"] ?? "", anyCase: true) else {
+            guard let segment = CSE118ID(anyCase: request[parameter: "id"] ?? "") else {
                 throw .validation([.uuidFormat(at: "/params/id")])
             }
             id = segment
@@ -52,7 +52,7 @@ struct CSE118Input {
             // Express turns a repeated parameter into an array, which the string schema refuses.
             if mids.count > 1 {
                 problems.append(ValidationProblem(.type, at: "/query/mid", "must be string"))
-            } else if let value = CSE118ID(pair.value, anyCase: true) {
+            } else if let value = CSE118ID(anyCase: pair.value) {
                 mid = value
             } else {
                 problems.append(.uuidFormat(at: "/query/mid"))

@@ -84,6 +84,11 @@ enum InternProductsPicture {
 
     /// The CRC-32 of PNG chunks (ISO 3309, as zlib computes it).
     private static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        ~bytes.reduce(~UInt32(0)) { crc, byte in crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        // A loop, not `reduce` with a closure: Swift 6.0 took 3 s to type-check that.
+        var crc: UInt32 = ~0
+        for byte in bytes {
+            crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+        }
+        return ~crc
     }
 }

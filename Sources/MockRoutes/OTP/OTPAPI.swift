@@ -49,11 +49,11 @@ public final class OTPAPI: CourseAPI {
     }
 
     public static func tableCounts(of seed: OTPDirectory) -> TableCounts {
-        TableCounts(["users": seed.users.count])
+        seed.tableCounts
     }
 
     public func stateJSON(of state: OTPState) -> [UInt8] {
-        OrderedJSON.encode(OTPSeedFile(state.directory), escapeSlash: false)
+        state.directory.seedDocument
     }
 
     /// A load replaces users and tokens; pending codes and the outbox stay (docs/apis/otp.md#control-surface). A reset
@@ -67,16 +67,16 @@ public final class OTPAPI: CourseAPI {
         let codes = options.otpCode.map { "every code is \($0) (--otp-code)" }
             ?? "codes are printed on this console and listed at GET /_mock/otp/outbox"
         return APISummary(title: "UC Davis ECS 189E one-time codes", basePaths: ["/api/"], note: codes,
-                          seeded: seed.users.indices, count: seed.users.count, accounts: { index in
-                              .init(login: seed[index].phone.text, password: nil,
-                                    detail: "\(seed[index].name), x-authtoken \(seed.firstToken(of: index) ?? "(none)")") })
+                          seeded: seed.users.rows, count: seed.users.count, accounts: { user in
+                              .init(login: user.phone, password: nil,
+                                    detail: "\(user.name), x-authtoken \(user.authTokens.first ?? "(none)")") })
     }
 
     // MARK: Endpoints
 
     private func sendVerificationCode(_ request: Request) throws(OTPError) -> Response {
         let phone = try Self.phone(OTPInput(request).optionalString("phone_number"))
-        let code = options.otpCode ?? OTPSecret.code(random)
+        let code = options.otpCode ?? Self.code(random)
         let now = nowMillis()
         try state.withLock { state throws(OTPError) in
             try state.issueCode(code, to: phone, nowMillis: now, ttlMillis: options.otpTTL * 1000)
@@ -93,11 +93,19 @@ public final class OTPAPI: CourseAPI {
         let phone = try Self.phone(number)
         let now = nowMillis()
         return try state.withLock { state throws(OTPError) in
-            try state.consumeCode(of: phone, attempt: attempt, nowMillis: now)
-            let (index, created) = state.directory.findOrCreate(phone: phone, random: random)
-            let token = state.directory.issueToken(to: index, limit: options.issuedTokenLimit, random: random)
-            return Self.json(OTPVerified(authToken: token, isNewUser: created ? 1 : 0,
-                                         user: OTPUserShape(state.directory[index])))
+            try state.checkCode(of: phone, attempt: attempt, nowMillis: now)
+            let known = state.directory.user(phone: phone)
+            let user = known ?? state.directory.newUser(phone: phone, random: random)
+            if known == nil {
+                // Refused, the code stays pending and nothing is stored.
+                if let full = refusedStoring([user.phone, user.userID, user.keyfilePassword], in: "users",
+                                             holding: state.directory.users.count, cap: Self.userCap) { return full }
+                state.directory.add(user)
+            }
+            state.useCode(of: phone)
+            let token = state.directory.issueToken(to: phone, limit: options.issuedTokenLimit, random: random)
+            // The user object carries no tokens: the row before this one was added answers.
+            return Self.json(OTPVerified(authToken: token, isNewUser: known == nil ? 1 : 0, user: OTPUserShape(user)))
         }
     }
 
@@ -116,9 +124,12 @@ public final class OTPAPI: CourseAPI {
         }
         return try state.withLock { state throws(OTPError) in
             // Checked again: a reset may have ended the token since.
-            guard let index = state.directory.index(token: token) else { throw .invalidAuthToken(self.state.endedByReload(token)) }
-            state.directory.update(index, name: name, accounts: accounts)
-            return Self.json(OTPUserAnswer(user: OTPUserShape(state.directory[index])))
+            guard let user = state.directory.user(token: token) else { throw .invalidAuthToken(self.state.endedByReload(token)) }
+            // A save is charged what it makes the row grow by (docs/apis/otp.md#size-limits).
+            let replaced = OTPUser.storedTexts(name: name.map { _ in user.name }, accounts: accounts.map { _ in user.accounts ?? [] })
+            if let full = refusedChanging(replaced, to: OTPUser.storedTexts(name: name, accounts: accounts)) { return full }
+            let updated = state.directory.update(user.phone, name: name, accounts: accounts) ?? user
+            return Self.json(OTPUserAnswer(user: OTPUserShape(updated)))
         }
     }
 
@@ -142,7 +153,16 @@ public final class OTPAPI: CourseAPI {
     // MARK: Helpers
 
     private func requireLiveToken(_ token: String) throws(OTPError) {
-        guard state.withLock({ $0.directory.index(token: token) }) != nil else { throw .invalidAuthToken(state.endedByReload(token)) }
+        guard state.withLock({ $0.directory.user(token: token) }) != nil else { throw .invalidAuthToken(state.endedByReload(token)) }
+    }
+
+    /// Users clients may create, the seed's included (docs/apis/otp.md#size-limits).
+    static let userCap = 100_000
+
+    /// Six digits, leading zeros kept.
+    private static func code(_ random: RandomStream) -> String {
+        let number = String(random.number(below: 1_000_000))
+        return String(repeating: "0", count: 6 - number.count) + number
     }
 
     /// An absent, `null` or malformed number is `invalid_phone_number`.

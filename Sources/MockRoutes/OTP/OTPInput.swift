@@ -51,34 +51,3 @@ enum PhoneNumber {
         return "+1" + String(String.UnicodeScalarView(digits))
     }
 }
-
-/// A number in the form `PhoneNumber.normalize` gives, `+1` and ten digits, kept as the ten
-/// digits' value: a user's number then takes no string and compares and hashes as one integer.
-struct NormalizedPhone: Equatable {
-    /// 5305550123 for `+15305550123`; always ten digits, as the area code starts with 2-9.
-    private(set) var digits: UInt64 = 0
-
-    /// A placeholder until the field is read.
-    init() {}
-
-    /// nil unless `text` is `+1` and ten digits, neither the area code nor the exchange starting
-    /// with 0 or 1 (the seed's rule).
-    init?(_ text: String) {
-        var text = text
-        guard let phone = text.withUTF8(Self.init(utf8:)) else { return nil }
-        self = phone
-    }
-
-    init?(utf8: UnsafeBufferPointer<UInt8>) {
-        guard utf8.count == 12, utf8[0] == UInt8(ascii: "+"), utf8[1] == UInt8(ascii: "1") else { return nil }
-        for index in 2..<12 {
-            let lowest = index == 2 || index == 5 ? UInt8(ascii: "2") : UInt8(ascii: "0")
-            guard utf8[index] >= lowest, utf8[index] <= UInt8(ascii: "9") else { return nil }
-            digits = digits * 10 + UInt64(utf8[index] - UInt8(ascii: "0"))
-        }
-    }
-
-    var text: String { "+1" + String(digits) }
-
-    var keyHash: UInt32 { KeyHash.of(bytesOf: digits) }
-}

@@ -25,10 +25,10 @@ struct OTPUserShape: Encodable {
 
     init(_ user: OTPUser) {
         accounts = user.accounts
-        e164PhoneNumber = user.phone.text
-        keyfilePassword = user.keyfilePasswordText
+        e164PhoneNumber = user.phone
+        keyfilePassword = user.keyfilePassword
         name = user.name
-        userID = user.userIDText
+        userID = user.userID
     }
 }
 

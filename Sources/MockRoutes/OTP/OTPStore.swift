@@ -3,7 +3,7 @@ import MockKit
 import MockSupport
 
 /// One wallet account, three strings kept exactly as the client sent them (docs/apis/otp.md#endpoints).
-struct OTPAccount: Encodable, Equatable {
+struct OTPAccount: Encodable, Equatable, SeedRow {
     var id: String
     var amount: String
     var name: String
@@ -12,53 +12,51 @@ struct OTPAccount: Encodable, Equatable {
         case id = "ID", amount, name
     }
 
-    private static let keys = SeedKeys(["ID", "amount", "name"])
+    /// A posted or seeded account; its other keys are dropped.
+    init(seed account: SeedFields) throws(SeedError) {
+        id = try account.string("ID")
+        amount = try account.value("amount") { value throws(SeedError) in
+            let amount = try value.string()
+            // The app turns it into a Double: anything else would silently become 0.0 there.
+            guard DecimalLiteral.matches(amount.utf8) else { throw value.fail("expected a decimal number in a string") }
+            return amount
+        }
+        name = try account.string("name")
+    }
 
-    /// A posted or seeded account list (docs/apis/otp.md#endpoints); other keys of an account are dropped.
+    func write(to seed: inout SeedFieldWriter) {
+        seed.field("ID", id)
+        seed.field("amount", amount)
+        seed.field("name", name)
+    }
+
+    /// A posted or seeded account list (docs/apis/otp.md#endpoints).
     static func list(_ value: inout SeedReader) throws(SeedError) -> [OTPAccount] {
         var accounts: [OTPAccount] = []
-        try value.elements { item throws(SeedError) in
-            var account = OTPAccount(id: "", amount: "", name: "")
-            try item.members(keys) { key, value throws(SeedError) in
-                switch key {
-                case 0: account.id = try value.string()
-                case 1:
-                    account.amount = try value.string()
-                    guard isDecimal(account.amount) else { throw value.fail("expected a decimal number in a string") }
-                default: account.name = try value.string()
-                }
-            }
-            accounts.append(account)
-        }
+        try value.elements { item throws(SeedError) in accounts.append(try OTPAccount(seed: SeedFields(&item))) }
         return accounts
     }
-
-    /// A `DecimalLiteral`: what the app can turn into a Double.
-    static func isDecimal(_ text: String) -> Bool { DecimalLiteral.matches(text.utf8) }
 }
 
-struct OTPUser {
-    /// `OTPSecret.userIDLength` characters.
-    var userID: OTPSecret
-    var phone: NormalizedPhone
+/// One user, as the seed document and `GET /_mock/state/otp` hold it (docs/apis/otp.md#accounts).
+struct OTPUser: TableRow {
+    /// `+1` and ten digits, as `PhoneNumber.normalize` gives it.
+    var phone: String
+    var userID: String
     var name: String
-    /// `OTPSecret.length` characters.
-    var keyfilePassword: OTPSecret
+    var keyfilePassword: String
+    /// The live tokens: the document's first, which never end, then those verifies issued, oldest
+    /// first (docs/apis/otp.md#tokens).
+    var authTokens: [String] = []
     /// nil until accounts were first saved: the user object then has no `accounts` key.
     var accounts: [OTPAccount]?
-    /// The user's tokens are a list through `OTPDirectory.tokens`, oldest first (-1: none): first
-    /// those a seed or state document gave, which never end, then those logins issued
-    /// (docs/apis/otp.md#tokens). 32-bit, as each of the million rows of a large seed keeps them.
-    fileprivate var firstToken: Int32 = -1
-    fileprivate var lastToken: Int32 = -1
 
-    init(userID: OTPSecret, phone: NormalizedPhone, name: String, keyfilePassword: OTPSecret) {
-        (self.userID, self.phone, self.name, self.keyfilePassword) = (userID, phone, name, keyfilePassword)
-    }
+    static let keyField = "e164_phone_number"
+    var key: ExactText { ExactText(phone) }
 
     static let maxNameLength = 64
 
-    /// A posted or seeded name: any string of at most 64 Unicode scalars, `""` included.
+    /// A posted name: any string of at most 64 Unicode scalars, `""` included.
     static func name(_ value: inout SeedReader) throws(SeedError) -> String {
         let name = try value.string()
         // No more scalars than UTF-8 bytes: only a long name needs counting.
@@ -68,155 +66,105 @@ struct OTPUser {
         return name
     }
 
-    var userIDText: String { userID.text(length: OTPSecret.userIDLength) }
-    var keyfilePasswordText: String { keyfilePassword.text(length: OTPSecret.length) }
-}
-
-/// Users and their live tokens: what the seed and the state document hold.
-public struct OTPDirectory {
-    private(set) var users: [OTPUser] = []
-    var changes = StateChanges()
-    /// Every live token and its owner; entries of ended tokens are reused (`freeToken`).
-    private var tokens: [Token] = []
-    private var freeToken: Int32 = -1
-    /// Numbers, tokens and user ids compare byte for byte, as the real server's strings did.
-    private var indexByPhone = TaggedRowIndex()
-    private var indexByUserID = TaggedRowIndex()
-    /// Rows of `tokens`.
-    private var indexByToken = TaggedRowIndex()
-    /// The tokens logins issued, which end oldest first past a limit.
-    private var issuedTokens = IssuedTokens()
-
-    private struct Token {
-        var secret: OTPSecret
-        var owner: Int32
-        /// The owner's next token, or on the free list the next free entry; -1 at the end.
-        var next: Int32
-    }
-
-    init() {}
-
-    func index(phone: String) -> Int? { NormalizedPhone(phone).flatMap(index(phone:)) }
-
-    func index(token: String) -> Int? {
-        OTPSecret(token, length: OTPSecret.length).flatMap(tokenEntry).map { Int(tokens[$0].owner) }
-    }
-
-    subscript(index: Int) -> OTPUser { users[index] }
-
-    /// The user's tokens, oldest first.
-    func tokens(of index: Int) -> [String] {
-        var texts: [String] = []
-        var entry = users[index].firstToken
-        while entry >= 0 {
-            texts.append(tokens[Int(entry)].secret.text(length: OTPSecret.length))
-            entry = tokens[Int(entry)].next
-        }
+    /// The client text a save of `name` and `accounts` stores (those given), which the stored-text
+    /// budget counts.
+    static func storedTexts(name: String?, accounts: [OTPAccount]?) -> [String] {
+        var texts = name.map { [$0] } ?? []
+        for account in accounts ?? [] { texts += [account.id, account.amount, account.name] }
         return texts
     }
 
-    func firstToken(of index: Int) -> String? {
-        let entry = users[index].firstToken
-        return entry < 0 ? nil : tokens[Int(entry)].secret.text(length: OTPSecret.length)
+    /// A token a client can send back as it is in `x-authtoken`: visible ASCII, with spaces only
+    /// inside (the server trims a header value's ends).
+    static func isSendable(_ token: String) -> Bool {
+        guard let first = token.utf8.first, let last = token.utf8.last, first != 0x20, last != 0x20 else { return false }
+        return token.utf8.allSatisfy { (0x20...0x7E).contains($0) }
     }
+}
 
-    /// The user with that number, created (no name, no accounts) when there is none yet.
-    mutating func findOrCreate(phone text: String, random: RandomStream) -> (index: Int, created: Bool) {
-        guard let phone = NormalizedPhone(text) else { preconditionFailure("\(text) is not normalized") }
-        if let index = index(phone: phone) { return (index, false) }
-        var userID = OTPSecret.random(length: OTPSecret.userIDLength, random)
-        while index(userID: userID) != nil { userID = OTPSecret.random(length: OTPSecret.userIDLength, random) }
-        add(OTPUser(userID: userID, phone: phone, name: "", keyfilePassword: OTPSecret.random(length: OTPSecret.length, random)))
-        touch(users.count - 1)
-        return (users.count - 1, true)
-    }
+/// Users and their live tokens: what the seed and the state document hold.
+public struct OTPDirectory: StoredState {
+    /// Found by number, user id or token, each compared byte for byte, as the real server's strings were.
+    private(set) var users = Table<OTPUser>(indexes: [.unique(\.userID, field: "user_id")])
+    /// Each live token's owner (a number): a user holds a list of tokens, which the table does not file.
+    private var ownerByToken: [ExactText: String] = [:]
+    /// The tokens verifies issued, which end oldest first past a limit.
+    private var issuedTokens = IssuedTokens()
 
-    /// A login's new token for the user; past `limit` issued ones, the oldest issued stops working.
-    mutating func issueToken(to index: Int, limit: Int, random: RandomStream) -> String {
-        var token = OTPSecret.random(length: OTPSecret.length, random)
-        while tokenEntry(token) != nil { token = OTPSecret.random(length: OTPSecret.length, random) }
-        Self.link(newToken(token, owner: index), to: &users[index], in: &tokens)
-        touch(index)
-        let text = token.text(length: OTPSecret.length)
-        if let ended = issuedTokens.record(text, limit: limit), let secret = OTPSecret(ended, length: OTPSecret.length),
-           let entry = tokenEntry(secret) {
-            touch(Int(tokens[entry].owner))
-            remove(entry)
+    public init() {}
+
+    /// The number is checked before the user id, so a row repeating both names the number.
+    public static let format = SeedFormat<OTPDirectory>(
+        .table("users", \.users, duplicates: .atField, check: { user, directory in
+            directory.users.contains(user.key) ? .field("e164_phone_number", "duplicate number \(user.phone)") : nil
+        })
+    )
+
+    /// Files every token; one listed twice, by one user or two, is refused at its second place.
+    public mutating func finishReading() throws(SeedError) {
+        ownerByToken.reserveCapacity(users.count)
+        for (row, user) in users.rows.enumerated() {
+            for (place, token) in user.authTokens.enumerated()
+            where ownerByToken.updateValue(user.phone, forKey: ExactText(token)) != nil {
+                throw SeedError(path: "$.users[\(row)].auth_tokens[\(place)]", problem: "duplicate token \(token)")
+            }
         }
-        return text
     }
 
-    mutating func update(_ index: Int, name: String?, accounts: [OTPAccount]?) {
-        if let name { users[index].name = name }
-        if let accounts { users[index].accounts = accounts }
-        touch(index)
+    func user(phone: String) -> OTPUser? { users[ExactText(phone)] }
+
+    func user(token: String) -> OTPUser? {
+        ownerByToken[ExactText(token)].flatMap { users[ExactText($0)] }
     }
 
-    /// A user's row is written whole: its tokens and accounts are part of it.
-    private mutating func touch(_ index: Int) {
-        changes.touch(.row("users", "e164_phone_number", .string(users[index].phone.text)))
+    /// A new user with that number (no name, no accounts) and a fresh user id and keyfile password;
+    /// `add` stores it.
+    func newUser(phone: String, random: RandomStream) -> OTPUser {
+        var userID = Self.secret(length: 24, random)
+        while users.row(where: \.userID, is: userID) != nil { userID = Self.secret(length: 24, random) }
+        return OTPUser(phone: phone, userID: userID, name: "", keyfilePassword: Self.secret(length: 32, random))
     }
 
-    private func index(phone: NormalizedPhone) -> Int? {
-        indexByPhone.row(hash: phone.keyHash) { users[$0].phone == phone }
+    mutating func add(_ user: OTPUser) {
+        users.insert(user)
     }
 
-    private func index(userID: OTPSecret) -> Int? {
-        indexByUserID.row(hash: userID.keyHash) { users[$0].userID == userID }
+    /// A verify's new token for the user; past `limit` issued ones, the oldest issued stops working.
+    mutating func issueToken(to phone: String, limit: Int, random: RandomStream) -> String {
+        var token = Self.secret(length: 32, random)
+        while ownerByToken[ExactText(token)] != nil { token = Self.secret(length: 32, random) }
+        users.update(ExactText(phone)) { $0.authTokens.append(token) }
+        ownerByToken[ExactText(token)] = phone
+        if let ended = issuedTokens.record(token, limit: limit) { end(ended) }
+        return token
     }
 
-    private func tokenEntry(_ secret: OTPSecret) -> Int? {
-        indexByToken.row(hash: secret.keyHash) { tokens[$0].secret == secret }
-    }
-
-    /// Adds `user` as row `users.count`; its tokens are in `tokens` already. `indexed`: its keys
-    /// go into the indexes now (else `indexSeedRows` files them once every row is read).
-    private mutating func add(_ user: OTPUser, indexed: Bool = true) {
-        if indexed {
-            indexByPhone.add(users.count, hash: user.phone.keyHash)
-            indexByUserID.add(users.count, hash: user.userID.keyHash)
+    /// The user after the change; `name` and `accounts` replace what the user had when given.
+    mutating func update(_ phone: String, name: String?, accounts: [OTPAccount]?) -> OTPUser? {
+        users.update(ExactText(phone)) { user in
+            if let name { user.name = name }
+            if let accounts { user.accounts = accounts }
+            return user
         }
-        users.append(user)
     }
 
-    /// A new entry for `secret`, owned by row `owner` of `users` (the next row while a seed is read);
-    /// `link` then puts it in the owner's list. `indexed` as for `add`.
-    private mutating func newToken(_ secret: OTPSecret, owner: Int, indexed: Bool = true) -> Int32 {
-        let token = Token(secret: secret, owner: Int32(owner), next: -1)
-        let entry: Int32
-        if freeToken >= 0 {
-            entry = freeToken
-            freeToken = tokens[Int(entry)].next
-            tokens[Int(entry)] = token
-        } else {
-            entry = Int32(tokens.count)
-            tokens.append(token)
+    /// Ends an issued token: out of its owner's list, where it follows the document's tokens.
+    private mutating func end(_ token: String) {
+        guard let owner = ownerByToken.removeValue(forKey: ExactText(token)) else { return }
+        users.update(ExactText(owner)) { user in
+            user.authTokens.removeAll { $0.hasSameBytes(as: token) }
         }
-        if indexed { indexByToken.add(Int(entry), hash: secret.keyHash) }
-        return entry
     }
 
-    /// Makes the token at `entry` the user's newest.
-    private static func link(_ entry: Int32, to user: inout OTPUser, in tokens: inout [Token]) {
-        if user.lastToken >= 0 { tokens[Int(user.lastToken)].next = entry } else { user.firstToken = entry }
-        user.lastToken = entry
+    /// `length` characters of URL-safe base64 (docs/apis/otp.md#tokens), each drawn from the API's stream.
+    private static func secret(length: Int, _ random: RandomStream) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(length)
+        for _ in 0..<length { bytes.append(alphabet[Int(random.next() & 63)]) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Ends the token at `entry`: out of its owner's list, its entry free for the next one.
-    private mutating func remove(_ entry: Int) {
-        let owner = Int(tokens[entry].owner), next = tokens[entry].next
-        // The token that ends is its owner's oldest issued one, right after the document's: a short walk.
-        var previous: Int32 = -1, current = users[owner].firstToken
-        while current != Int32(entry) {
-            previous = current
-            current = tokens[Int(current)].next
-        }
-        if previous >= 0 { tokens[Int(previous)].next = next } else { users[owner].firstToken = next }
-        if users[owner].lastToken == Int32(entry) { users[owner].lastToken = previous }
-        indexByToken.remove(entry, hash: tokens[entry].secret.keyHash)
-        tokens[entry].next = freeToken
-        freeToken = Int32(entry)
-    }
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 }
 
 /// Everything the API holds: the users, each number's pending code, and the texts "sent".
@@ -283,8 +231,9 @@ public struct OTPState {
         if outbox.count > Self.outboxLimit { outbox.removeFirst(outbox.count - Self.outboxLimit) }
     }
 
-    /// docs/apis/otp.md#endpoints: a right code is used up; a wrong one counts towards the lock.
-    mutating func consumeCode(of phone: String, attempt: String, nowMillis: Int) throws(OTPError) {
+    /// docs/apis/otp.md#endpoints: a wrong code counts towards the lock; a right one stays pending
+    /// until `useCode`, once the verify is sure to succeed.
+    mutating func checkCode(of phone: String, attempt: String, nowMillis: Int) throws(OTPError) {
         guard var pending = pendingCodes[phone] else { throw .incorrectCode }
         var budget = currentBudget(of: phone, nowMillis: nowMillis)
         guard nowMillis < pending.expiresAtMillis, pending.failedAttempts < Self.attemptLimit,
@@ -297,6 +246,10 @@ public struct OTPState {
             budgets[phone] = budget
             throw .incorrectCode
         }
+    }
+
+    /// A right code works once.
+    mutating func useCode(of phone: String) {
         pendingCodes[phone] = nil
     }
 
@@ -325,186 +278,52 @@ public struct OTPState {
     }
 }
 
-// MARK: Seed format
+// MARK: Seed format (docs/apis/otp.md#what-the-seed-refuses-and-why)
 
-extension OTPDirectory {
-    /// Reads and checks a seed or state document (`Seed/otp.json`, docs/apis/otp.md#accounts).
-    init(seed document: SeedJSON) throws(SeedError) {
-        // Reading a seed is no change: nothing is recorded meanwhile.
-        changes.isRecording = false
-        defer { changes = StateChanges() }
-        // First the quick way: the rows are read, then each index is filled in one pass. Looked up
-        // and filed between the fields of each row, nearly every key waited for memory; in a pass
-        // of their own the waits overlap. A document with anything wrong is read again the careful
-        // way, key by key as read, which finds the first problem in reading order (a duplicate
-        // key included) and reports it.
-        if (try? read(document, indexingAsRead: false)) != nil, indexSeedRows() { return }
-        self = OTPDirectory()
-        changes.isRecording = false
-        try read(document, indexingAsRead: true)
-    }
-
-    private mutating func read(_ document: SeedJSON, indexingAsRead: Bool) throws(SeedError) {
-        // Secrets and numbers are read straight from the text where they can be (`plainString`).
-        let outcome = document.bytes.withUnsafeBufferPointer { text in
-            Result { () throws(SeedError) in try read(document, text: text, indexingAsRead: indexingAsRead) }
+extension OTPUser {
+    init(seed row: SeedFields) throws(SeedError) {
+        phone = try row.value("e164_phone_number") { value throws(SeedError) in
+            let phone = try value.string()
+            guard PhoneNumber.normalize(phone)?.hasSameBytes(as: phone) == true else {
+                throw value.fail("expected a valid US number written as +1 and ten digits")
+            }
+            return phone
         }
-        try outcome.get()
-    }
-
-    private mutating func read(_ document: SeedJSON, text: UnsafeBufferPointer<UInt8>, indexingAsRead: Bool) throws(SeedError) {
-        try document.read { root throws(SeedError) in
-            try root.members(Keys.root) { _, value throws(SeedError) in
-                if indexingAsRead {
-                    // Sized up front, so the tables are not rehashed as they fill.
-                    let count = try value.count()
-                    indexByPhone.reserveCapacity(count)
-                    indexByUserID.reserveCapacity(count)
-                    indexByToken.reserveCapacity(count)
-                    users.reserveCapacity(count)
-                    tokens.reserveCapacity(count)
-                } else {
-                    // No counting pass: no more users than this fit in the text, so `users` never
-                    // grows, and memory no user fills is never touched. Most users have one token.
-                    users.reserveCapacityInHugePages(text.count / Self.leastUserBytes)
-                    tokens.reserveCapacityInHugePages(text.count / Self.leastUserBytes)
+        userID = try row.text("user_id")
+        name = try row.string("name")
+        keyfilePassword = try row.text("keyfile_password")
+        authTokens = try row.optional("auth_tokens") { list throws(SeedError) in
+            var tokens: [String] = []
+            try list.elements { value throws(SeedError) in
+                let token = try value.string()
+                guard OTPUser.isSendable(token) else {
+                    throw value.fail("expected a token a client can send in x-authtoken: visible ASCII, spaces only inside")
                 }
-                try value.elements { item throws(SeedError) in try addUser(&item, text: text, indexingAsRead: indexingAsRead) }
+                tokens.append(token)
             }
-        }
+            return tokens
+        } ?? []
+        accounts = try row.optional("accounts") { list throws(SeedError) in try OTPAccount.list(&list) }
     }
 
-    /// The shortest user object there is: its four required members, with nothing escaped.
-    private static let leastUserBytes =
-        #"{"user_id":"","e164_phone_number":"","name":"","keyfile_password":""}"#.utf8.count
-        + OTPSecret.userIDLength + "+15305550123".utf8.count + OTPSecret.length
-
-    /// Files every row's number, user id and tokens, each index in a pass of its own; false when
-    /// two rows share one.
-    private mutating func indexSeedRows() -> Bool {
-        for row in users.indices {
-            indexByPhone.fileLater(row, hash: users[row].phone.keyHash)
-            indexByUserID.fileLater(row, hash: users[row].userID.keyHash)
-        }
-        for entry in tokens.indices { indexByToken.fileLater(entry, hash: tokens[entry].secret.keyHash) }
-        let users = users, tokens = tokens
-        return !indexByPhone.filePending().contains { users[$0.filed].phone == users[$0.kept].phone }
-            && !indexByUserID.filePending().contains { users[$0.filed].userID == users[$0.kept].userID }
-            && !indexByToken.filePending().contains { tokens[$0.filed].secret == tokens[$0.kept].secret }
-    }
-
-    private enum Keys {
-        static let root = SeedKeys(["users"])
-        static let user = SeedKeys(["e164_phone_number", "user_id", "name", "keyfile_password"], optional: ["auth_tokens", "accounts"])
-    }
-
-    private mutating func addUser(_ item: inout SeedReader, text: UnsafeBufferPointer<UInt8>, indexingAsRead: Bool) throws(SeedError) {
-        var user = OTPUser(userID: OTPSecret(), phone: NormalizedPhone(), name: "", keyfilePassword: OTPSecret())
-        // Each field is read by a mutating method: a closure that used `self` (captured, so perhaps
-        // aliased) would copy the whole directory, one retain per table, for every lookup.
-        try item.members(Keys.user) { key, value throws(SeedError) in
-            try read(key, &value, into: &user, text: text, indexingAsRead: indexingAsRead)
-        }
-        add(user, indexed: indexingAsRead)
-    }
-
-    /// `indexingAsRead`: each key is looked up as it is read, so that a duplicate is an error there.
-    private mutating func read(_ key: Int, _ value: inout SeedReader, into user: inout OTPUser,
-                               text: UnsafeBufferPointer<UInt8>, indexingAsRead: Bool) throws(SeedError) {
-        switch key {
-        case 0:
-            let phone = try Self.phone(&value, text: text)
-            if indexingAsRead, index(phone: phone) != nil { throw value.fail("duplicate number \(phone.text)") }
-            user.phone = phone
-        case 1:
-            user.userID = try Self.secret(&value, length: OTPSecret.userIDLength, text: text)
-            if indexingAsRead, index(userID: user.userID) != nil { throw value.fail("duplicate user_id \(user.userIDText)") }
-        case 2: user.name = try OTPUser.name(&value)
-        case 3: user.keyfilePassword = try Self.secret(&value, length: OTPSecret.length, text: text)
-        case 4:
-            try value.elements { token throws(SeedError) in
-                try readToken(&token, into: &user, text: text, indexingAsRead: indexingAsRead)
-            }
-        default: user.accounts = try OTPAccount.list(&value)
-        }
-    }
-
-    private mutating func readToken(_ value: inout SeedReader, into user: inout OTPUser,
-                                    text: UnsafeBufferPointer<UInt8>, indexingAsRead: Bool) throws(SeedError) {
-        let token = try Self.secret(&value, length: OTPSecret.length, text: text)
-        if indexingAsRead, tokenEntry(token) != nil { throw value.fail("duplicate token \(token.text(length: OTPSecret.length))") }
-        Self.link(newToken(token, owner: users.count, indexed: indexingAsRead), to: &user, in: &tokens)
-    }
-
-    private static func phone(_ value: inout SeedReader, text: UnsafeBufferPointer<UInt8>) throws(SeedError) -> NormalizedPhone {
-        if let bytes = plainString(value, length: 12, in: text), let phone = NormalizedPhone(utf8: bytes) { return phone }
-        guard let phone = NormalizedPhone(try value.string()) else {
-            throw value.fail("expected a valid US number written as +1 and ten digits")
-        }
-        return phone
-    }
-
-    private static func secret(_ value: inout SeedReader, length: Int, text: UnsafeBufferPointer<UInt8>) throws(SeedError) -> OTPSecret {
-        if let bytes = plainString(value, length: length, in: text), let secret = OTPSecret(utf8: bytes, length: length) {
-            return secret
-        }
-        guard let secret = OTPSecret(try value.string(), length: length) else {
-            throw value.fail("expected \(length) characters of A-Z, a-z, 0-9, - and _")
-        }
-        return secret
-    }
-
-    /// What is between the quotes when `value` is a string of `length` bytes, straight from the
-    /// document's `text` without making a String (the reader checks and skips the value after).
-    /// It may hold escapes or quotes: the caller accepts only characters that need none, and
-    /// otherwise reads the value as a String, which also gives the usual errors.
-    private static func plainString(_ value: SeedReader, length: Int, in text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
-        let start = value.offset + 1, end = start + length
-        guard end < text.count, text[value.offset] == UInt8(ascii: "\""), text[end] == UInt8(ascii: "\"") else { return nil }
-        return UnsafeBufferPointer(rebasing: text[start..<end])
+    func write(to seed: inout SeedFieldWriter) {
+        seed.field("user_id", userID)
+        seed.field("e164_phone_number", phone)
+        seed.field("name", name)
+        seed.field("keyfile_password", keyfilePassword)
+        seed.field("auth_tokens", authTokens)
+        if let accounts { seed.field("accounts", objects: accounts) { writer, account in account.write(to: &writer) } }
     }
 }
 
 /// Only the directory is written to the state; pending codes and the outbox last one run.
-extension OTPState: TouchedState {
-    public var changes: StateChanges {
-        get { directory.changes }
-        set { directory.changes = newValue }
+extension OTPState: LoggedState {
+    public mutating func takeChanges() -> StateChanges {
+        directory.takeChanges()
     }
 
     public func seedRow(at path: RowPath) -> [UInt8]? {
-        guard path.steps[0].member == "users", case let .string(phone)? = path.steps[0].key,
-              let index = directory.index(phone: phone) else { return nil }
-        return OrderedJSON.encode(OTPSeedFile.User(directory, index), escapeSlash: false)
-    }
-}
-
-/// The seed file's shape, written by `GET /_mock/state/otp`.
-struct OTPSeedFile: Encodable {
-    struct User: Encodable {
-        var userID: String
-        var phone: String
-        var name: String
-        var keyfilePassword: String
-        var authTokens: [String]
-        var accounts: [OTPAccount]?
-
-        enum CodingKeys: String, CodingKey {
-            case userID = "user_id", phone = "e164_phone_number", name, keyfilePassword = "keyfile_password"
-            case authTokens = "auth_tokens", accounts
-        }
-
-        init(_ directory: OTPDirectory, _ index: Int) {
-            let user = directory[index]
-            (userID, phone, name, keyfilePassword, authTokens, accounts) =
-                (user.userIDText, user.phone.text, user.name, user.keyfilePasswordText, directory.tokens(of: index), user.accounts)
-        }
-    }
-
-    var users: [User]
-
-    init(_ directory: OTPDirectory) {
-        users = directory.users.indices.map { User(directory, $0) }
+        directory.seedRow(at: path)
     }
 }
 
@@ -512,7 +331,7 @@ struct OTPSeedFile: Encodable {
 
 extension OTPState: TokenCarrying {
     public var liveTokenOwners: [(token: String, user: String)] {
-        directory.users.indices.flatMap { index in directory.tokens(of: index).map { ($0, directory[index].phone.text) } }
+        directory.users.rows.flatMap { user in user.authTokens.map { ($0, user.phone) } }
     }
 
     /// Pending codes and the outbox start afresh, as after a reset; the user's token comes back
@@ -523,11 +342,11 @@ extension OTPState: TokenCarrying {
 }
 
 extension OTPDirectory {
-    fileprivate mutating func keepToken(_ text: String, ofUserWithPhone phone: String) -> Bool {
-        guard let index = index(phone: phone), let secret = OTPSecret(text, length: OTPSecret.length),
-              tokenEntry(secret) == nil else { return false }
-        Self.link(newToken(secret, owner: index), to: &users[index], in: &tokens)
-        _ = issuedTokens.record(text, limit: .max)
+    fileprivate mutating func keepToken(_ token: String, ofUserWithPhone phone: String) -> Bool {
+        guard users.contains(ExactText(phone)), ownerByToken[ExactText(token)] == nil else { return false }
+        users.update(ExactText(phone)) { $0.authTokens.append(token) }
+        ownerByToken[ExactText(token)] = phone
+        _ = issuedTokens.record(token, limit: .max)
         return true
     }
 }

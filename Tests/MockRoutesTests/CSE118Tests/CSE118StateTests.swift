@@ -178,6 +178,37 @@ final class CSE118StateTests: XCTestCase {
         XCTAssertEqual(try client.call("GET", "/workspace", token: "\u{212A}KKK").status, 403)
     }
 
+    /// Workspaces and channels clients create count against the stored-text share of the memory
+    /// budget like messages (issue 29 item 7): past it a create is the API's 503 and stores
+    /// nothing; deleting gives the share back.
+    func testWorkspacesAndChannelsPastTheStoredShareAreRefused() throws {
+        var options = cse118Options()
+        // 8 KiB: stored text may take 4 KiB, 256 bytes a row plus its name.
+        options.storedText = StoredText(budget: MemoryBudget(limit: 8 << 10, limitPerAddress: 8 << 10))
+        let budgeted = try XCTUnwrap(APICatalog.load(["cse118"], seed: TestServer.shippedSeed, options: options).first)
+        let client = CSE118Client(server: try TestServer(responder: MockApp(apis: [budgeted])))
+        let sammy = try client.login(CSE118Account.sammy)
+        let answers = try (0..<20).map { try client.call("POST", "/workspace", token: sammy, body: #"{"name":"W\#($0)"}"#) }
+        let stored = answers.filter { $0.status == 201 }.count
+        XCTAssertEqual(stored, 15, "4 KiB holds 15 rows of 256 bytes and a short name")
+        for refused in answers.dropFirst(stored) {
+            assertCSE118(refused, 503, #"{"message":"Service Unavailable","status":503}"#)
+        }
+        let listed = try client.jsonArray(client.call("GET", "/workspace", token: sammy))
+        XCTAssertEqual(listed.count, 3 + stored, "a refused create stored nothing")
+        let created = try XCTUnwrap(listed.last?["id"] as? String)
+        assertCSE118(try client.call("POST", "/workspace/\(created)/channel", token: sammy, body: #"{"name":"C"}"#), 503,
+                     #"{"message":"Service Unavailable","status":503}"#)
+        // A deleted workspace gives its share back, to a channel this time.
+        XCTAssertEqual(try client.call("DELETE", "/workspace/\(created)", token: sammy).status, 200)
+        let workspace = try XCTUnwrap(listed[listed.count - 2]["id"] as? String)
+        XCTAssertEqual(try client.call("POST", "/workspace/\(workspace)/channel", token: sammy, body: #"{"name":"C"}"#).status, 201)
+        XCTAssertEqual(try client.call("POST", "/workspace", token: sammy, body: #"{"name":"W"}"#).status, 503)
+        // PUT /reset deletes what the caller created, and gives its share back too.
+        assertCSE118(try client.call("PUT", "/reset", token: sammy), 200, "{}")
+        XCTAssertEqual(try client.call("POST", "/workspace", token: sammy, body: #"{"name":"W"}"#).status, 201)
+    }
+
     /// A server whose clock ticks a second per call, so each login mints a different token.
     private func tickingClient(issuedTokenLimit: Int) throws -> CSE118Client {
         let ticks = Ticks()

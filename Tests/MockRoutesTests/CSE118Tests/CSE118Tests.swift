@@ -581,4 +581,56 @@ final class CSE118Tests: XCTestCase {
         let listed = try client.jsonArray(client.call("GET", "/channel/\(channel)/message", token: token))
         XCTAssertEqual(Set(listed.compactMap { $0["id"] as? String }), Set(posted))
     }
+
+    // MARK: Size limits
+
+    /// A server whose cse118 options `configure` changed, sammy's token, and a new channel of his.
+    private func restartWithNewChannel(_ configure: (inout APIOptions) -> Void) throws -> (token: String, channel: String) {
+        var options = cse118Options()
+        configure(&options)
+        server = try TestServer(apis: ["cse118"], options: options)
+        client = CSE118Client(server: server)
+        let token = try client.login(CSE118Account.sammy)
+        let workspace = try XCTUnwrap(client.json(client.call("POST", "/workspace", token: token, body: #"{"name":"Full"}"#))["id"] as? String)
+        let channel = try XCTUnwrap(client.json(client.call("POST", "/workspace/\(workspace)/channel", token: token,
+                                                            body: #"{"name":"Full"}"#))["id"] as? String)
+        return (token, channel)
+    }
+
+    private static let unavailable = #"{"message":"Service Unavailable","status":503}"#
+
+    /// A channel at its cap (lowered from 100,000 messages to 3): a post past it is the API's 503,
+    /// and the message is not stored (docs/apis/cse118.md#size-limits).
+    func testPostsPastTheChannelsCapAreRefusedAndNotStored() throws {
+        let (token, channel) = try restartWithNewChannel { $0.rowLimit = 3 }
+        for index in 0..<3 {
+            XCTAssertEqual(try client.call("POST", "/channel/\(channel)/message", token: token,
+                                           body: #"{"content":"m\#(index)"}"#).status, 201)
+        }
+        assertCSE118(try client.call("POST", "/channel/\(channel)/message", token: token, body: #"{"content":"one more"}"#),
+                     503, Self.unavailable)
+        let listed = try client.jsonArray(client.call("GET", "/channel/\(channel)/message", token: token))
+        XCTAssertEqual(listed.compactMap { $0["content"] as? String }, ["m0", "m1", "m2"])
+    }
+
+    /// Stored text may take half of the memory budget (here 8 KiB of 16 KiB): messages of 1,000
+    /// characters are stored while they fit, then refused with the API's 503 and not stored; a
+    /// reset gives the share back.
+    func testPostsPastTheStoredShareAreRefusedAndNotStored() throws {
+        let (token, channel) = try restartWithNewChannel {
+            $0.storedText = StoredText(budget: MemoryBudget(limit: 16 << 10, limitPerAddress: 8 << 10))
+        }
+        let content = String(repeating: "c", count: 1000)
+        let answers = try (0..<8).map { _ in
+            try client.call("POST", "/channel/\(channel)/message", token: token, body: #"{"content":"\#(content)"}"#)
+        }
+        // 6 × (1,000 + 256) bytes fit in 8 KiB, a seventh does not.
+        XCTAssertEqual(answers.map(\.status), [201, 201, 201, 201, 201, 201, 503, 503])
+        for refused in answers.dropFirst(6) { assertCSE118(refused, 503, Self.unavailable) }
+        XCTAssertEqual(try client.jsonArray(client.call("GET", "/channel/\(channel)/message", token: token)).count, 6)
+        XCTAssertEqual(try server.request("POST", "/_mock/reset/cse118").status, 200)
+        let again = try client.login(CSE118Account.sammy)
+        let student = seed.channel("Student Channel", in: "Student Workspace", of: CSE118Account.sammy.0)
+        XCTAssertEqual(try client.call("POST", "/channel/\(student)/message", token: again, body: #"{"content":"\#(content)"}"#).status, 201)
+    }
 }

@@ -26,10 +26,17 @@ final class InternProductsTests: XCTestCase {
         api = nil
     }
 
-    private static func makeAPI() throws -> any MockAPI {
+    private static func makeAPI(_ configure: (inout APIOptions) -> Void = { _ in }) throws -> any MockAPI {
         var options = APIOptions()
         options.clock = { now }
+        configure(&options)
         return try XCTUnwrap(APICatalog.load(["internproducts"], seed: TestServer.shippedSeed, options: options).first)
+    }
+
+    /// A new API and server whose options `configure` changed.
+    private func restart(_ configure: (inout APIOptions) -> Void) throws {
+        api = try Self.makeAPI(configure)
+        server = try TestServer(responder: MockApp(apis: [api]))
     }
 
     // MARK: Helpers
@@ -641,6 +648,46 @@ final class InternProductsTests: XCTestCase {
             XCTAssertEqual(response.headers["Content-Type"], "application/json")
             XCTAssertEqual(response.headers["Cache-Control"], "no-cache")
         }
+    }
+
+    // MARK: Size limits
+
+    /// GCDWebServer's unavailable answer, as the API's own 503: status, body and headers.
+    private func assertUnavailable(_ target: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let response = try get(target, file: file, line: line)
+        XCTAssertEqual(response.status, 503, target, file: file, line: line)
+        XCTAssertEqual(response.text, #"{"status":"FAILED","message":"Service unavailable"}"#, file: file, line: line)
+    }
+
+    /// The user table at its cap (lowered from 100,000 to the seed's two users and two more):
+    /// a register past it is the API's 503, and the user is not stored (docs/apis/internproducts.md#size-limits).
+    func testRegistersPastTheUserCapAreRefusedAndNotStored() throws {
+        try restart { $0.rowLimit = 4 }
+        XCTAssertNotNil(try loginToken(from: "/register?username=u1&password=p"))
+        XCTAssertNotNil(try loginToken(from: "/register?username=u2&password=p"))
+        try assertUnavailable("/register?username=u3&password=p")
+        try assertFailed("/login?username=u3&password=p", "No such user with username: u3")
+        XCTAssertEqual(try server.request("POST", "/_mock/reset/internproducts").status, 200)
+        XCTAssertNotNil(try loginToken(from: "/register?username=u3&password=p"))
+    }
+
+    /// Stored text may take half of the memory budget (here 32 KiB of 64 KiB): users of 8,000
+    /// bytes are stored while they fit, then refused with the API's 503 and not stored; a reset
+    /// gives the share back.
+    func testRegistersPastTheStoredShareAreRefusedAndNotStored() throws {
+        try restart { $0.storedText = StoredText(budget: MemoryBudget(limit: 64 << 10, limitPerAddress: 32 << 10)) }
+        let password = String(repeating: "p", count: 4000)
+        func register(_ index: Int) -> String {
+            "/register?username=\(index)" + String(repeating: "n", count: 3996) + "&password=" + password
+        }
+        // 3 × (8,000 + 256) bytes fit in 32 KiB, a fourth does not.
+        for index in 0..<3 { XCTAssertNotNil(try loginToken(from: register(index)), "user \(index)") }
+        try assertUnavailable(register(3))
+        try assertUnavailable(register(4))
+        let refusedName = "4" + String(repeating: "n", count: 3996)
+        try assertFailed("/login?username=\(refusedName)&password=\(password)", "No such user with username: \(refusedName)")
+        XCTAssertEqual(try server.request("POST", "/_mock/reset/internproducts").status, 200)
+        XCTAssertNotNil(try loginToken(from: register(3)))
     }
 
 }

@@ -5,9 +5,8 @@ import MockSupport
 import TestSupport
 import XCTest
 
-/// Users, numbers and tokens as the directory keeps them (compact: secrets as 6-bit values,
-/// numbers as integers, tokens in one table): what goes in comes out byte for byte, and lookups
-/// stay right as tokens end.
+/// Users, numbers and tokens as the directory keeps them: what goes in comes out byte for byte,
+/// and lookups stay right as tokens end.
 final class OTPDirectoryTests: OTPTestCase {
     /// Every character of the alphabet, in every position a secret has.
     static let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -69,12 +68,12 @@ final class OTPDirectoryTests: OTPTestCase {
                          keyfile: "abcdefghijklmnopqrstuvwxyz012345", tokens: ["ABCDEFGHIJKLMNOPQRSTUVWXYZabcde_"])
         XCTAssertEqual(try server.request("GET", "/_mock/state/otp").text, state([plain]))
         XCTAssertEqual(try object(readUser("ABCDEFGHIJKLMNOPQRSTUVWXYZabcde_")).user?[string: "e164_phone_number"], "+15305551000")
-        // An escape that spells a character outside the alphabet is the usual error, at its place.
+        // An escape that spells a character no header carries is the usual error, at its place.
         let outside = user(id: "ABCDEFGHIJKLMNOPQRSTUVWX", phone: "+15305551000", keyfile: "abcdefghijklmnopqrstuvwxyz012345",
-                           tokens: [#"ABCDEFGHIJKLMNOPQRSTUVWXYZabcde\u002f"#])
+                           tokens: [#"ABCDEFGHIJKLMNOPQRSTUVWXYZabcde\u0009"#])
         let refused = try server.request("PUT", "/_mock/state/otp", body: state([outside]))
         XCTAssertEqual(refused.text, #"{"error":"invalid_state","path":"$.users[0].auth_tokens[0]","#
-            + #""detail":"expected 32 characters of A-Z, a-z, 0-9, - and _"}"#)
+            + #""detail":"\#(Self.unsendable)"}"#)
         let duplicate = user(id: "ABCDEFGHIJKLMNOPQRSTUVWX", phone: "+15305551000", keyfile: "abcdefghijklmnopqrstuvwxyz012345",
                              tokens: ["ABCDEFGHIJKLMNOPQRSTUVWXYZabcde_", #"ABCDEFGHIJKLMNOPQRSTUVWXYZabcde\u005f"#])
         XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: state([duplicate])).text,
@@ -82,21 +81,41 @@ final class OTPDirectoryTests: OTPTestCase {
                        + #""detail":"duplicate token ABCDEFGHIJKLMNOPQRSTUVWXYZabcde_"}"#)
     }
 
-    func testEveryCharacterOutsideTheAlphabetIsRefusedInAnyWord() throws {
-        // ASCII not in the alphabet, then a character of two bytes (with one k fewer, so that the
-        // secret still has 32 bytes); in the text as they are, but for those JSON must escape.
+    static let unsendable = "expected a token a client can send in x-authtoken: visible ASCII, spaces only inside"
+
+    /// Clients show user ids and use keyfile passwords as they are, and send tokens back as they
+    /// are: any text loads (docs/apis/otp.md#what-the-seed-refuses-and-why). Before, each had to be
+    /// 24 or 32 characters of A-Z, a-z, 0-9, - and _.
+    func testIDsPasswordsAndTokensAreAnyTextAClientCanUse() throws {
+        // Every character outside that alphabet, as JSON writes it, in a keyfile password and a user id.
         let outside = (0x00...0x7F).compactMap(Unicode.Scalar.init).filter { !Self.alphabet.unicodeScalars.contains($0) } + ["é"]
-        XCTAssertEqual(outside.count, 128 - 64 + 1)
-        for (number, character) in outside.enumerated() {
-            // Places 0, 10 (across the first two words), 21 (across the last two) and the last.
-            let width = character.utf8.count, place = min([0, 10, 21, 31][number % 4], 32 - width)
-            let written = character.value < 0x20 ? String(format: "\\u%04x", character.value)
+        let written = outside.map { character in
+            character.value < 0x20 ? String(format: "\\u%04x", character.value)
                 : character == "\"" || character == "\\" ? "\\\(character)" : String(character)
-            let keyfile = String(repeating: "k", count: place) + written + String(repeating: "k", count: 32 - place - width)
-            let document = state([user(id: String(repeating: "u", count: 24), phone: "+15305551000", keyfile: keyfile, tokens: [])])
-            XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: document).text,
-                           #"{"error":"invalid_state","path":"$.users[0].keyfile_password","#
-                           + #""detail":"expected 32 characters of A-Z, a-z, 0-9, - and _"}"#, String(character))
+        }.joined()
+        let tokens = ["abc", "student 1", "a/b+c=", String(repeating: "t", count: 200)]
+        let users = [user(id: written, phone: "+15305551000", keyfile: written, tokens: tokens),
+                     user(id: "1", phone: "+15305551001", keyfile: "k", tokens: [])]
+        XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: state(users)).text, #"{"loaded":"otp"}"#)
+        for token in tokens {
+            let answer = try object(readUser(token)).user
+            XCTAssertEqual(answer?[string: "keyfile_password"], String(String.UnicodeScalarView(outside)), token)
+            XCTAssertEqual(answer?[string: "user_id"], String(String.UnicodeScalarView(outside)), token)
+        }
+        XCTAssertEqual(try exportedUsers().map { $0[string: "user_id"] }, [String(String.UnicodeScalarView(outside)), "1"])
+
+        // Refused: an empty id or password, and a token no x-authtoken header can carry as it is.
+        func refusal(id: String = "u", keyfile: String = "k", token: String = "t") throws -> String? {
+            try server.request("PUT", "/_mock/state/otp",
+                               body: state([user(id: id, phone: "+15305551000", keyfile: keyfile, tokens: [token])])).text
+        }
+        func refused(_ field: String, _ detail: String) -> String {
+            #"{"error":"invalid_state","path":"$.users[0].\#(field)","detail":"\#(detail)"}"#
+        }
+        XCTAssertEqual(try refusal(id: ""), refused("user_id", "must not be empty"))
+        XCTAssertEqual(try refusal(keyfile: ""), refused("keyfile_password", "must not be empty"))
+        for token in ["", " t", "t ", #"a\u0009b"#, #"\u007f"#, "é"] {
+            XCTAssertEqual(try refusal(token: token), refused("auth_tokens[0]", Self.unsendable), token)
         }
     }
 
@@ -121,10 +140,10 @@ final class OTPDirectoryTests: OTPTestCase {
         XCTAssertEqual(try refusal(rows + [row(4, id: id(0), phone: "+15305551001")]),
                        refused("4].e164_phone_number", "duplicate number +15305551001"))
         // A duplicate before another problem is the one reported, and one after it is not.
-        XCTAssertEqual(try refusal(rows + [row(4, phone: "+15305551000"), row(5, keyfile: "short")]),
+        XCTAssertEqual(try refusal(rows + [row(4, phone: "+15305551000"), row(5, keyfile: "")]),
                        refused("4].e164_phone_number", "duplicate number +15305551000"))
-        XCTAssertEqual(try refusal([row(0, keyfile: "short")] + rows.dropFirst() + [row(4, phone: "+15305551003")]),
-                       refused("0].keyfile_password", "expected 32 characters of A-Z, a-z, 0-9, - and _"))
+        XCTAssertEqual(try refusal([row(0, keyfile: "")] + rows.dropFirst() + [row(4, phone: "+15305551003")]),
+                       refused("0].keyfile_password", "must not be empty"))
         // Nothing refused was loaded: the shipped seed still answers, until a good document replaces it.
         XCTAssertEqual(try object(readUser(Self.alexToken))[string: "status"], "ok")
         XCTAssertEqual(try server.request("PUT", "/_mock/state/otp", body: state(rows)).status, 200)

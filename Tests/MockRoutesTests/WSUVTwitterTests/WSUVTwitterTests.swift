@@ -28,11 +28,16 @@ final class WSUVTwitterTests: XCTestCase {
         api = nil
     }
 
-    private func start(timeZone: TimeZone? = nil) throws {
+    /// `memoryBudget`: what stored text is charged to (half of it), as `--memory-budget` does.
+    private func start(timeZone: TimeZone? = nil, memoryBudget: Int? = nil, rowLimit: Int? = nil) throws {
         var options = APIOptions()
         let now = self.now
         options.clock = { now.withLock { $0 } }
         if let timeZone { options.wsuvTimeZone = timeZone }
+        options.rowLimit = rowLimit
+        if let memoryBudget {
+            options.storedText = StoredText(budget: MemoryBudget(limit: memoryBudget, limitPerAddress: memoryBudget / 2))
+        }
         let apis = try APICatalog.load(["wsuv"], seed: TestServer.shippedSeed, options: options)
         api = apis[0]
         server = try TestServer(responder: MockApp(apis: apis))
@@ -1068,4 +1073,53 @@ final class WSUVTwitterTests: XCTestCase {
         }
     }
 
+    // MARK: Size limits
+
+    /// Tables at their row cap (lowered from 100,000 to what the seed holds and two more): a
+    /// register and a tweet past it are the scripts' bare `503 Database Unavailable`, and neither
+    /// is stored (docs/apis/wsuv-twitter.md#size-limits).
+    func testFullTablesRefuseRegisterAndTweetAndStoreNothing() throws {
+        let seeded = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(get("/_mock/state/wsuv").body)) as? [String: [Any]])
+        let seededUsers = try XCTUnwrap(seeded["users"]?.count), tweets = try XCTUnwrap(seeded["tweets"]?.count)
+        try start(rowLimit: max(seededUsers, tweets) + 2)
+        let token = try login("alice", "wonderland")
+        for index in seededUsers..<(max(seededUsers, tweets) + 2) {
+            XCTAssertEqual(try post("/register.cgi", ["username": "u\(index)", "password": "pw"]).status, 200)
+        }
+        for _ in tweets..<(max(seededUsers, tweets) + 2) {
+            XCTAssertEqual(try post("/add-tweet.cgi", ["username": "alice", "session_token": token, "tweet": "t"]).status, 200)
+        }
+        let users = try stateUserCount()
+        let tweetList = try get("/get-tweets.cgi").text
+        assertError(try post("/register.cgi", ["username": "newcomer", "password": "pw"]), 503, "Database Unavailable")
+        assertError(try post("/add-tweet.cgi", ["username": "alice", "session_token": token, "tweet": "one more"]),
+                    503, "Database Unavailable")
+        assertNotFound(try post("/login.cgi", ["username": "newcomer", "password": "pw"]))
+        XCTAssertEqual(try stateUserCount(), users)
+        XCTAssertEqual(try get("/get-tweets.cgi").text, tweetList)
+    }
+
+    private func stateUserCount() throws -> Int? {
+        try (JSONSerialization.jsonObject(with: Data(get("/_mock/state/wsuv").body)) as? [String: [Any]])?["users"]?.count
+    }
+
+    /// Stored text may take half of the memory budget (here 512 KiB of 1 MiB): tweets of 100,000
+    /// characters are stored while they fit, then refused with the scripts' 503 and not stored,
+    /// and a reset gives the share back.
+    func testTweetsPastTheStoredShareAreRefusedAndNotStored() throws {
+        try start(memoryBudget: 1 << 20)
+        let token = try login("alice", "wonderland")
+        let tweet = String(repeating: "w", count: 100_000)
+        let answers = try (0..<8).map { _ in try post("/add-tweet.cgi", ["username": "alice", "session_token": token, "tweet": tweet]) }
+        // 5 × (100,000 + 256 bytes) fit in 512 KiB, a sixth does not.
+        for stored in answers.prefix(5) { assertJSON(stored, #"{"tweet":""# + tweet + #""}"#) }
+        for refused in answers.dropFirst(5) { assertError(refused, 503, "Database Unavailable") }
+        XCTAssertEqual(try get("/get-tweets.cgi").text.components(separatedBy: tweet).count - 1, 5)
+        assertError(try post("/register.cgi", ["username": "dave", "password": String(repeating: "p", count: 30_000)]),
+                    503, "Database Unavailable")
+        XCTAssertEqual(try server.request("POST", "/_mock/reset/wsuv").status, 200)
+        let again = try login("alice", "wonderland")
+        assertJSON(try post("/add-tweet.cgi", ["username": "alice", "session_token": again, "tweet": tweet]),
+                   #"{"tweet":""# + tweet + #""}"#)
+    }
 }
