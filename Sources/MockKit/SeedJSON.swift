@@ -161,6 +161,10 @@ public struct SeedReader {
     public let offset: Int
     let depth: Int
     let maxDepth: Int
+    /// What checking the value found, when its object was checked first (`memberValues`): a
+    /// string's extent, or an array's element count. Reading it then does not scan it again.
+    private var checkedString: JSONScanner.StringToken?
+    private var checkedCount: Int?
 
     init(_ scanner: JSONScanner, depth: Int, maxDepth: Int) {
         self.scanner = scanner
@@ -176,8 +180,28 @@ public struct SeedReader {
     // MARK: Scalars
 
     public mutating func string() throws(SeedError) -> String {
+        scanner.decode(try stringToken())
+    }
+
+    /// The string's UTF-8 given to `body`, without making a `String` of it unless it has escapes
+    /// (an id parsed from its text).
+    public mutating func string<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) throws(SeedError) -> Result {
+        let token = try stringToken()
+        guard !token.hasEscapes else {
+            var decoded = scanner.decode(token)
+            return decoded.withUTF8(body)
+        }
+        return body(UnsafeBufferPointer(rebasing: scanner.bytes[token.content]))
+    }
+
+    /// Moves past the string, checked here or already by `memberValues`.
+    private mutating func stringToken() throws(SeedError) -> JSONScanner.StringToken {
         guard scanner.current == UInt8(ascii: "\"") else { throw fail("expected a string") }
-        return scanner.decode(try syntax { () throws(JSONParseError) in try scanner.scanString() })
+        if let token = checkedString {
+            scanner.position = token.content.upperBound + 1
+            return token
+        }
+        return try syntax { () throws(JSONParseError) in try scanner.scanString() }
     }
 
     /// A non-empty string, the usual rule for names and passwords.
@@ -241,34 +265,37 @@ public struct SeedReader {
     /// How many elements the array has, counted by checking them without reading them: a table
     /// sized for its rows up front is filled without being rehashed as it grows.
     public func count() throws(SeedError) -> Int {
+        if scanner.current == UInt8(ascii: "["), let checkedCount { return checkedCount }
         var copy = self, count = 0
         try copy.elements { _ throws(SeedError) in count += 1 }
         return count
     }
 
-    /// The members of an object, each name with where its value starts, in the order of the text
-    /// (a name given twice is there twice); every value is checked.
-    mutating func memberOffsets() throws(SeedError) -> [(name: JSONScanner.StringToken, offset: Int)] {
+    /// The members of an object, each name with a reader of its value, in the order of the text
+    /// (a name given twice is there twice); every value is checked, and what that found kept in
+    /// its reader.
+    mutating func memberValues() throws(SeedError) -> [(name: JSONScanner.StringToken, value: SeedReader)] {
         guard scanner.current == UInt8(ascii: "{") else { throw fail("expected an object") }
         try open()
-        var found: [(name: JSONScanner.StringToken, offset: Int)] = []
+        var found: [(name: JSONScanner.StringToken, value: SeedReader)] = []
         guard scanner.current != UInt8(ascii: "}") else {
             scanner.position += 1
             return found
         }
+        found.reserveCapacity(8)
         while true {
             let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
-            found.append((key, scanner.position))
             var value = child(at: scanner.position)
-            try value.skip()
-            scanner.position = value.scanner.position
+            if scanner.current == UInt8(ascii: "\"") {
+                value.checkedString = try syntax { () throws(JSONParseError) in try scanner.scanString() }
+            } else {
+                value.checkedCount = try syntax { () throws(JSONParseError) in
+                    try scanner.skipValue(depth: value.depth, maxDepth: maxDepth)
+                }
+            }
+            found.append((key, value))
             guard try next(closing: UInt8(ascii: "}"), else: "expected ',' or '}'") else { return found }
         }
-    }
-
-    /// A reader of the value that starts at `offset` in this document, one level down.
-    func reader(at offset: Int) -> SeedReader {
-        child(at: offset)
     }
 
     /// Calls `body` with the index in `keys` and the value of each member `keys` names, in the
