@@ -248,17 +248,17 @@ public struct SeedReader {
 
     /// The members of an object, each name with where its value starts, in the order of the text
     /// (a name given twice is there twice); every value is checked.
-    mutating func memberOffsets() throws(SeedError) -> [(name: String, offset: Int)] {
+    mutating func memberOffsets() throws(SeedError) -> [(name: JSONScanner.StringToken, offset: Int)] {
         guard scanner.current == UInt8(ascii: "{") else { throw fail("expected an object") }
         try open()
-        var found: [(name: String, offset: Int)] = []
+        var found: [(name: JSONScanner.StringToken, offset: Int)] = []
         guard scanner.current != UInt8(ascii: "}") else {
             scanner.position += 1
             return found
         }
         while true {
             let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
-            found.append((scanner.decode(key), scanner.position))
+            found.append((key, scanner.position))
             var value = child(at: scanner.position)
             try value.skip()
             scanner.position = value.scanner.position
@@ -434,6 +434,18 @@ public struct SeedReader {
             }
         }
         return path
+    }
+}
+
+extension JSONScanner {
+    /// Whether the member name `token` (of this text) is `name`.
+    func spells(_ name: String, _ token: StringToken) -> Bool {
+        guard !token.hasEscapes else { return decode(token).utf8.elementsEqual(name.utf8) }
+        var name = name
+        return name.withUTF8 { utf8 in
+            utf8.count == token.content.count
+                && (utf8.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress! + token.content.lowerBound, utf8.count) == 0)
+        }
     }
 }
 

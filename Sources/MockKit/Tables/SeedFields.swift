@@ -8,7 +8,9 @@ import MockSupport
 /// time, as the JSON parsers of the real servers' languages take it.
 public struct SeedFields {
     private let object: SeedReader
-    private let members: [(name: String, offset: Int)]
+    /// Each member's name as it is in the text (compared byte for byte, not made a `String`) and
+    /// where its value starts.
+    private let members: [(name: JSONScanner.StringToken, offset: Int)]
 
     /// Reads the object `reader` is at, and moves past it.
     public init(_ reader: inout SeedReader) throws(SeedError) {
@@ -54,7 +56,7 @@ public struct SeedFields {
     }
 
     private func reader(_ name: String) -> SeedReader? {
-        guard let member = members.last(where: { $0.name == name }) else { return nil }
+        guard let member = members.last(where: { object.scanner.spells(name, $0.name) }) else { return nil }
         return object.reader(at: member.offset)
     }
 }

@@ -159,6 +159,7 @@ public struct SeedMember<State>: @unchecked Sendable {
                                             order: ((Row, Row) -> Bool)? = nil, duplicates: DuplicateReport = .atRow,
                                             check: ((Row, State) -> SeedProblem?)? = nil) -> SeedMember {
         SeedMember(name: name, isRequired: !optional, read: { state, array throws(SeedError) in
+            state[keyPath: path].reserveCapacity(state[keyPath: path].count + (try array.count()))
             try array.elements { item throws(SeedError) in
                 let fields = try SeedFields(&item)
                 let row = try Row(seed: fields)

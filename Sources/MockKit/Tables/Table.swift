@@ -135,6 +135,10 @@ public struct TableIndex<Row> {
         return true
     }
 
+    @inlinable mutating func reserveCapacity(_ count: Int) {
+        if isUnique { slotByValue.reserveCapacity(count) } else { slotsByValue.reserveCapacity(count) }
+    }
+
     @inlinable mutating func removeAll(keepingCapacity: Int) {
         slotByValue = [:]
         slotsByValue = [:]
@@ -277,6 +281,14 @@ public struct Table<Row: TableRow> {
         noteChange(key)
         if slots.count > 32, count * 2 < slots.count { pack() }
         return row
+    }
+
+    /// Makes room for `count` rows in all, so that filling the table does not grow its lookups
+    /// step by step (each step hashes every key again).
+    @inlinable mutating func reserveCapacity(_ count: Int) {
+        slots.reserveCapacity(count)
+        slotByKey.reserveCapacity(count)
+        for index in indexes.indices { indexes[index].reserveCapacity(count) }
     }
 
     /// Puts the rows in `order` (a seed read in another order, or rows appended out of it).
