@@ -294,7 +294,7 @@ public struct Table<Row: TableRow> {
 
     /// Makes room for `count` rows in all, so that filling the table does not grow its lookups
     /// step by step (each step hashes every key again).
-    @inlinable mutating func reserveCapacity(_ count: Int) {
+    @inlinable public mutating func reserveCapacity(_ count: Int) {
         slots.reserveCapacity(count)
         slotByKey.reserveCapacity(count)
         for index in indexes.indices { indexes[index].reserveCapacity(count) }

@@ -28,6 +28,12 @@ extension CSE118State {
     /// Each workspace, then its channels, then their messages, each checked against the rows
     /// read before it; a row's id is unique among the rows of its kind.
     private mutating func readWorkspaces(_ list: inout SeedReader) throws(SeedError) {
+        // Sized up front (the list was counted when the document was checked); the nested channels
+        // and messages are not counted: one of each per workspace is the guess, and they grow past it.
+        let count = try list.count()
+        workspaces.reserveCapacity(workspaces.count + count)
+        channels.reserveCapacity(channels.count + count)
+        messages.reserveCapacity(messages.count + count)
         try list.elements { item throws(SeedError) in
             let fields = try SeedFields(&item)
             var workspace = try Workspace(seed: fields)
