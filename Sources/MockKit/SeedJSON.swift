@@ -2,9 +2,9 @@ import Foundation
 import MockHTTP
 import MockSupport
 
-/// The JSON text of a seed or state document. An API builds its rows straight from these bytes
-/// with `read` (no `JSONValue` tree first, each string made once from its bytes, numbers read in
-/// place), which is what lets a seed of a million rows load in a fraction of a second.
+/// The JSON text of a seed or state document. The kit builds an API's rows straight from these
+/// bytes with `read` and `SeedFields` (no `JSONValue` tree first, each string made once from its
+/// bytes, numbers read in place).
 ///
 /// Seed files (`SeedDirectory.document`), `PUT /_mock/state/{api}` bodies and each API's part of
 /// the `--state` snapshot all come this way: a part of a larger text is read as it is, with

@@ -360,8 +360,7 @@ public struct JSONScanner {
     }
 
     /// Called past a member name: its colon, and the space around it.
-    @inlinable
-    public mutating func scanColon() throws(JSONParseError) {
+    private mutating func scanColon() throws(JSONParseError) {
         skipWhitespace()
         guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
         position += 1
