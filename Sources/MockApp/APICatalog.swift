@@ -30,11 +30,11 @@ public enum APICatalog {
     }
 
     /// The route tables of the APIs `only` leaves out, for the 404's hint (`AppSettings.routesNotServed`):
-    /// each is loaded from its seed for its table and then let go, its handlers replaced. An API
-    /// whose seed does not load (a seed folder with only the files served) has none.
+    /// each is taken from the API made around an empty state, its handlers replaced, so no seed file
+    /// of an API not served is read (a large one would slow start-up; a broken or missing one is fine).
     public static func routesLeftOut(by only: [String], seed: SeedDirectory, options: APIOptions) -> [RouteGroup] {
-        entries.filter { !only.contains($0.name) }.compactMap { entry in
-            guard let routes = try? entry.load(seed: seed, options: options).routes else { return nil }
+        entries.filter { !only.contains($0.name) }.map { entry in
+            let routes = entry.routesWithoutState(SeedContext(folder: seed, options: options))
             let notServed: @Sendable (Request) -> Response = { _ in Response(status: 404) }
             return RouteGroup(name: routes.name, matching: routes.matching,
                               routes: routes.routes.map { Route($0.methods, $0.pattern, notServed) }, methodNotAllowed: notServed)
@@ -69,13 +69,16 @@ public struct APIEntry: Sendable {
     /// One ordinary request as the API's clients send it, for the tests that go through every API.
     public let sample: SampleRequest
     private let make: @Sendable (SeedDirectory, APIOptions) throws(SeedError) -> any MockAPI
+    /// The API's route table, its seed left unread (`routesLeftOut`).
+    let routesWithoutState: @Sendable (SeedContext) -> RouteGroup
 
-    public init<API: CourseAPI>(_ type: API.Type, title: String, paths: String, sample: SampleRequest) {
+    public init<API: CourseAPI>(_ type: API.Type, title: String, paths: String, sample: SampleRequest) where API.Seed: StoredState {
         name = API.name
         self.title = title
         self.paths = paths
         self.sample = sample
         make = { seed, options throws(SeedError) in try API(seed: seed, options: options) }
+        routesWithoutState = { context in API(seed: API.Seed(), context: context).routes }
     }
 
     /// The API filled from its seed; an error in the seed names the place in the file

@@ -302,6 +302,25 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(invalid.standardError.contains("threads.json:1:11: not valid JSON"), invalid.standardError)
     }
 
+    /// `--only` reads only the served APIs' seed files: the others' may be broken (or huge), and a
+    /// path of theirs is still named as not served.
+    func testOnlyReadsNoSeedOfTheAPIsLeftOut() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(at: repository.appendingPathComponent("Seed/threads.json"),
+                                         to: folder.appendingPathComponent("threads.json"))
+        for name in APICatalog.names where name != "threads" {
+            try Data("{\"users\":[".utf8).write(to: folder.appendingPathComponent("\(name).json"))
+        }
+        let (server, port) = try startServer(["--seed", folder.path, "--only", "threads"])
+        let login = try httpRequest(port: port, "GET", "/login?username=admin&password=1234")
+        XCTAssertEqual(login.text, #"{"error":"not_found","path":"/login","not_served":"internproducts"}"#)
+        XCTAssertTrue(server.waitForOutput("(internproducts is not served (--only threads))"), server.standardOutput)
+        server.process.terminate()
+        XCTAssertEqual(server.waitForExit(), 0, server.standardError)
+    }
+
     func testABrokenStubFileStopsStartUpWithItsPlace() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stubs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

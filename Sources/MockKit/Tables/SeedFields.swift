@@ -8,12 +8,14 @@ import MockSupport
 /// time, as the JSON parsers of the real servers' languages take it.
 public struct SeedFields {
     private let object: SeedReader
-    private let members: [(name: String, offset: Int)]
+    /// Each member's name as it is in the text (compared byte for byte, not made a `String`) and
+    /// a reader of its value.
+    private let members: [(name: JSONScanner.StringToken, value: SeedReader)]
 
     /// Reads the object `reader` is at, and moves past it.
     public init(_ reader: inout SeedReader) throws(SeedError) {
         object = reader
-        members = try reader.memberOffsets()
+        members = try reader.memberValues()
     }
 
     /// Whether the field is there and not `null`.
@@ -54,8 +56,7 @@ public struct SeedFields {
     }
 
     private func reader(_ name: String) -> SeedReader? {
-        guard let member = members.last(where: { $0.name == name }) else { return nil }
-        return object.reader(at: member.offset)
+        members.last { object.scanner.spells(name, $0.name) }?.value
     }
 }
 

@@ -28,6 +28,12 @@ extension CSE118State {
     /// Each workspace, then its channels, then their messages, each checked against the rows
     /// read before it; a row's id is unique among the rows of its kind.
     private mutating func readWorkspaces(_ list: inout SeedReader) throws(SeedError) {
+        // Sized up front (the list was counted when the document was checked); the nested channels
+        // and messages are not counted: one of each per workspace is the guess, and they grow past it.
+        let count = try list.count()
+        workspaces.reserveCapacity(workspaces.count + count)
+        channels.reserveCapacity(channels.count + count)
+        messages.reserveCapacity(messages.count + count)
         try list.elements { item throws(SeedError) in
             let fields = try SeedFields(&item)
             var workspace = try Workspace(seed: fields)
@@ -67,9 +73,9 @@ extension CSE118State {
                 let fields = try SeedFields(&item)
                 var message = try Message(seed: fields)
                 message.channel = channel.id
-                guard !messages.contains(message.id) else { throw fields.fail("id", "duplicate id \(message.id.text)") }
+                // Inserted before its member is checked: a refused message refuses the whole document.
+                guard messages.insert(message) == nil else { throw fields.fail("id", "duplicate id \(message.id.text)") }
                 guard members.contains(message.member) else { throw fields.fail("member", notAMember(message.member.text)) }
-                messages.insert(message)
             }
         }
     }
@@ -140,9 +146,7 @@ private func notAMember(_ text: String) -> String { "\(text) is not the id of a 
 
 /// A member's id read from a seed, checked against the members by the state once the row is read.
 private func reference(_ value: inout SeedReader) throws(SeedError) -> CSE118ID {
-    let text = try value.string()
-    guard let id = CSE118ID(text) else { throw value.fail(notAMember(text)) }
-    return id
+    try CSE118ID.read(&value, problem: notAMember)
 }
 
 extension CSE118State.Member {
