@@ -584,11 +584,17 @@ final class EventLoop: @unchecked Sendable {
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
         connection.hasServedRequest = true
         let key = Self.costKey(head)
+        guard let parseRoom = reserveParseRoom(forBody: body.count, on: connection) else {
+            refuseForMemory(head, on: connection)
+            return
+        }
         if body.count >= Self.costlyBody || costlyTargets.contains(key) {
-            answerOnWorker(WorkerAnswer(connection: connection, request: request, head: head, startedAt: started, key: key))
+            answerOnWorker(WorkerAnswer(connection: connection, request: request, head: head, startedAt: started, key: key),
+                           parseRoom: parseRoom)
             return
         }
         let response = server.responder.respond(to: request)
+        server.memory.adjust(by: -parseRoom, for: connection.peer.host)
         if monotonicNow() - started >= Self.costlyAnswerSeconds {
             if costlyTargets.count >= Self.costlyTargetsKept { costlyTargets.removeAll() }
             costlyTargets.insert(key)
@@ -596,25 +602,28 @@ final class EventLoop: @unchecked Sendable {
         answer(response, to: request, head, startedAt: started, on: connection)
     }
 
-    /// Builds the answer on a worker thread; later pipelined requests wait, as behind a delayed
-    /// answer. The body stays counted, with room for what parsing it makes (its decoded text, at
-    /// most its own size: `parseRoom`), reserved now: a body that does not fit with it is the
-    /// API's 503 and is not read. Answers queued for workers are checked against the memory
-    /// budget again as each is built: those built before it may have filled it.
-    private func answerOnWorker(_ work: WorkerAnswer) {
-        let connection = work.connection
-        let body = work.request.body.count
-        connection.bodyAtWorker = body
-        account(connection)
-        if body > 0 {
-            guard server.memory.reserve(Self.parseRoom(forBody: body), for: connection.peer.host) else {
-                connection.bodyAtWorker = 0
-                refuseForMemory(work.head, on: connection)
-                return
-            }
-            connection.charged += Self.parseRoom(forBody: body)
-            connection.bodyAtWorker += Self.parseRoom(forBody: body)
+    /// Counts the room parsing a body of `size` bytes takes (`parseRoom`) for the connection's
+    /// address while the body is answered, on the loop or on a worker: for a body over
+    /// `unmeteredBody` only if it fits (nil: it does not, and it is not parsed), for a smaller one
+    /// always, as its bytes were (a login gets through while uploads hold the budget).
+    private func reserveParseRoom(forBody size: Int, on connection: Connection) -> Int? {
+        let room = Self.parseRoom(forBody: size)
+        guard size > Self.unmeteredBody else {
+            server.memory.adjust(by: room, for: connection.peer.host)
+            return room
         }
+        return server.memory.reserve(room, for: connection.peer.host) ? room : nil
+    }
+
+    /// Builds the answer on a worker thread; later pipelined requests wait, as behind a delayed
+    /// answer. The body stays counted, with the room its parse takes (`reserveParseRoom`), until
+    /// the answer is back. Answers queued for workers are checked against the memory budget
+    /// again as each is built: those built before it may have filled it.
+    private func answerOnWorker(_ work: WorkerAnswer, parseRoom: Int) {
+        let connection = work.connection
+        connection.bodyAtWorker = work.request.body.count + parseRoom
+        connection.charged += parseRoom
+        account(connection)
         connection.awaitingDelayedResponse = true
         let responder = server.responder
         let memory = server.memory
