@@ -290,14 +290,11 @@ public struct SeedReader {
 }
 
 extension JSONScanner {
-    /// Whether the member name `token` (of this text) is `name`.
-    func spells(_ name: String, _ token: StringToken) -> Bool {
-        guard !token.hasEscapes else { return decode(token).utf8.elementsEqual(name.utf8) }
-        var name = name
-        return name.withUTF8 { utf8 in
-            utf8.count == token.content.count
-                && (utf8.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress! + token.content.lowerBound, utf8.count) == 0)
-        }
+    /// Whether the member name `token` (of this text) is `name` (its UTF-8).
+    func spells(_ name: UnsafeBufferPointer<UInt8>, _ token: StringToken) -> Bool {
+        guard !token.hasEscapes else { return decode(token).utf8.elementsEqual(name) }
+        return name.count == token.content.count
+            && (name.isEmpty || memcmp(name.baseAddress!, bytes.baseAddress! + token.content.lowerBound, name.count) == 0)
     }
 }
 

@@ -56,7 +56,8 @@ public struct SeedFields {
     }
 
     private func reader(_ name: String) -> SeedReader? {
-        members.last { object.scanner.spells(name, $0.name) }?.value
+        var name = name
+        return name.withUTF8 { name in members.last { object.scanner.spells(name, $0.name) }?.value }
     }
 }
 

@@ -42,25 +42,25 @@ extension CSE118State {
             if let student = workspace.fixtureOf, !members.contains(student) {
                 throw fields.fail("fixtureOf", notAMember(student.text))
             }
-            workspace.members = try fields.value("members") { list throws(SeedError) in try readMembers(&list, of: workspace) }
+            // Read here rather than by a method of the state: calling one from this closure copied
+            // the whole state for each workspace.
+            workspace.members = try fields.value("members") { list throws(SeedError) in
+                var listed: [CSE118ID] = []
+                try list.elements { element throws(SeedError) in
+                    let id = try CSE118ID.read(&element, problem: notAMember)
+                    guard members.contains(id) else { throw element.fail(notAMember(id.text)) }
+                    guard id != workspace.owner else { throw element.fail("the owner is not listed among the members") }
+                    guard !listed.contains(id) else { throw element.fail("duplicate member \(id.text)") }
+                    listed.append(id)
+                }
+                return listed
+            }
             workspace.position = workspaces.count
             workspaces.insert(workspace)
             try fields.value("channels") { list throws(SeedError) in
                 try list.elements { item throws(SeedError) in try readChannel(&item, in: workspace.id) }
             }
         }
-    }
-
-    private func readMembers(_ list: inout SeedReader, of workspace: Workspace) throws(SeedError) -> [CSE118ID] {
-        var listed: [CSE118ID] = []
-        try list.elements { element throws(SeedError) in
-            let text = try element.string()
-            guard let id = CSE118ID(text), members.contains(id) else { throw element.fail(notAMember(text)) }
-            guard id != workspace.owner else { throw element.fail("the owner is not listed among the members") }
-            guard !listed.contains(id) else { throw element.fail("duplicate member \(text)") }
-            listed.append(id)
-        }
-        return listed
     }
 
     private mutating func readChannel(_ item: inout SeedReader, in workspace: CSE118ID) throws(SeedError) {
