@@ -11,13 +11,15 @@ the state it reloaded:
     the id counters are above every id.
 Writes in flight when the kill came may be there or not; both are right.
 
-    scripts/state-kill-test.py [--cycles 300] [--binary .build/debug/mock-backend]
+    scripts/state-kill-test.py [--attack kill|read-only|deleted-folder] [--cycles 300]
+                               [--binary .build/debug/mock-backend]
 """
 import argparse
 import http.client
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -268,14 +270,58 @@ def read_only_cycles(arguments):
     return 1 if losses else 0
 
 
+def deleted_folder_cycles(arguments):
+    """The state's folder deleted under four writers: writes are refused from then on (each writer
+    stops at its first refusal; a write in flight may still be acknowledged), health answers 503;
+    the folder made again, the server writes its whole state anew (health 200 again); more writes,
+    kill -9, and every write acknowledged before the deletion or after the return is in the file."""
+    root = tempfile.mkdtemp(prefix="state-deleted-")
+    folder = os.path.join(root, "data")
+    state_file = os.path.join(folder, "state.json")
+    checked, acknowledged_after = 0, []
+    for cycle in range(arguments.cycles):
+        os.makedirs(folder, exist_ok=True)
+        server, port = start(arguments.binary, state_file)
+        acknowledged, stop, writers, _ = burst(port, cycle, random.uniform(0.05, arguments.max_delay),
+                                                lambda: shutil.rmtree(folder))
+        at_deletion = counted(acknowledged)
+        time.sleep(0.3)
+        problems = []
+        health = Client(port).call("GET", "/_mock/health")[0]
+        if health != 503:
+            problems.append(f"/_mock/health answered {health} with the folder gone, not 503")
+        acknowledged_after.append(counted(acknowledged) - at_deletion)
+        stop.set()
+        for thread in writers:
+            thread.join()
+        os.makedirs(folder)
+        for _ in range(50):
+            if Client(port).call("GET", "/_mock/health")[0] == 200:
+                break
+            time.sleep(0.1)
+        else:
+            problems.append("/_mock/health not 200 within 5 s of the folder's return")
+        more, stop, writers, _ = burst(port, f"{cycle}r", 0.2)
+        finish(server, stop, writers)
+        problems += reloaded_problems(arguments.binary, state_file, acknowledged + more)
+        checked += counted(acknowledged) + counted(more)
+        if problems:
+            return report_failure(cycle, problems, state_file)
+        shutil.rmtree(folder)
+    print(f"{arguments.cycles} folder deletions: {checked} acknowledged writes checked, none lost; acknowledged "
+          f"after the deletion (in flight when it came): at most {max(acknowledged_after)} per cycle, "
+          f"{sum(acknowledged_after)} in all")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--attack", choices=["kill", "read-only"], default="kill")
+    parser.add_argument("--attack", choices=["kill", "read-only", "deleted-folder"], default="kill")
     parser.add_argument("--cycles", type=int, default=300)
     parser.add_argument("--binary", default=".build/debug/mock-backend")
     parser.add_argument("--max-delay", type=float, default=0.4, help="longest burst before the attack, in seconds")
     arguments = parser.parse_args()
-    attacks = {"kill": kill_cycles, "read-only": read_only_cycles}
+    attacks = {"kill": kill_cycles, "read-only": read_only_cycles, "deleted-folder": deleted_folder_cycles}
     return attacks[arguments.attack](arguments)
 
 
