@@ -7,7 +7,7 @@
 # Rules for anyone touching Darwin branches:
 # - They live in files of Sources/MockSupport or Sources/MockHTTP that import no Foundation (on
 #   Linux Foundation re-exports Glibc, whose declarations would clash with the stand-in's): today
-#   MockSupport's FileSignature.swift and MappedFile.swift, MockHTTP's Platform.swift,
+#   MockSupport's FileSignature.swift, MockHTTP's Platform.swift,
 #   PlatformDarwin.swift, Poller.swift and SocketReset.swift. Each target's are compiled as a module
 #   of that name; anything else MockHTTP's need from MockHTTP is declared in
 #   scripts/darwin-standin/Stubs.swift.

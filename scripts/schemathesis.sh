@@ -28,9 +28,13 @@ seed=${SCHEMATHESIS_SEED:-1}
 build=${SCHEMATHESIS_BUILD:-release}
 apis=${*:-threads internproducts wsuv cse118 otp}
 
-if ! python3 -m schemathesis.cli --version 2>/dev/null | grep -qx "python -m schemathesis.cli, version $version"; then
-    echo "== installing schemathesis $version"
-    python3 -m pip install --quiet --disable-pip-version-check "schemathesis==$version"
+# Installed in the project's .venv (as scripts/install-test-tools.sh does): Debian's and Homebrew's
+# Python refuse a plain `pip install` (PEP 668).
+python="$PWD/.venv/bin/python3"
+[ -x "$python" ] || python3 -m venv .venv
+if ! "$python" -m schemathesis.cli --version 2>/dev/null | grep -qx "python -m schemathesis.cli, version $version"; then
+    echo "== installing schemathesis $version into .venv"
+    "$python" -m pip install --quiet --disable-pip-version-check "schemathesis==$version"
 fi
 
 echo "== $build build"
@@ -113,7 +117,7 @@ fuzz() {
     curl -sf "$base/_mock/openapi/$api.json" >"$work/$api.json"
     run_status=0
     # From the work directory, where schemathesis keeps its cache.
-    (cd "$work" && python3 -m schemathesis.cli --config-file "$api.toml" run "$api.json" \
+    (cd "$work" && "$python" -m schemathesis.cli --config-file "$api.toml" run "$api.json" \
         --url "$url" \
         --checks "$checks" \
         --phases examples,coverage,fuzzing --mode all --max-examples "$examples" $seed_option \
@@ -122,7 +126,7 @@ fuzz() {
     set -- "$work/report-$api"/har-*.json
     if [ -e "$1" ]; then
         echo "== $api ($url): status codes per operation"
-        python3 scripts/schemathesis-summary.py "$work/$api.json" "$url" "$@"
+        "$python" scripts/schemathesis-summary.py "$work/$api.json" "$url" "$@"
     fi
     [ "${SCHEMATHESIS_KEEP:-0}" = 1 ] || rm -f "$work/report-$api"/har-*.json
     return "$run_status"

@@ -96,6 +96,8 @@ final class EventLoop: @unchecked Sendable {
     private var readyAnswers: [() -> Void] = []
     /// Connections that used up their turn with requests left, served again after everyone else's events.
     private var turns: [Connection] = []
+    /// Lingering connections the poll reported readable this round (`drainLingering`).
+    private var lingering: [Connection] = []
     /// Requests (`costKey`) whose last answer took the loop `costlyAnswerSeconds` or more (a 20 MB
     /// tweet list): answered on a worker thread from then on, until one is quick again.
     private var costlyTargets: Set<String> = []
@@ -194,6 +196,7 @@ final class EventLoop: @unchecked Sendable {
             }
             publishRoundStart()
             takeTurns()
+            drainLingering()
             let after = monotonicNow()
             runDueTimers(now: after)
             if let resume = acceptResumesAt, after >= resume, deadlineForStop == nil {
@@ -368,9 +371,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func readable(_ connection: Connection) {
         if connection.drainDeadline != nil {
-            // Polls report it again (level-triggered): 192 refused uploads of 16 MiB each are
-            // drained a round's slice at a time, not all before the next poll.
-            if !roundSliceSpent { discardInput(connection) }
+            lingering.append(connection)
             return
         }
         var reads = 0
@@ -411,6 +412,20 @@ final class EventLoop: @unchecked Sendable {
                                                  serverName: TLSClientHello.serverName(firstBytes), port: server.port))
         close(connection)
         return true
+    }
+
+    /// Lingering connections that sent more, drained after the round's requests, for a slice of
+    /// their own; the rest are reported again by the next poll (level-triggered). Drained in the
+    /// poll's own pass, 192 refused uploads of 16 MiB spent every round's slice there, so each
+    /// new client's request waited for a turn, one turn a round (a second client: 2–4 s unserved).
+    private func drainLingering() {
+        guard !lingering.isEmpty else { return }
+        let started = monotonicNow()
+        for connection in lingering where connections[connection.fd] === connection {
+            discardInput(connection)
+            if monotonicNow() - started >= Self.roundSlice { break }
+        }
+        lingering.removeAll(keepingCapacity: true)
     }
 
     /// Drops what a lingering connection still sends; a bounded amount per event, like reading.
@@ -569,11 +584,17 @@ final class EventLoop: @unchecked Sendable {
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
         connection.hasServedRequest = true
         let key = Self.costKey(head)
+        guard let parseRoom = reserveParseRoom(forBody: body.count, on: connection) else {
+            refuseForMemory(head, on: connection)
+            return
+        }
         if body.count >= Self.costlyBody || costlyTargets.contains(key) {
-            answerOnWorker(WorkerAnswer(connection: connection, request: request, head: head, startedAt: started, key: key))
+            answerOnWorker(WorkerAnswer(connection: connection, request: request, head: head, startedAt: started, key: key),
+                           parseRoom: parseRoom)
             return
         }
         let response = server.responder.respond(to: request)
+        server.memory.adjust(by: -parseRoom, for: connection.peer.host)
         if monotonicNow() - started >= Self.costlyAnswerSeconds {
             if costlyTargets.count >= Self.costlyTargetsKept { costlyTargets.removeAll() }
             costlyTargets.insert(key)
@@ -581,25 +602,28 @@ final class EventLoop: @unchecked Sendable {
         answer(response, to: request, head, startedAt: started, on: connection)
     }
 
-    /// Builds the answer on a worker thread; later pipelined requests wait, as behind a delayed
-    /// answer. The body stays counted, with room for what parsing it makes (its decoded text, at
-    /// most its own size: `parseRoom`), reserved now: a body that does not fit with it is the
-    /// API's 503 and is not read. Answers queued for workers are checked against the memory
-    /// budget again as each is built: those built before it may have filled it.
-    private func answerOnWorker(_ work: WorkerAnswer) {
-        let connection = work.connection
-        let body = work.request.body.count
-        connection.bodyAtWorker = body
-        account(connection)
-        if body > 0 {
-            guard server.memory.reserve(Self.parseRoom(forBody: body), for: connection.peer.host) else {
-                connection.bodyAtWorker = 0
-                refuseForMemory(work.head, on: connection)
-                return
-            }
-            connection.charged += Self.parseRoom(forBody: body)
-            connection.bodyAtWorker += Self.parseRoom(forBody: body)
+    /// Counts the room parsing a body of `size` bytes takes (`parseRoom`) for the connection's
+    /// address while the body is answered, on the loop or on a worker: for a body over
+    /// `unmeteredBody` only if it fits (nil: it does not, and it is not parsed), for a smaller one
+    /// always, as its bytes were (a login gets through while uploads hold the budget).
+    private func reserveParseRoom(forBody size: Int, on connection: Connection) -> Int? {
+        let room = Self.parseRoom(forBody: size)
+        guard size > Self.unmeteredBody else {
+            server.memory.adjust(by: room, for: connection.peer.host)
+            return room
         }
+        return server.memory.reserve(room, for: connection.peer.host) ? room : nil
+    }
+
+    /// Builds the answer on a worker thread; later pipelined requests wait, as behind a delayed
+    /// answer. The body stays counted, with the room its parse takes (`reserveParseRoom`), until
+    /// the answer is back. Answers queued for workers are checked against the memory budget
+    /// again as each is built: those built before it may have filled it.
+    private func answerOnWorker(_ work: WorkerAnswer, parseRoom: Int) {
+        let connection = work.connection
+        connection.bodyAtWorker = work.request.body.count + parseRoom
+        connection.charged += parseRoom
+        account(connection)
         connection.awaitingDelayedResponse = true
         let responder = server.responder
         let memory = server.memory

@@ -32,3 +32,11 @@ extension String {
         return compared.flatMap { $0 } ?? utf8.elementsEqual(other.utf8)
     }
 }
+
+extension String {
+    /// `lowercased()`, without making a new string when that would change nothing: plain ASCII
+    /// without capitals, as nearly every email is (an index folds every seeded row's email).
+    public func lowercasedIfNeeded() -> String {
+        utf8.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } ? lowercased() : self
+    }
+}

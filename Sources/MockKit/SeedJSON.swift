@@ -2,47 +2,22 @@ import Foundation
 import MockHTTP
 import MockSupport
 
-/// The JSON text of a seed or state document. An API builds its rows straight from these bytes
-/// with `read` (no `JSONValue` tree first, each string made once from its bytes, numbers read in
-/// place), which is what lets a seed of a million rows load in a fraction of a second.
+/// The JSON text of a seed or state document. The kit builds an API's rows straight from these
+/// bytes with `read` and `SeedFields` (no `JSONValue` tree first, each string made once from its
+/// bytes, numbers read in place).
 ///
 /// Seed files (`SeedDirectory.document`), `PUT /_mock/state/{api}` bodies and each API's part of
 /// the `--state` snapshot all come this way: a part of a larger text is read as it is, with
 /// `SeedJSON(bytes[range])`, and paths in errors start at that part.
 public struct SeedJSON: Sendable {
-    private let text: ArraySlice<UInt8>
-    /// The file the text is in instead, mapped (`SeedDirectory.mappedDocument`).
-    private let mapping: MappedText?
+    /// The text.
+    public let bytes: ArraySlice<UInt8>
     /// Nested arrays and objects allowed, counted from the document's root.
     public let maxDepth: Int
 
     public init(_ bytes: ArraySlice<UInt8>, maxDepth: Int = 128) {
-        text = bytes
-        mapping = nil
+        self.bytes = bytes
         self.maxDepth = maxDepth
-    }
-
-    init(_ file: MappedFile) {
-        text = []
-        mapping = MappedText(file)
-        maxDepth = 128
-    }
-
-    /// The text. A mapped document's is copied into memory, whole, the first time: read those
-    /// with `withUnsafeBytes` and `count`, which copy nothing.
-    public var bytes: ArraySlice<UInt8> {
-        mapping?.copy ?? text
-    }
-
-    /// How many bytes the text has.
-    public var count: Int {
-        mapping?.file.bytes.count ?? text.count
-    }
-
-    /// Calls `body` with the text, in place (offsets in it are a reader's `offset`s).
-    public func withUnsafeBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        guard let file = mapping?.file else { return text.withUnsafeBufferPointer(body) }
-        return withExtendedLifetime(file) { body(file.bytes) }
     }
 
     public init(_ bytes: [UInt8], maxDepth: Int = 128) {
@@ -59,7 +34,7 @@ public struct SeedJSON: Sendable {
     /// Reads the document: `body` gets a reader at its root value. The document must be exactly
     /// one JSON value; when it is not, that is the error, wherever it is and whatever `body` found.
     public func read<Result>(_ body: (inout SeedReader) throws(SeedError) -> Result) throws(SeedError) -> Result {
-        let outcome = withUnsafeBytes { buffer in
+        let outcome = bytes.withUnsafeBufferPointer { buffer in
             Swift.Result { () throws(SeedError) -> Result in
                 var root = SeedReader(JSONScanner(buffer), depth: 0, maxDepth: maxDepth)
                 do throws(SeedError) {
@@ -86,72 +61,6 @@ public struct SeedJSON: Sendable {
     }
 }
 
-/// The member names of an object an API reads, in the order it wants them handled.
-public final class SeedKeys: @unchecked Sendable {
-    let names: [String]
-    let count: Int
-    let requiredCount: Int
-    /// Every name's UTF-8, one after the other, and where each starts (`starts[count]` is the end):
-    /// compared with each member name read, so kept where reading them takes no reference counting.
-    private let utf8: UnsafeMutablePointer<UInt8>
-    private let starts: UnsafeMutablePointer<Int>
-    /// Whether each name is written in JSON as its own bytes between quotes (it has no character
-    /// that needs an escape).
-    private let plain: UnsafeMutablePointer<Bool>
-
-    /// `required` keys first, then `optional` ones (absent or `null` is the same for those).
-    public init(_ required: [String], optional: [String] = []) {
-        names = required + optional
-        count = names.count
-        requiredCount = required.count
-        precondition(count <= SeedReader.Waiting.capacity, "at most \(SeedReader.Waiting.capacity) keys")
-        let all = names.flatMap(\.utf8)
-        utf8 = .allocate(capacity: max(all.count, 1))
-        utf8.initialize(from: all, count: all.count)
-        starts = .allocate(capacity: count + 1)
-        starts[0] = 0
-        for (index, name) in names.enumerated() { starts[index + 1] = starts[index] + name.utf8.count }
-        plain = .allocate(capacity: max(count, 1))
-        for (index, name) in names.enumerated() {
-            plain[index] = !name.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-        }
-    }
-
-    deinit {
-        utf8.deallocate()
-        starts.deallocate()
-        plain.deallocate()
-    }
-
-    /// The length of key `index`'s name written plainly, quotes included, when the text at
-    /// `position` is exactly that (`"name"`); 0 otherwise. Such a member name needs no scanning:
-    /// the bytes are those of a well-formed string without escapes.
-    @inline(__always)
-    func plainSpelling(of index: Int, in text: UnsafeBufferPointer<UInt8>, at position: Int) -> Int {
-        let length = starts[index + 1] - starts[index]
-        guard plain[index], position + length + 2 <= text.count, let base = text.baseAddress,
-              base[position] == UInt8(ascii: "\""), base[position + length + 1] == UInt8(ascii: "\"") else { return 0 }
-        let name = utf8 + starts[index], spelled = base + position + 1
-        for offset in 0..<length where spelled[offset] != name[offset] { return 0 }
-        return length + 2
-    }
-
-    /// The index of the key a member name spells, if any; `expected` is tried first.
-    func index(of token: JSONScanner.StringToken, in scanner: JSONScanner, expected: Int) -> Int? {
-        if token.hasEscapes {
-            let name = scanner.decode(token)
-            return names.firstIndex { $0.utf8.elementsEqual(name.utf8) }
-        }
-        guard let text = scanner.bytes.baseAddress.map({ $0 + token.content.lowerBound }) else { return nil }
-        let length = token.content.count
-        func spells(_ index: Int) -> Bool {
-            starts[index + 1] - starts[index] == length && memcmp(utf8 + starts[index], text, length) == 0
-        }
-        if expected < count, spells(expected) { return expected }
-        return (0..<count).first(where: spells)
-    }
-}
-
 /// A value of a seed or state document, read in place. The typed reads check the value and move
 /// past it; a problem is a `SeedError` with the value's JSONPath (`$.users[3].email`), spelled out
 /// only then, by walking the text from the root to the value.
@@ -161,6 +70,10 @@ public struct SeedReader {
     public let offset: Int
     let depth: Int
     let maxDepth: Int
+    /// What checking the value found, when its object was checked first (`memberValues`): a
+    /// string's extent, or an array's element count. Reading it then does not scan it again.
+    private var checkedString: JSONScanner.StringToken?
+    private var checkedCount: Int?
 
     init(_ scanner: JSONScanner, depth: Int, maxDepth: Int) {
         self.scanner = scanner
@@ -176,8 +89,28 @@ public struct SeedReader {
     // MARK: Scalars
 
     public mutating func string() throws(SeedError) -> String {
+        scanner.decode(try stringToken())
+    }
+
+    /// The string's UTF-8 given to `body`, without making a `String` of it unless it has escapes
+    /// (an id parsed from its text).
+    public mutating func string<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) throws(SeedError) -> Result {
+        let token = try stringToken()
+        guard !token.hasEscapes else {
+            var decoded = scanner.decode(token)
+            return decoded.withUTF8(body)
+        }
+        return body(UnsafeBufferPointer(rebasing: scanner.bytes[token.content]))
+    }
+
+    /// Moves past the string, checked here or already by `memberValues`.
+    private mutating func stringToken() throws(SeedError) -> JSONScanner.StringToken {
         guard scanner.current == UInt8(ascii: "\"") else { throw fail("expected a string") }
-        return scanner.decode(try syntax { () throws(JSONParseError) in try scanner.scanString() })
+        if let token = checkedString {
+            scanner.position = token.content.upperBound + 1
+            return token
+        }
+        return try syntax { () throws(JSONParseError) in try scanner.scanString() }
     }
 
     /// A non-empty string, the usual rule for names and passwords.
@@ -241,102 +174,37 @@ public struct SeedReader {
     /// How many elements the array has, counted by checking them without reading them: a table
     /// sized for its rows up front is filled without being rehashed as it grows.
     public func count() throws(SeedError) -> Int {
+        if scanner.current == UInt8(ascii: "["), let checkedCount { return checkedCount }
         var copy = self, count = 0
         try copy.elements { _ throws(SeedError) in count += 1 }
         return count
     }
 
-    /// The members of an object, each name with where its value starts, in the order of the text
-    /// (a name given twice is there twice); every value is checked.
-    mutating func memberOffsets() throws(SeedError) -> [(name: JSONScanner.StringToken, offset: Int)] {
+    /// The members of an object, each name with a reader of its value, in the order of the text
+    /// (a name given twice is there twice); every value is checked, and what that found kept in
+    /// its reader.
+    mutating func memberValues() throws(SeedError) -> [(name: JSONScanner.StringToken, value: SeedReader)] {
         guard scanner.current == UInt8(ascii: "{") else { throw fail("expected an object") }
         try open()
-        var found: [(name: JSONScanner.StringToken, offset: Int)] = []
+        var found: [(name: JSONScanner.StringToken, value: SeedReader)] = []
         guard scanner.current != UInt8(ascii: "}") else {
             scanner.position += 1
             return found
         }
+        found.reserveCapacity(8)
         while true {
             let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
-            found.append((key, scanner.position))
             var value = child(at: scanner.position)
-            try value.skip()
-            scanner.position = value.scanner.position
+            if scanner.current == UInt8(ascii: "\"") {
+                value.checkedString = try syntax { () throws(JSONParseError) in try scanner.scanString() }
+            } else {
+                value.checkedCount = try syntax { () throws(JSONParseError) in
+                    try scanner.skipValue(depth: value.depth, maxDepth: maxDepth)
+                }
+            }
+            found.append((key, value))
             guard try next(closing: UInt8(ascii: "}"), else: "expected ',' or '}'") else { return found }
         }
-    }
-
-    /// A reader of the value that starts at `offset` in this document, one level down.
-    func reader(at offset: Int) -> SeedReader {
-        child(at: offset)
-    }
-
-    /// Calls `body` with the index in `keys` and the value of each member `keys` names, in the
-    /// order of `keys` whatever their order in the text: a member that comes before those it
-    /// follows in `keys` waits (its place noted) until they are read or found absent at the end of
-    /// the object. An absent required key is an error; other members are checked and skipped. A
-    /// key repeated after it was read is an error (one not yet read: the last one counts).
-    public mutating func members(_ keys: SeedKeys, _ body: (Int, inout SeedReader) throws(SeedError) -> Void) throws(SeedError) {
-        guard scanner.current == UInt8(ascii: "{") else { throw fail("expected an object") }
-        try open()
-        var waiting = Waiting()
-        var handled = 0
-        /// Reads one member's value; returns where it ends.
-        func read(_ index: Int, at position: Int) throws(SeedError) -> Int {
-            var value = child(at: position)
-            if index < keys.requiredCount || !value.isNull { try body(index, &value) }
-            try value.skip()
-            return value.scanner.position
-        }
-        /// Reads the member at `position`, then every one waiting right behind it.
-        func handle(_ index: Int, at position: Int) throws(SeedError) -> Int {
-            let end = try read(index, at: position)
-            handled = index + 1
-            while handled < keys.count, let early = waiting[handled] {
-                _ = try read(handled, at: early)
-                handled += 1
-            }
-            return end
-        }
-        if scanner.current != UInt8(ascii: "}") {
-            while true {
-                let index: Int?
-                // Members mostly come in the order of `keys`: the expected name is checked in place.
-                let spelling = handled < keys.count ? keys.plainSpelling(of: handled, in: scanner.bytes, at: scanner.position) : 0
-                if spelling > 0 {
-                    scanner.position += spelling
-                    try syntax { () throws(JSONParseError) in try scanner.scanColon() }
-                    index = handled
-                } else {
-                    let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
-                    index = keys.index(of: key, in: scanner, expected: handled)
-                }
-                if let index, index == handled {
-                    scanner.position = try handle(index, at: scanner.position)
-                } else {
-                    if let index {
-                        guard index > handled else { throw fail("\(keys.names[index]) is given twice") }
-                        waiting[index] = scanner.position
-                    }
-                    var value = child(at: scanner.position)
-                    try value.skip()
-                    scanner.position = value.scanner.position
-                }
-                guard try next(closing: UInt8(ascii: "}"), else: "expected ',' or '}'") else { break }
-            }
-        }
-        let end = scanner.position
-        // The object is over: what still waits follows keys that are absent.
-        while handled < keys.count {
-            if let position = waiting[handled] {
-                _ = try handle(handled, at: position)
-            } else if handled < keys.requiredCount {
-                throw SeedError(path: path(of: offset) + "." + keys.names[handled], problem: "missing")
-            } else {
-                handled += 1
-            }
-        }
-        scanner.position = end
     }
 
     /// Past an opening bracket and the space after it.
@@ -361,22 +229,6 @@ public struct SeedReader {
             return false
         default:
             throw SeedError(syntax: scanner.error(message))
-        }
-    }
-
-    /// Positions of members that came before their turn, by key index.
-    struct Waiting {
-        static let capacity = 8
-        private var positions = (-1, -1, -1, -1, -1, -1, -1, -1)
-
-        subscript(index: Int) -> Int? {
-            get {
-                let position = withUnsafeBytes(of: positions) { $0.load(fromByteOffset: index * MemoryLayout<Int>.stride, as: Int.self) }
-                return position < 0 ? nil : position
-            }
-            set {
-                withUnsafeMutableBytes(of: &positions) { $0.storeBytes(of: newValue ?? -1, toByteOffset: index * MemoryLayout<Int>.stride, as: Int.self) }
-            }
         }
     }
 
@@ -438,33 +290,11 @@ public struct SeedReader {
 }
 
 extension JSONScanner {
-    /// Whether the member name `token` (of this text) is `name`.
-    func spells(_ name: String, _ token: StringToken) -> Bool {
-        guard !token.hasEscapes else { return decode(token).utf8.elementsEqual(name.utf8) }
-        var name = name
-        return name.withUTF8 { utf8 in
-            utf8.count == token.content.count
-                && (utf8.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress! + token.content.lowerBound, utf8.count) == 0)
-        }
-    }
-}
-
-/// A mapped seed file, and its copy once `SeedJSON.bytes` asks for one.
-private final class MappedText: Sendable {
-    let file: MappedFile
-    private let copied = Locked<ArraySlice<UInt8>?>(nil)
-
-    init(_ file: MappedFile) {
-        self.file = file
-    }
-
-    var copy: ArraySlice<UInt8> {
-        copied.withLock { copy in
-            if let copy { return copy }
-            let made = Array(file.bytes)[...]
-            copy = made
-            return made
-        }
+    /// Whether the member name `token` (of this text) is `name` (its UTF-8).
+    func spells(_ name: UnsafeBufferPointer<UInt8>, _ token: StringToken) -> Bool {
+        guard !token.hasEscapes else { return decode(token).utf8.elementsEqual(name) }
+        return name.count == token.content.count
+            && (name.isEmpty || memcmp(name.baseAddress!, bytes.baseAddress! + token.content.lowerBound, name.count) == 0)
     }
 }
 
@@ -478,7 +308,6 @@ func contentsOfFile(_ path: String) -> [UInt8]? {
     let size = Int(status.st_size)
     var failed = false
     let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-        HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
         while count < size {
             let got = read(fd, buffer.baseAddress! + count, size - count)
             if got < 0, errno == EINTR { continue }

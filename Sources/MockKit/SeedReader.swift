@@ -134,14 +134,6 @@ public struct SeedDirectory: Sendable {
         return SeedJSON(bytes)
     }
 
-    /// The same, mapped rather than read when it can be (the errors are the same): for an API's
-    /// `init(seed:options:)` at start-up, which must then read the text only through `read`,
-    /// `withUnsafeBytes` and `count`, and keep none of it (see `MappedFile`).
-    public func mappedDocument(_ name: String) throws(SeedError) -> SeedJSON {
-        guard let mapping = MappedFile(path: url.appendingPathComponent(name).path) else { return try document(name) }
-        return SeedJSON(mapping)
-    }
-
     /// The size of one seed file in bytes; 0 when it cannot be read.
     public func fileSize(_ name: String) -> Int {
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(name).path)

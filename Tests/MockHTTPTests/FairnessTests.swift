@@ -88,6 +88,52 @@ final class FairnessTests: XCTestCase {
         }
     }
 
+    /// One loop; ten clients pipeline 40 requests each, so a round has ten turns to take. The
+    /// first client's third turn holds the loop 0.2 s or more (a lower bound, past the round's
+    /// 20 ms slice) while another client asks once. The round ends after that turn: the next poll
+    /// serves the other client before the nine turns still due. Without the slice the round went
+    /// on through all of them (72 answers more). The order is the server's own, as it answered.
+    func testARoundEndsOnceItsSliceIsSpent() throws {
+        try forEachPoller(threads: 1) { kind, gate, server in
+            let floods = try (0..<10).map { _ in try server.connect() }
+            let other = try server.connect()
+            // Every connection is accepted and known to the loop before the flood begins.
+            for (index, client) in (floods + [other]).enumerated() {
+                client.send("GET /ready/\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
+                XCTAssertEqual(try client.readResponse().text, "/ready/\(index)", kind.rawValue)
+            }
+            func pipeline(_ flood: Int) -> String {
+                var requests = ""
+                for position in 0..<40 {
+                    // The first client's first request holds the loop until all ten pipelines are in,
+                    // so its turns come first in every round; its third turn holds it again.
+                    var target = "/f\(flood)/\(position)"
+                    if flood == 0 && position == 0 { target = "/hold" }
+                    if flood == 0 && position == 20 { target += "?hold" }
+                    requests += "GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n"
+                }
+                return requests
+            }
+            floods[0].send(pipeline(0))
+            gate.entered.wait()
+            for flood in 1..<floods.count { floods[flood].send(pipeline(flood)) }
+            gate.release.signal()
+            gate.entered.wait()
+            other.send("GET /other HTTP/1.1\r\nHost: x\r\n\r\n")
+            Thread.sleep(forTimeInterval: 0.2)
+            gate.release.signal()
+            XCTAssertEqual(try other.readResponse().text, "/other", kind.rawValue)
+            for flood in floods {
+                for _ in 0..<40 { XCTAssertEqual(try flood.readResponse().status, 200, kind.rawValue) }
+            }
+            let answered = gate.answered
+            let held = try XCTUnwrap(answered.firstIndex(of: "/f0/20"))
+            let otherAt = try XCTUnwrap(answered.firstIndex(of: "/other"))
+            XCTAssertLessThanOrEqual(otherAt - held - 1, 8,
+                                     "\(kind.rawValue): \(otherAt - held - 1) pipelined answers after the held one went first")
+        }
+    }
+
     /// One loop; a request with a large body takes long to answer (a 16 MiB form of `%u00e9`:
     /// 0.75 s), and other clients are served meanwhile: such bodies are answered on a worker
     /// thread. Before, the loop itself was held. The costly request's connection keeps its order.

@@ -24,6 +24,9 @@ enum DiskFile {
             !(call == "write" && [ENOSPC, EDQUOT, EFBIG].contains(code))
         }
 
+        /// The disk, or the user's quota on it, has no room: the start says how much the state needs.
+        var isOutOfRoom: Bool { code == ENOSPC || code == EDQUOT }
+
         var cause: String {
             if let finding { return finding }
             switch code {

@@ -46,16 +46,13 @@ public enum RowKey: Hashable, Sendable {
     }
 }
 
-/// What a request changed in an API's state, collected by the state's own mutating methods and
-/// taken by its store after each change: the rows touched (written as they are afterwards, so a
+/// What a request changed in an API's state, collected from its tables (`StoredState.takeChanges`)
+/// and taken by its store after each change: the rows touched (written as they are afterwards, so a
 /// record costs the size of the change) or, after a reset or a load, the whole state.
 public struct StateChanges: Sendable {
     public private(set) var paths: [RowPath] = []
     private var seen: Set<RowPath> = []
     public private(set) var wholeState = false
-
-    /// Off while a state is read from a seed document, which is no change.
-    public var isRecording = true
 
     public init() {}
 
@@ -63,14 +60,9 @@ public struct StateChanges: Sendable {
 
     /// The row at `path` was added, changed or removed.
     public mutating func touch(_ path: @autoclosure () -> RowPath) {
-        guard isRecording, !wholeState else { return }
+        guard !wholeState else { return }
         let path = path()
         if seen.insert(path).inserted { paths.append(path) }
-    }
-
-    /// A whole top-level member changed, e.g. a list whose order changed.
-    public mutating func touchEverything(in member: String) {
-        touch(RowPath.member(member))
     }
 
     /// Everything changed (a reset, a loaded document).
@@ -89,19 +81,6 @@ public protocol LoggedState {
     mutating func takeChanges() -> StateChanges
     /// The row at `path` as the seed document writes it, or nil when there is none any more.
     func seedRow(at path: RowPath) -> [UInt8]?
-}
-
-/// A state whose mutating methods touch what they change in `changes` by hand (an API whose rows
-/// are not in `Table`s yet).
-public protocol TouchedState: LoggedState {
-    var changes: StateChanges { get set }
-}
-
-extension TouchedState {
-    public mutating func takeChanges() -> StateChanges {
-        defer { changes = StateChanges() }
-        return changes
-    }
 }
 
 /// One record of the log: an API's change in seed format.

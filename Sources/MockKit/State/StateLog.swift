@@ -140,7 +140,7 @@ public final class StateLog: @unchecked Sendable {
                 try DiskFile.probe(beside: path)
             }
         } catch {
-            throw .unwritable(error, stateSize: error.code == ENOSPC || error.code == EDQUOT ? snapshotSize() : nil)
+            throw .unwritable(error, stateSize: error.isOutOfRoom ? snapshotSize() : nil)
         }
         if let contents, contents.isAppendable(serving: apis.map(\.name)) {
             storedLength = contents.validLength
@@ -167,7 +167,7 @@ public final class StateLog: @unchecked Sendable {
             holdingAll {
                 do throws(DiskFile.Failure) { try rewrite() } catch { failure = error }
             }
-            if let failure { throw .unwritable(failure, stateSize: failure.code == ENOSPC ? snapshotSize() : nil) }
+            if let failure { throw .unwritable(failure, stateSize: failure.isOutOfRoom ? snapshotSize() : nil) }
         }
         condition.lock()
         snapshotPending = false

@@ -9,13 +9,13 @@ import MockSupport
 public struct SeedFields {
     private let object: SeedReader
     /// Each member's name as it is in the text (compared byte for byte, not made a `String`) and
-    /// where its value starts.
-    private let members: [(name: JSONScanner.StringToken, offset: Int)]
+    /// a reader of its value.
+    private let members: [(name: JSONScanner.StringToken, value: SeedReader)]
 
     /// Reads the object `reader` is at, and moves past it.
     public init(_ reader: inout SeedReader) throws(SeedError) {
         object = reader
-        members = try reader.memberOffsets()
+        members = try reader.memberValues()
     }
 
     /// Whether the field is there and not `null`.
@@ -56,8 +56,8 @@ public struct SeedFields {
     }
 
     private func reader(_ name: String) -> SeedReader? {
-        guard let member = members.last(where: { object.scanner.spells(name, $0.name) }) else { return nil }
-        return object.reader(at: member.offset)
+        var name = name
+        return name.withUTF8 { name in members.last { object.scanner.spells(name, $0.name) }?.value }
     }
 }
 

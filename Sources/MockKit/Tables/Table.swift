@@ -96,14 +96,17 @@ public struct TableIndex<Row> {
         isUnique ? slotByValue[key].map { [$0] } ?? [] : slotsByValue[key] ?? []
     }
 
-    @inlinable func isTaken(by row: Row) -> Bool {
-        isUnique && value(row).map { slotByValue[$0] != nil } ?? false
-    }
-
-    /// Files a row's slot, after every slot filed before it.
-    @inlinable mutating func file(_ slot: Int, of row: Row) {
-        guard let key = value(row) else { return }
-        if isUnique { slotByValue[key] = slot } else { slotsByValue[key, default: []].append(slot) }
+    /// Files a row's slot, after every slot filed before it; false, and nothing filed, when the
+    /// index is unique and another row has the value. One lookup either way.
+    @inlinable mutating func file(_ slot: Int, of row: Row) -> Bool {
+        guard let key = value(row) else { return true }
+        guard isUnique else {
+            slotsByValue[key, default: []].append(slot)
+            return true
+        }
+        guard let other = slotByValue.updateValue(slot, forKey: key) else { return true }
+        slotByValue[key] = other
+        return false
     }
 
     @inlinable mutating func unfile(_ slot: Int, of row: Row) {
@@ -242,14 +245,20 @@ public struct Table<Row: TableRow> {
     /// Adds a row last; refused, and nothing changes, when its key or a unique value is taken.
     @discardableResult
     @inlinable public mutating func insert(_ row: Row) -> Conflict? {
-        guard slotByKey[row.key] == nil else { return .key }
-        for index in indexes where index.isTaken(by: row) {
-            return .index(field: index.field, value: index.text(row))
-        }
+        // Filed under its key and values first, one lookup each, and taken back on a conflict.
         let slot = slots.count
+        if let other = slotByKey.updateValue(slot, forKey: row.key) {
+            slotByKey[row.key] = other
+            return .key
+        }
+        for index in indexes.indices {
+            guard indexes[index].file(slot, of: row) else {
+                for filed in indexes.indices[..<index] { indexes[filed].unfile(slot, of: row) }
+                slotByKey[row.key] = nil
+                return .index(field: indexes[index].field, value: indexes[index].text(row))
+            }
+        }
         slots.append(row)
-        slotByKey[row.key] = slot
-        for index in indexes.indices { indexes[index].file(slot, of: row) }
         rowCount += 1
         if isRecording, !changedKeys.contains(row.key) { newKeys.insert(row.key) }
         noteChange(row.key)
@@ -285,7 +294,7 @@ public struct Table<Row: TableRow> {
 
     /// Makes room for `count` rows in all, so that filling the table does not grow its lookups
     /// step by step (each step hashes every key again).
-    @inlinable mutating func reserveCapacity(_ count: Int) {
+    @inlinable public mutating func reserveCapacity(_ count: Int) {
         slots.reserveCapacity(count)
         slotByKey.reserveCapacity(count)
         for index in indexes.indices { indexes[index].reserveCapacity(count) }
@@ -310,7 +319,7 @@ public struct Table<Row: TableRow> {
         for (slot, row) in slots.enumerated() {
             guard let row else { continue }
             slotByKey[row.key] = slot
-            for index in indexes.indices { indexes[index].file(slot, of: row) }
+            for index in indexes.indices { _ = indexes[index].file(slot, of: row) }
         }
     }
 

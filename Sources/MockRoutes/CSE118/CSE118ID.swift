@@ -10,13 +10,13 @@ struct CSE118ID: SeedKey, Comparable {
 
     /// 8-4-4-4-12 lower-case hexadecimal digits; nil for anything else (Swift clients decode `UUID`).
     init?(_ text: String) {
-        guard let uuid = Self.parse(text, anyCase: false) else { return nil }
+        guard let uuid = Self.parse(text.utf8, anyCase: false) else { return nil }
         self.uuid = uuid
     }
 
     /// The same in any letter case, as requests name ids (Swift's `uuidString` is upper case).
     init?(anyCase text: String) {
-        guard let uuid = Self.parse(text, anyCase: true) else { return nil }
+        guard let uuid = Self.parse(text.utf8, anyCase: true) else { return nil }
         self.uuid = uuid
     }
 
@@ -59,10 +59,10 @@ struct CSE118ID: SeedKey, Comparable {
 
     /// 8-4-4-4-12 hexadecimal digits (upper case only with `anyCase`), read in one pass
     /// (Foundation's `UUID(uuidString:)` accepts any case, and on Linux scans with `sscanf`).
-    private static func parse(_ text: String, anyCase: Bool) -> UUID? {
-        guard text.utf8.count == 36 else { return nil }
+    private static func parse(_ text: some Collection<UInt8>, anyCase: Bool) -> UUID? {
+        guard text.count == 36 else { return nil }
         var high: UInt64 = 0, low: UInt64 = 0, digits = 0, index = 0
-        for byte in text.utf8 {
+        for byte in text {
             defer { index += 1 }
             if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard byte == UInt8(ascii: "-") else { return nil }
@@ -83,9 +83,15 @@ struct CSE118ID: SeedKey, Comparable {
 
     /// A lower-case UUID read from a seed.
     static func read(_ value: inout SeedReader) throws(SeedError) -> CSE118ID {
-        let text = try value.string()
-        guard let id = CSE118ID(text) else { throw value.fail("expected a lowercase UUID, got \(text)") }
-        return id
+        try read(&value) { "expected a lowercase UUID, got \($0)" }
+    }
+
+    /// A lower-case UUID read from a seed, parsed from its bytes (no `String` made for it);
+    /// `problem` says what is wrong with any other text.
+    static func read(_ value: inout SeedReader, problem: (String) -> String) throws(SeedError) -> CSE118ID {
+        var text = value
+        guard let uuid = try value.string({ Self.parse($0, anyCase: false) }) else { throw value.fail(problem(try text.string())) }
+        return CSE118ID(uuid: uuid)
     }
 
     var rowKey: RowKey { .string(text) }

@@ -28,6 +28,12 @@ extension CSE118State {
     /// Each workspace, then its channels, then their messages, each checked against the rows
     /// read before it; a row's id is unique among the rows of its kind.
     private mutating func readWorkspaces(_ list: inout SeedReader) throws(SeedError) {
+        // Sized up front (the list was counted when the document was checked); the nested channels
+        // and messages are not counted: one of each per workspace is the guess, and they grow past it.
+        let count = try list.count()
+        workspaces.reserveCapacity(workspaces.count + count)
+        channels.reserveCapacity(channels.count + count)
+        messages.reserveCapacity(messages.count + count)
         try list.elements { item throws(SeedError) in
             let fields = try SeedFields(&item)
             var workspace = try Workspace(seed: fields)
@@ -36,25 +42,25 @@ extension CSE118State {
             if let student = workspace.fixtureOf, !members.contains(student) {
                 throw fields.fail("fixtureOf", notAMember(student.text))
             }
-            workspace.members = try fields.value("members") { list throws(SeedError) in try readMembers(&list, of: workspace) }
+            // Read here rather than by a method of the state: calling one from this closure copied
+            // the whole state for each workspace.
+            workspace.members = try fields.value("members") { list throws(SeedError) in
+                var listed: [CSE118ID] = []
+                try list.elements { element throws(SeedError) in
+                    let id = try CSE118ID.read(&element, problem: notAMember)
+                    guard members.contains(id) else { throw element.fail(notAMember(id.text)) }
+                    guard id != workspace.owner else { throw element.fail("the owner is not listed among the members") }
+                    guard !listed.contains(id) else { throw element.fail("duplicate member \(id.text)") }
+                    listed.append(id)
+                }
+                return listed
+            }
             workspace.position = workspaces.count
             workspaces.insert(workspace)
             try fields.value("channels") { list throws(SeedError) in
                 try list.elements { item throws(SeedError) in try readChannel(&item, in: workspace.id) }
             }
         }
-    }
-
-    private func readMembers(_ list: inout SeedReader, of workspace: Workspace) throws(SeedError) -> [CSE118ID] {
-        var listed: [CSE118ID] = []
-        try list.elements { element throws(SeedError) in
-            let text = try element.string()
-            guard let id = CSE118ID(text), members.contains(id) else { throw element.fail(notAMember(text)) }
-            guard id != workspace.owner else { throw element.fail("the owner is not listed among the members") }
-            guard !listed.contains(id) else { throw element.fail("duplicate member \(text)") }
-            listed.append(id)
-        }
-        return listed
     }
 
     private mutating func readChannel(_ item: inout SeedReader, in workspace: CSE118ID) throws(SeedError) {
@@ -67,9 +73,9 @@ extension CSE118State {
                 let fields = try SeedFields(&item)
                 var message = try Message(seed: fields)
                 message.channel = channel.id
-                guard !messages.contains(message.id) else { throw fields.fail("id", "duplicate id \(message.id.text)") }
+                // Inserted before its member is checked: a refused message refuses the whole document.
+                guard messages.insert(message) == nil else { throw fields.fail("id", "duplicate id \(message.id.text)") }
                 guard members.contains(message.member) else { throw fields.fail("member", notAMember(message.member.text)) }
-                messages.insert(message)
             }
         }
     }
@@ -140,9 +146,7 @@ private func notAMember(_ text: String) -> String { "\(text) is not the id of a 
 
 /// A member's id read from a seed, checked against the members by the state once the row is read.
 private func reference(_ value: inout SeedReader) throws(SeedError) -> CSE118ID {
-    let text = try value.string()
-    guard let id = CSE118ID(text) else { throw value.fail(notAMember(text)) }
-    return id
+    try CSE118ID.read(&value, problem: notAMember)
 }
 
 extension CSE118State.Member {

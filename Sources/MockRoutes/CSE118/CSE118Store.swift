@@ -69,7 +69,7 @@ public struct CSE118State: StoredState {
 
     /// Emails are unique whatever their letter case, and otherwise compared byte for byte.
     /// Members are neither added nor removed.
-    var members = Table<Member>(indexes: [.unique(\.email, field: "email", folding: { $0.lowercased() })])
+    var members = Table<Member>(indexes: [.unique(\.email, field: "email", folding: { $0.lowercasedIfNeeded() })])
     var workspaces = Table<Workspace>()
     var channels = Table<Channel>(indexes: [.grouped(\.workspace.uuid)])
     var messages = Table<Message>(indexes: [.grouped(\.channel.uuid)])
@@ -87,7 +87,8 @@ public struct CSE118State: StoredState {
     /// The rows the document implies: who sees which workspace, the fixtures, the next position.
     public mutating func finishReading() throws(SeedError) {
         for workspace in workspaces.rows {
-            for member in [workspace.owner] + workspace.members { visible[member, default: []].append(workspace.id) }
+            visible[workspace.owner, default: []].append(workspace.id)
+            for member in workspace.members { visible[member, default: []].append(workspace.id) }
             if let student = workspace.fixtureOf {
                 let channels = channels(of: workspace).map { ($0, messages(of: $0)) }
                 fixtures[student, default: []].append(Fixture(workspace: workspace, channels: channels))

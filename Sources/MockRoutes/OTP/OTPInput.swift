@@ -50,4 +50,14 @@ enum PhoneNumber {
               digits[0] >= "2", digits[3] >= "2" else { return nil }
         return "+1" + String(String.UnicodeScalarView(digits))
     }
+
+    /// Whether `text` is a number as `normalize` writes it (`normalize(text) == text`), checked
+    /// in place: every seeded number is.
+    static func isNormalized(_ text: String) -> Bool {
+        guard text.utf8.count == 12, text.utf8.starts(with: "+1".utf8) else { return false }
+        let digits = text.utf8.dropFirst(2)
+        guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let areaCode = digits.first, let exchange = digits.dropFirst(3).first else { return false }
+        return areaCode >= UInt8(ascii: "2") && exchange >= UInt8(ascii: "2")
+    }
 }

@@ -284,7 +284,7 @@ extension OTPUser {
     init(seed row: SeedFields) throws(SeedError) {
         phone = try row.value("e164_phone_number") { value throws(SeedError) in
             let phone = try value.string()
-            guard PhoneNumber.normalize(phone)?.hasSameBytes(as: phone) == true else {
+            guard PhoneNumber.isNormalized(phone) else {
                 throw value.fail("expected a valid US number written as +1 and ten digits")
             }
             return phone

@@ -61,7 +61,7 @@ public struct ThreadsState: StoredState {
     }
 
     /// Emails are unique whatever their letter case (`lowercased()`), and otherwise compared byte for byte.
-    private(set) var users = Table<User>(indexes: [.unique(\.email, field: "email", folding: { $0.lowercased() })])
+    private(set) var users = Table<User>(indexes: [.unique(\.email, field: "email", folding: { $0.lowercasedIfNeeded() })])
     private(set) var threads = Table<Thread>()
     private(set) var messages = Table<Message>(indexes: [.grouped(\.threadID)])
     private(set) var tokens = Table<Token>()

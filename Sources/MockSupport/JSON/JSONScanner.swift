@@ -287,10 +287,14 @@ public struct JSONScanner {
     // MARK: Whole values
 
     /// Checks one whole value and moves past it without building anything; `depth` counts the
-    /// arrays and objects it sits in. Never recurses.
-    public mutating func skipValue(depth: Int, maxDepth: Int) throws(JSONParseError) {
+    /// arrays and objects it sits in. Never recurses. Returns how many elements (or members) the
+    /// value has when it is an array (or object), 0 otherwise: a reader sizes a table with it.
+    @discardableResult
+    public mutating func skipValue(depth: Int, maxDepth: Int) throws(JSONParseError) -> Int {
         // One bit per open container, 1 for an object; nesting beyond 64 keeps the rest in `deeper`.
         var open: UInt64 = 0, level = 0
+        // The commas between the outermost container's elements, once it has one.
+        var outerCommas = 0, outerHasElements = false
         var deeper: [Bool] = []
         func push(_ isObject: Bool) {
             if level >= 64 { deeper.append(open >> 63 == 1) }
@@ -314,6 +318,7 @@ public struct JSONScanner {
                 if current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     position += 1
                 } else {
+                    if level == 0 { outerHasElements = true }
                     push(isObject)
                     if isObject { try skipKey() }
                     continue
@@ -330,6 +335,7 @@ public struct JSONScanner {
                 skipWhitespace()
                 let inObject = open & 1 == 1
                 if current == UInt8(ascii: ",") {
+                    if level == 1 { outerCommas += 1 }
                     position += 1
                     skipWhitespace()
                     if inObject { try skipKey() }
@@ -341,7 +347,7 @@ public struct JSONScanner {
                 position += 1
                 pop()
             }
-            if level == 0 { return }
+            if level == 0 { return outerHasElements ? outerCommas + 1 : 0 }
         }
     }
 
@@ -354,8 +360,7 @@ public struct JSONScanner {
     }
 
     /// Called past a member name: its colon, and the space around it.
-    @inlinable
-    public mutating func scanColon() throws(JSONParseError) {
+    private mutating func scanColon() throws(JSONParseError) {
         skipWhitespace()
         guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
         position += 1

@@ -210,14 +210,6 @@ struct stat {
 int stat(const char *, struct stat *);
 int fstat(int, struct stat *);
 
-// sys/_types.h, sys/_types/_off_t.h, sys/mman.h (MAP_FAILED is a cast the importer skips: the overlay defines it)
-typedef __int64_t __darwin_off_t;
-typedef __darwin_off_t off_t;
-#define PROT_READ 0x01
-#define MAP_PRIVATE 0x0002
-void *mmap(void *, size_t, int, int, int, off_t);
-int munmap(void *, size_t);
-
 // sys/errno.h (errno itself is `*__error()`; the overlay makes it a variable)
 extern int *__error(void);
 #define EINTR 4
