@@ -6,7 +6,9 @@ read and one write about a single row in every API, and WSUV's date-filtered fet
 slow down with the data; the rows marked as growing (a list of everything) may.
 Called by Benchmarks/scale.sh after the release build and the seed folders are made.
 
-    scale.py --binary PATH --small DIR --large DIR [--seconds 5] [--rounds 2]
+    scale.py --binary PATH --small DIR --large DIR [--shipped DIR] [--seconds 5] [--rounds 2]
+
+--shipped: the shipped seed folder, whose start-up is timed too (issue 31's floor: under 30 ms).
 """
 import argparse
 import json
@@ -16,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import re
 import urllib.parse
 import urllib.request
 
@@ -109,19 +112,42 @@ def fetch(port, target, data=None, headers=None):
         return answer.read()
 
 
-def wrk(port, target, headers, seconds, script=None):
+def wrk(process, port, target, headers, seconds, script=None):
+    """One wrk run; with the server's CPU per answer (from /proc: on a shared machine, steadier
+    than the rate, which also counts the cores other work took)."""
     command = ["wrk", "-t2", "-c32", f"-d{seconds}s", "--latency", "--timeout", "5s"]
     for header in headers:
         command += ["-H", header]
     if script:
         command += ["-s", script]
     command.append(f"http://127.0.0.1:{port}{target}")
-    return parse_wrk(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+    before = cpu_ms(process.pid)
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    result = parse_wrk(output)
+    answered = int(re.search(r"(\d+) requests in", output).group(1))
+    settle(process)
+    result["cpu_us"] = (cpu_ms(process.pid) - before) * 1000 / answered if answered else 0
+    return result
+
+
+def settle(process):
+    """Waits until the server has answered what wrk left queued (an 8 MB list takes a while): its
+    CPU time stops growing. Otherwise the next run would measure the server still busy."""
+    used = cpu_ms(process.pid)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        now = cpu_ms(process.pid)
+        if now == used:
+            return
+        used = now
 
 
 def requests(port, scripts, newest_seeded_stamp):
-    """The measured requests for the server on `port`: (name, target, headers, wrk script, grows).
-    `grows` marks the rows whose answer itself grows with the data."""
+    """The measured requests for the server on `port`: (name, target, headers, wrk script, grows,
+    reset). `grows` marks the rows whose answer itself grows with the data; `reset` names the API
+    put back to its seed before each run of a write that would otherwise reach the API's cap
+    (scale_seed.py leaves room below it; the seeded session used stays live)."""
     token = json.loads(fetch(port, "/api/login", THREADS_LOGIN, {"Content-Type": FORM}))["token"]
     session = json.loads(fetch(port, WSUV_LOGIN))["session_token"]
     cse118 = json.loads(fetch(port, "/api/v2/login", CSE118_LOGIN, {"Content-Type": "application/json"}))
@@ -134,26 +160,43 @@ def requests(port, scripts, newest_seeded_stamp):
         {"username": "alice", "session_token": session, "tweet": "a tweet from wrk"})
     # Reads first: each write run grows the data by a few hundred thousand rows.
     return [
-        ("GET /_mock/health", "/_mock/health", [], None, False),
-        ("threads: GET /api/messages/1 (5 messages)", "/api/messages/1", bearer, None, False),
-        ("internproducts: GET /login", "/login?username=admin&password=1234", [], None, False),
-        ("wsuv: GET login.cgi", WSUV_LOGIN, [], None, False),
+        ("GET /_mock/health", "/_mock/health", [], None, False, None),
+        ("threads: GET /api/messages/1 (5 messages)", "/api/messages/1", bearer, None, False, None),
+        ("internproducts: GET /login", "/login?username=admin&password=1234", [], None, False, None),
+        ("wsuv: GET login.cgi", WSUV_LOGIN, [], None, False, None),
         ("wsuv: GET get-tweets.cgi?date=(the 3 newest)",
-         "/cgi-bin/get-tweets.cgi?" + urllib.parse.urlencode({"date": newest_seeded_stamp}), [], None, False),
-        ("cse118: GET /channel/{id}/message", f"/api/v2/channel/{channel}/message", cse118_bearer, None, False),
-        ("otp: POST /api/user (read)", "/api/user", [f"x-authtoken: {OTP_TOKEN}"], scripts["otp_read"], False),
+         "/cgi-bin/get-tweets.cgi?" + urllib.parse.urlencode({"date": newest_seeded_stamp}), [], None, False, None),
+        ("cse118: GET /channel/{id}/message", f"/api/v2/channel/{channel}/message", cse118_bearer, None, False, None),
+        ("otp: POST /api/user (read)", "/api/user", [f"x-authtoken: {OTP_TOKEN}"], scripts["otp_read"], False, None),
         # A list read: every tweet, expected to grow with the data.
-        ("wsuv: GET get-tweets.cgi (all)", "/cgi-bin/get-tweets.cgi", [], None, True),
-        ("threads: POST /api/message/add", "/api/message/add", bearer, scripts["threads_add"], False),
-        ("internproducts: GET /register", "/register", [], scripts["internproducts_register"], False),
-        ("wsuv: GET add-tweet.cgi", add_tweet, [], None, False),
+        ("wsuv: GET get-tweets.cgi (all)", "/cgi-bin/get-tweets.cgi", [], None, True, None),
+        ("threads: POST /api/message/add", "/api/message/add", bearer, scripts["threads_add"], False, None),
+        ("internproducts: GET /register", "/register", [], scripts["internproducts_register"], False, "internproducts"),
+        ("wsuv: GET add-tweet.cgi", add_tweet, [], None, False, "wsuv"),
         ("cse118: POST /channel/{id}/message", f"/api/v2/channel/{channel}/message", cse118_bearer,
-         scripts["cse118_post"], False),
-        ("otp: POST /api/user (rename)", "/api/user", [f"x-authtoken: {OTP_TOKEN}"], scripts["otp_rename"], False),
+         scripts["cse118_post"], False, None),
+        ("otp: POST /api/user (rename)", "/api/user", [f"x-authtoken: {OTP_TOKEN}"], scripts["otp_rename"], False, None),
     ]
 
 
-def measure(binary, seeds, seconds, rounds, scripts, stamps):
+def seed_mb(seed):
+    """The size of a seed folder's JSON files."""
+    return sum(os.path.getsize(os.path.join(seed, name)) for name in os.listdir(seed) if name.endswith(".json")) / 1e6
+
+
+def startups(binary, seed, port):
+    """Spawn to first answer, STARTUP_RUNS times: medians of the wall and CPU times, and each run."""
+    times, cpu = [], []
+    for _ in range(STARTUP_RUNS):
+        process, milliseconds, used = start(binary, seed, port)
+        times.append(milliseconds)
+        cpu.append(used)
+        stop(process, port)
+    return {"startup_ms": statistics.median(times), "startup_cpu_ms": statistics.median(cpu),
+            "startup_runs": {"ms": times, "cpu_ms": cpu}, "seed_mb": seed_mb(seed)}
+
+
+def measure(binary, seeds, seconds, rounds, scripts, stamps, shipped=None):
     """Start-up times one server at a time; then both servers up, and each request run on both in
     turn for `rounds` rounds (medians), so a busy moment of the shared machine hits both sizes."""
     results = {size: {"runs": {}} for size in seeds}
@@ -161,16 +204,10 @@ def measure(binary, seeds, seconds, rounds, scripts, stamps):
     # The seed folders were just written: their pages go to disk first, so that the kernel's
     # writing back does not run beside the start-ups being timed.
     os.sync()
+    if shipped:
+        results["shipped"] = startups(binary, shipped, PORTS["small"])
     for size, seed in seeds.items():
-        times, cpu = [], []
-        for _ in range(STARTUP_RUNS):
-            process, milliseconds, used = start(binary, seed, PORTS[size])
-            times.append(milliseconds)
-            cpu.append(used)
-            stop(process, PORTS[size])
-        results[size]["startup_ms"] = statistics.median(times)
-        results[size]["startup_cpu_ms"] = statistics.median(cpu)
-        results[size]["startup_runs"] = {"ms": times, "cpu_ms": cpu}
+        results[size].update(startups(binary, seed, PORTS[size]))
     processes = {}
     try:
         for size, seed in seeds.items():
@@ -182,26 +219,32 @@ def measure(binary, seeds, seconds, rounds, scripts, stamps):
             for number in range(rounds):
                 # Each round the other size goes first.
                 for size in list(seeds)[::1 if number % 2 == 0 else -1]:
-                    _, target, headers, lua, _ = plans[size][index]
-                    outcomes[size].append(wrk(PORTS[size], target, headers, seconds, lua))
+                    _, target, headers, lua, _, reset = plans[size][index]
+                    if reset:
+                        fetch(PORTS[size], f"/_mock/reset/{reset}", b"")
+                    outcomes[size].append(wrk(processes[size], PORTS[size], target, headers, seconds, lua))
             for size in seeds:
                 runs = outcomes[size]
-                summary = {key: statistics.median(run[key] for run in runs) for key in ("rps", "p99_ms")}
+                summary = {key: statistics.median(run[key] for run in runs) for key in ("rps", "p99_ms", "cpu_us")}
                 summary["non_2xx"] = sum(run["non_2xx"] for run in runs)
                 summary["grows"] = plans[size][index][4]
                 results[size]["runs"][name] = summary
                 log(f"    {size:5s} {name:38s} {summary['rps']:10.0f} req/s  p99 {summary['p99_ms']:.2f} ms  "
-                    f"non-2xx {summary['non_2xx']}")
+                    f"{summary['cpu_us']:.1f} µs CPU  non-2xx {summary['non_2xx']}")
             # The two sizes of one round ran back to back, so a busy spell of the machine hits both:
             # the median of the rounds' ratios is steadier than the ratio of the medians.
             results["large"]["runs"][name]["ratio"] = statistics.median(
                 large["rps"] / small["rps"] if small["rps"] else 0
+                for small, large in zip(outcomes["small"], outcomes["large"]))
+            results["large"]["runs"][name]["cpu_ratio"] = statistics.median(
+                large["cpu_us"] / small["cpu_us"] if small["cpu_us"] else 0
                 for small, large in zip(outcomes["small"], outcomes["large"]))
         for size in seeds:
             results[size]["peak_rss_mb"] = memory_kb([processes[size].pid], "VmHWM") / 1024
     finally:
         for size, process in processes.items():
             stop(process, PORTS[size])
+    results["load_average_end"] = os.getloadavg()[0]
     return results
 
 
@@ -221,26 +264,33 @@ def stored_rows(seed, api):
 
 
 def memory_per_row(binary, seeds):
-    """Each API alone, small and large: RSS after start, and the difference per extra stored row."""
+    """Each API alone (`--only`), small and large: RSS after start, the difference per extra stored
+    row, and the CPU to the first answer on the large seed (median of 3)."""
     results = {}
     for api in APIS:
-        rss, rows = {}, {}
+        rss, rows, cpu = {}, {}, []
         for size, seed in seeds.items():
-            process, *_ = start(binary, seed, PORTS[size], only=api)
-            rss[size] = memory_kb([process.pid], "VmRSS") / 1024
-            stop(process, PORTS[size])
+            for _ in range(3 if size == "large" else 1):
+                process, _, used = start(binary, seed, PORTS[size], only=api)
+                rss[size] = memory_kb([process.pid], "VmRSS") / 1024
+                stop(process, PORTS[size])
+                if size == "large":
+                    cpu.append(used)
             rows[size] = stored_rows(seed, api)
-        results[api] = {"rows": rows, "rss_mb": rss,
+        results[api] = {"rows": rows, "rss_mb": rss, "startup_cpu_ms": statistics.median(cpu),
                         "bytes_per_row": (rss["large"] - rss["small"]) * 1024 * 1024 / (rows["large"] - rows["small"])}
-        log(f"    {api:15s} {rows['large']:8d} rows  {rss['large']:7.1f} MB  {results[api]['bytes_per_row']:6.0f} B/row")
+        log(f"    {api:15s} {rows['large']:8d} rows  {rss['large']:7.1f} MB  {results[api]['bytes_per_row']:6.0f} B/row  "
+            f"start-up CPU {results[api]['startup_cpu_ms']:.0f} ms")
     return results
 
 
 def memory_table(results):
-    lines = ["| API | rows (large seed) | RSS, 10 rows | RSS, large | bytes per extra row |", "|---|---:|---:|---:|---:|"]
+    lines = ["| API | rows (large seed) | RSS, 10 rows | RSS, large | bytes per extra row | start-up CPU, large |",
+             "|---|---:|---:|---:|---:|---:|"]
     for api, entry in results.items():
+        cpu = f"{entry['startup_cpu_ms']:,.0f} ms" if "startup_cpu_ms" in entry else "–"
         lines.append(f"| {api} | {entry['rows']['large']:,} | {entry['rss_mb']['small']:.1f} MB | "
-                     f"{entry['rss_mb']['large']:.1f} MB | {entry['bytes_per_row']:,.0f} |")
+                     f"{entry['rss_mb']['large']:.1f} MB | {entry['bytes_per_row']:,.0f} | {cpu} |")
     return "\n".join(lines)
 
 
@@ -254,16 +304,20 @@ def newest_stamps(seed, count):
 def markdown_table(results):
     """The results as a Markdown table: small, large and their ratio per measure."""
     small, large = results["small"], results["large"]
-    lines = ["| measure | 10 rows | 100,000 rows | large / small (median of the rounds) |", "|---|---:|---:|---:|"]
+    lines = ["| measure | 10 rows | 100,000 rows | large / small (median of the rounds) | server CPU µs per answer, small → large (large / small) |",
+             "|---|---:|---:|---:|---:|"]
     for name in small["runs"]:
         a, b = small["runs"][name], large["runs"][name]
         note = " (answer grows with the data)" if a.get("grows") else ""
-        lines.append(f"| {name}{note}: req/s (p99 ms) | {a['rps']:,.0f} ({a['p99_ms']:.2f}) | "
-                     f"{b['rps']:,.0f} ({b['p99_ms']:.2f}) | {b.get('ratio', b['rps'] / a['rps']):.2f} |")
+        refused = "".join(f" ({run['non_2xx']:,} answers not 2xx with {label} rows)" for label, run in (("10", a), ("100,000", b))
+                          if run["non_2xx"])
+        cpu = f"{a['cpu_us']:,.1f} → {b['cpu_us']:,.1f} ({b['cpu_ratio']:.2f})" if "cpu_ratio" in b else "–"
+        lines.append(f"| {name}{note}{refused}: req/s (p99 ms) | {a['rps']:,.0f} ({a['p99_ms']:.2f}) | "
+                     f"{b['rps']:,.0f} ({b['p99_ms']:.2f}) | {b.get('ratio', b['rps'] / a['rps']):.2f} | {cpu} |")
     for key, label in (("startup_ms", "start-up to first answer, ms"), ("startup_cpu_ms", "CPU used by then, ms"),
                        ("idle_rss_mb", "RSS after start, MB"), ("peak_rss_mb", "peak RSS at the end, MB")):
         ratio = f"{large[key] / small[key]:.2f}" if small[key] else "—"
-        lines.append(f"| {label} | {small[key]:,.1f} | {large[key]:,.1f} | {ratio} |")
+        lines.append(f"| {label} | {small[key]:,.1f} | {large[key]:,.1f} | {ratio} | |")
     return "\n".join(lines)
 
 
@@ -272,6 +326,7 @@ def main():
     parser.add_argument("--binary", required=True)
     parser.add_argument("--small", required=True)
     parser.add_argument("--large", required=True)
+    parser.add_argument("--shipped")
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--out")
@@ -286,7 +341,7 @@ def main():
     stamps = {size: newest_stamps(seed, 3) for size, seed in (("small", args.small), ("large", args.large))}
     seeds = {"small": args.small, "large": args.large}
     try:
-        results = measure(args.binary, seeds, args.seconds, args.rounds, scripts, stamps)
+        results = measure(args.binary, seeds, args.seconds, args.rounds, scripts, stamps, args.shipped)
         results["memory"] = memory_per_row(args.binary, seeds)
     finally:
         for path in scripts.values():

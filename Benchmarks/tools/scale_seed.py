@@ -4,10 +4,14 @@ holds COUNT rows (InternProducts' products stay as shipped: a fixed catalogue, n
 
 The rows the benchmark asks about are the same at every size, so only the table around them grows:
 - threads: COUNT users, threads and messages; thread 1 always has the same 5 messages.
-- wsuv: COUNT users and tweets, stamped one second apart from 2016-01-01 (older than any new one).
+- wsuv: COUNT users and tweets, stamped one second apart from 2016-01-01 (older than any new one);
+  alice, whose session the benchmark uses, keeps one token across resets.
 - cse118: COUNT members, each with a workspace of one channel holding one message (COUNT of each);
   the shipped members, workspaces (the per-student fixture copies) and tokens come first.
 - otp and internproducts: COUNT users, each with a token.
+The two tables a measured write fills and whose APIs take at most 100,000 rows from clients, seeded
+ones included (InternProducts' users and WSUV's tweets, docs/apis/<api>.md "Size limits"), stop
+WRITE_ROOM rows short of that, so that a write run inserts rows instead of being refused.
 
     scale_seed.py SEED_DIR OUT_DIR COUNT
 """
@@ -17,6 +21,14 @@ import shutil
 import sys
 
 SMALL_THREAD_MESSAGES = 5
+ROW_CAP = 100_000
+WRITE_ROOM = 40_000
+ALICE_SESSION = "5ca1e" + "0" * 35
+
+
+def below_cap(count):
+    """`count`, or fewer when a write run needs room below the API's cap."""
+    return min(count, ROW_CAP - WRITE_ROOM)
 
 
 def stamp(n):
@@ -51,10 +63,10 @@ def threads_document(shipped, count):
 
 
 def wsuv_document(shipped, count):
-    users = shipped["users"] + [{"username": f"user {n}", "password": "pw", "session_token": "0"}
-                                for n in range(extra(shipped["users"], count))]
+    users = [dict(user, session_token=ALICE_SESSION) if user["username"] == "alice" else user for user in shipped["users"]]
+    users += [{"username": f"user {n}", "password": "pw", "session_token": "0"} for n in range(extra(shipped["users"], count))]
     tweets = [{"tweet_id": n, "username": users[n % len(users)]["username"], "time_stamp": stamp(n),
-               "tweet": f"Tweet {n} of the scale seed", "isdeleted": 0} for n in range(1, count + 1)]
+               "tweet": f"Tweet {n} of the scale seed", "isdeleted": 0} for n in range(1, below_cap(count) + 1)]
     return {"users": users, "tweets": tweets}
 
 
@@ -91,7 +103,7 @@ def otp_document(shipped, count):
 def internproducts_document(shipped, count):
     users = shipped["users"] + [
         {"username": f"user{n}", "password": "pw", "loginToken": f"{700000000 + n}.000001"}
-        for n in range(extra(shipped["users"], count))]
+        for n in range(extra(shipped["users"], below_cap(count)))]
     return {"users": users, "products": shipped["products"]}
 
 

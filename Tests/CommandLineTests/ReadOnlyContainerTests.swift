@@ -25,7 +25,19 @@ final class ReadOnlyContainerTests: XCTestCase {
             throw XCTSkip("needs root, unshare, nsenter and setpriv to make a container without Docker")
         }
         var container = "mount --make-rprivate / && mount -o remount,bind,ro /"
-        if tmpfsOnTmp { container += " && mount -t tmpfs -o mode=1777 tmpfs /tmp" }
+        if tmpfsOnTmp {
+            // A checkout under /tmp (a clean clone, say) would vanish under the tmpfs: the folders
+            // holding the program and the shipped seed are opened first and bound back into it, as an
+            // image has them in its own root (not canonicalized: mount(8) would resolve the fd's
+            // link to the hidden path).
+            let kept = Set([ChildProcess.executable.path, FileManager.default.currentDirectoryPath].compactMap(Self.folderInTmp))
+            var (open, bindBack) = ("", "")
+            for (number, folder) in kept.sorted().enumerated() {
+                open += " && exec \(3 + number)< '\(folder)'"
+                bindBack += " && mkdir -p '\(folder)' && mount --no-canonicalize --bind /proc/self/fd/\(3 + number) '\(folder)'"
+            }
+            container += open + " && mount -t tmpfs -o mode=1777 tmpfs /tmp" + bindBack
+        }
         container += " && exec \"$@\""
         // No health file named, as in the image: the default one in /tmp.
         let image = ["PORT": "1", "MOCK_HEALTH_FILE": "", "TMPDIR": ""]
@@ -51,5 +63,12 @@ final class ReadOnlyContainerTests: XCTestCase {
                                      wrapper: [nsenter, "--target", pid, "--mount", "--pid", "--root", "--"] + user)
         XCTAssertEqual(probe.waitForExit(), 0, probe.standardOutput + probe.standardError)
         XCTAssertTrue(probe.standardOutput.hasPrefix("healthy: {\"status\":\"ok\""), probe.standardOutput + probe.standardError)
+    }
+
+    /// The folder directly in /tmp that holds `path`, if any.
+    private static func folderInTmp(_ path: String) -> String? {
+        let parts = path.split(separator: "/")
+        guard parts.count >= 2, parts[0] == "tmp" else { return nil }
+        return "/tmp/\(parts[1])"
     }
 }
