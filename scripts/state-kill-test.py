@@ -183,6 +183,7 @@ def kill_cycles(arguments):
     size = os.path.getsize(state_file)
     print(f"{arguments.cycles} kill -9 cycles in {time.monotonic() - started:.0f} s: {checked} acknowledged writes "
           f"checked, none lost, none half done; the state file ends at {size} bytes")
+    shutil.rmtree(folder)  # kept only when a cycle fails
     return 0
 
 
@@ -265,6 +266,8 @@ def read_only_cycles(arguments):
     finally:
         run(["umount", mount])
         run(["losetup", "-d", device])
+    if not losses:
+        shutil.rmtree(work)  # the disk image (32 MiB), kept when a cycle had a problem
     print(f"{arguments.cycles} read-only flips: {checked} acknowledged writes checked, "
           f"{losses} cycles with a problem")
     return 1 if losses else 0
@@ -308,6 +311,7 @@ def deleted_folder_cycles(arguments):
         if problems:
             return report_failure(cycle, problems, state_file)
         shutil.rmtree(folder)
+    os.rmdir(root)
     print(f"{arguments.cycles} folder deletions: {checked} acknowledged writes checked, none lost; acknowledged "
           f"after the deletion (in flight when it came): at most {max(acknowledged_after)} per cycle, "
           f"{sum(acknowledged_after)} in all")
