@@ -6,7 +6,8 @@
 # and start-up with the shipped Seed/.
 # Prints a Markdown table and writes Benchmarks/results/scale.json. About 6 minutes.
 # Settings: SCALE_SECONDS (5 per run), SCALE_ROUNDS (2), SCALE_LARGE (100000), SCALE_PORT (18090: the
-# small server, the large one on the next port).
+# small server, the large one on the next port), SCALE_STARTUP_ONLY=1 (time the start-ups and each
+# API's memory again, keeping the request runs of the last scale.json).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -21,4 +22,5 @@ echo "writing seeds" >&2
 python3 Benchmarks/tools/scale_seed.py Seed "$work/small" 10
 python3 Benchmarks/tools/scale_seed.py Seed "$work/large" "${SCALE_LARGE:-100000}"
 python3 Benchmarks/tools/scale.py --binary .build/release/mock-backend --shipped Seed --small "$work/small" \
-    --large "$work/large" --seconds "${SCALE_SECONDS:-5}" --rounds "${SCALE_ROUNDS:-2}" --out Benchmarks/results/scale.json
+    --large "$work/large" --seconds "${SCALE_SECONDS:-5}" --rounds "${SCALE_ROUNDS:-2}" --out Benchmarks/results/scale.json \
+    ${SCALE_STARTUP_ONLY:+--startup-only}

@@ -266,6 +266,9 @@ def scale_section(path):
     floor = "met" if not below else "**not met** by the rate of " + "; ".join(below)
     startup = "met" if large["startup_ms"] < LARGE_STARTUP_FLOOR_MS else "**not met**"
     seed_size = f" in {large['seed_mb']:,.0f} MB of JSON" if "seed_mb" in large else ""
+    startup_load = results.get("startup_load_average", results.get("load_average", 0))
+    rows = (f"{sum(entry['rows']['large'] for entry in results['memory'].values()) / 1e6:.2f} million rows"
+            if "memory" in results else "about a million rows")
     shipped = results.get("shipped")
     shipped_startup = "" if not shipped else (
         f" With the shipped `Seed/`: {shipped['startup_ms']:.1f} ms to the first answer, {shipped['startup_cpu_ms']:.0f} ms "
@@ -325,7 +328,8 @@ the record, no longer a target.
 
 ### Start-up with 100,000 rows in every table
 
-With the large seed (every API, about 1.1 million rows{seed_size}): **{large["startup_ms"]:,.0f} ms** from spawn to
+With the large seed (every API, {rows}{seed_size}; load average {startup_load:.1f} when
+measured): **{large["startup_ms"]:,.0f} ms** from spawn to
 the first answer, {large.get("startup_cpu_ms", 0):,.0f} ms of CPU, {large["idle_rss_mb"]:,.0f} MB resident (median of {runs}; each run is in
 `scale.json`). Issue 31's floor, under 1.5 s, is {startup}. The APIs load side by side on both
 cores, the largest file first, so on two idle cores the wall time is a little over half of their
@@ -335,7 +339,8 @@ Each API's seed is read by field name (the kit's `SeedFields`) into one struct p
 copied out of the document, and each row filed in its table's dictionaries, whose room is reserved
 for the array's rows before they are read. Before issue 31 the stores kept bytes instead (values
 packed into numbers, strings as spans of one byte array, open-addressing indexes, a mapped file,
-huge-page hints) and started the same seed in 147 ms with 250 ms of CPU. That record and the bytes
+huge-page hints) and started a seed of 1.1 million rows (every table at 100,000) in 147 ms with
+250 ms of CPU. That record and the bytes
 per row above are reported, not defended: plain rows are what a TA can read and change.
 
 """

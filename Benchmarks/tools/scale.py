@@ -185,34 +185,41 @@ def seed_mb(seed):
 
 
 def startups(binary, seed, port):
-    """Spawn to first answer, STARTUP_RUNS times: medians of the wall and CPU times, and each run."""
-    times, cpu = [], []
+    """Spawn to first answer, STARTUP_RUNS times: medians of the wall and CPU times and of the RSS
+    then, and each run."""
+    times, cpu, rss = [], [], []
     for _ in range(STARTUP_RUNS):
         process, milliseconds, used = start(binary, seed, port)
         times.append(milliseconds)
         cpu.append(used)
+        rss.append(memory_kb([process.pid], "VmRSS") / 1024)
         stop(process, port)
     return {"startup_ms": statistics.median(times), "startup_cpu_ms": statistics.median(cpu),
-            "startup_runs": {"ms": times, "cpu_ms": cpu}, "seed_mb": seed_mb(seed)}
+            "idle_rss_mb": statistics.median(rss), "startup_runs": {"ms": times, "cpu_ms": cpu}, "seed_mb": seed_mb(seed)}
 
 
-def measure(binary, seeds, seconds, rounds, scripts, stamps, shipped=None):
-    """Start-up times one server at a time; then both servers up, and each request run on both in
-    turn for `rounds` rounds (medians), so a busy moment of the shared machine hits both sizes."""
-    results = {size: {"runs": {}} for size in seeds}
-    results["load_average"] = os.getloadavg()[0]
-    # The seed folders were just written: their pages go to disk first, so that the kernel's
-    # writing back does not run beside the start-ups being timed.
+def measure_startups(binary, seeds, shipped, results):
+    """The start-ups of every seed and each API's memory, into `results` (with the load average)."""
+    results["startup_load_average"] = os.getloadavg()[0]
+    # The seed folders may just have been written: their pages go to disk first, so that the
+    # kernel's writing back does not run beside the start-ups being timed.
     os.sync()
     if shipped:
         results["shipped"] = startups(binary, shipped, PORTS["small"])
     for size, seed in seeds.items():
         results[size].update(startups(binary, seed, PORTS[size]))
+    results["memory"] = memory_per_row(binary, seeds)
+
+
+def measure(binary, seeds, seconds, rounds, scripts, stamps):
+    """Both servers up, and each request run on both in turn for `rounds` rounds (medians), so a
+    busy moment of the shared machine hits both sizes."""
+    results = {size: {"runs": {}} for size in seeds}
+    results["load_average"] = os.getloadavg()[0]
     processes = {}
     try:
         for size, seed in seeds.items():
             processes[size], *_ = start(binary, seed, PORTS[size])
-            results[size]["idle_rss_mb"] = memory_kb([processes[size].pid], "VmRSS") / 1024
         plans = {size: requests(PORTS[size], scripts, stamps[size]) for size in seeds}
         for index, (name, *_) in enumerate(plans["small"]):
             outcomes = {size: [] for size in seeds}
@@ -330,6 +337,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--out")
+    parser.add_argument("--startup-only", action="store_true",
+                        help="time the start-ups and each API's memory again into --out, keeping its request runs")
     args = parser.parse_args()
     raise_fd_limit()
     scripts = {}
@@ -341,8 +350,12 @@ def main():
     stamps = {size: newest_stamps(seed, 3) for size, seed in (("small", args.small), ("large", args.large))}
     seeds = {"small": args.small, "large": args.large}
     try:
-        results = measure(args.binary, seeds, args.seconds, args.rounds, scripts, stamps, args.shipped)
-        results["memory"] = memory_per_row(args.binary, seeds)
+        if args.startup_only:
+            with open(args.out) as file:
+                results = json.load(file)
+        else:
+            results = measure(args.binary, seeds, args.seconds, args.rounds, scripts, stamps)
+        measure_startups(args.binary, seeds, args.shipped, results)
     finally:
         for path in scripts.values():
             os.unlink(path)
