@@ -1,23 +1,17 @@
 import MockHTTP
 import MockSupport
 
-/// The `--state` file: a snapshot, then the change log.
+/// The `--state` file: a snapshot, then the change log (docs/admin.md#state-that-survives---state-file).
 ///
 ///     {"threads":{…seed document…},"wsuv":{…},…}
 ///     ~1c291ca3 {"api":"threads","rows":[{"at":[["messages","message_id",7]],"row":{…}}]}
 ///     ~9a0f33e1 {"api":"wsuv","state":{…}}
 ///
-/// The snapshot is one JSON object with a member per API, each in its seed format (a file written
-/// by hand or by an older version, pretty-printed or not, is a snapshot with no log). Each record
-/// is one line: `~`, the CRC-32 of its JSON chained from the record before (the first one from 0),
-/// a space, the JSON. A newline followed by `~` never occurs inside JSON, so the first one ends the
-/// snapshot. A record that is cut short, or whose checksum does not follow the chain, ends the
-/// log: it is a write that a crash interrupted, never acknowledged, unless whole records follow
-/// it (a record that checks against the one before it): then the file was damaged in the middle,
-/// and the start is refused, naming the record, rather than drop the acknowledged changes after
-/// it. A snapshot followed by no record is plain JSON, which is what a server leaves when it
-/// stops. The server never leaves an empty file (a new file is written beside and renamed into
-/// place whole), so an empty one is refused too.
+/// A record is one line: `~`, the CRC-32 of its JSON chained from the record before (the first
+/// from 0), a space, the JSON. A newline followed by `~` never occurs inside JSON, so the first one
+/// ends the snapshot. A record cut short or off the chain ends the log (a write a crash interrupted,
+/// never acknowledged), unless whole records follow it: then the file was damaged in the middle and
+/// the start is refused. The server never leaves an empty file, so an empty one is refused too.
 struct StateFileContents {
     /// Each API's document after the log, as text, in the snapshot's order (APIs first seen in the
     /// log last).
@@ -161,10 +155,8 @@ struct StateFileContents {
     /// The record line at `offset` when it is whole and follows the chain.
     private static func record(in bytes: [UInt8], at offset: Int,
                                after chain: UInt32) -> (api: String, change: JSONObject, checksum: UInt32, end: Int)? {
-        guard bytes[offset] == recordMark, let newline = bytes[offset...].firstIndex(of: 10),
-              newline - offset > 10, bytes[offset + 9] == 32,
-              let checksum = UInt32(String(decoding: bytes[(offset + 1)..<(offset + 9)], as: UTF8.self), radix: 16)
-        else { return nil }
+        guard let newline = bytes[offset...].firstIndex(of: 10),
+              let checksum = statedChecksum(bytes, at: offset, end: newline) else { return nil }
         let json = bytes[(offset + 10)..<newline]
         guard CRC32.checksum(json, continuing: chain) == checksum,
               case let .object(change)? = try? JSONParser.parse(json, maxDepth: maxDepth),
