@@ -134,12 +134,6 @@ struct StateFileContents {
         snapshotLength > 0 && wholePartEndsLine && apis.allSatisfy { api in documents.contains { $0.api == api } }
     }
 
-    /// A log longer than its snapshot (or than 64 KiB) is replaced by a new snapshot: replaying it
-    /// at start costs no more than reading the snapshot twice.
-    static func logNeedsCompaction(logLength: Int, snapshotLength: Int) -> Bool {
-        logLength > max(snapshotLength, 64 << 10)
-    }
-
     /// The first `\n~`, or the first `\n` followed by NUL, or the end. NUL is never JSON: it is
     /// what a power loss can leave where the first record was being appended (the length written,
     /// the data not), a torn record like any other.
@@ -243,7 +237,11 @@ struct DocumentReplay {
             let row = object["row"].flatMap { $0.isNull ? nil : $0 }
             guard let keyField = first.keyField, let key = first.key else {
                 keyedArrays[first.member] = nil
-                setMember(first.member, .value(row ?? .null))
+                if let index = members.firstIndex(where: { $0.key == first.member }) {
+                    members[index].value = .value(row ?? .null)
+                } else {
+                    members.append((first.member, .value(row ?? .null)))
+                }
                 continue
             }
             // Taken out while it changes, so the rows are not copied.
@@ -298,14 +296,6 @@ struct DocumentReplay {
             }
         }
         return steps
-    }
-
-    private mutating func setMember(_ name: String, _ value: Piece) {
-        if let index = members.firstIndex(where: { $0.key == name }) {
-            members[index].value = value
-        } else {
-            members.append((name, value))
-        }
     }
 
     /// A top-level array's rows, indexed by `keyField`.

@@ -410,10 +410,10 @@ public final class StateLog: @unchecked Sendable {
 
     // MARK: Snapshots
 
-    /// With the lock held: the log is longer than worth replaying, and no recent attempt failed.
+    /// With the lock held: no recent attempt failed, and the log is longer than its snapshot (or
+    /// than 64 KiB), so replaying it at start would cost more than reading the snapshot twice.
     private func compactionDue(now: Double) -> Bool {
-        now >= nextCompaction && !snapshotPending
-            && StateFileContents.logNeedsCompaction(logLength: storedLength - snapshotLength, snapshotLength: snapshotLength)
+        now >= nextCompaction && !snapshotPending && storedLength - snapshotLength > max(snapshotLength, 64 << 10)
     }
 
     /// A new snapshot in place of the long log; without room for it the log stays as it is (every
