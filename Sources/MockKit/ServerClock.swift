@@ -134,13 +134,10 @@ public final class ServerClock: @unchecked Sendable {
         case UInt8(ascii: "Z"), UInt8(ascii: "z"):
             guard index + 1 == bytes.count else { return nil }
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            let zone = bytes[(index + 1)...]
-            guard zone.count == 5, zone[zone.startIndex + 2] == UInt8(ascii: ":"),
-                  let hours = Int(String(decoding: zone.prefix(2), as: UTF8.self)),
-                  let minutes = Int(String(decoding: zone.suffix(2), as: UTF8.self)),
-                  zone.prefix(2).allSatisfy({ (48...57).contains($0) }), zone.suffix(2).allSatisfy({ (48...57).contains($0) }),
-                  hours < 24, minutes < 60 else { return nil }
-            offset = (hours * 3600 + minutes * 60) * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)
+            // `hh:mm`, checked as a time of day.
+            let zone = String(decoding: bytes[(index + 1)...], as: UTF8.self)
+            guard let time = CivilTime(sqlText: "1970-01-01 " + zone + ":00") else { return nil }
+            offset = time.unixSeconds * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)
         default:
             return nil
         }

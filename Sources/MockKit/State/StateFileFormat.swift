@@ -386,10 +386,11 @@ enum JSONPieces {
                 if scanner.current == UInt8(ascii: "{") {
                     try container(&scanner, closing: UInt8(ascii: "}")) { scanner throws(JSONParseError) in
                         let name = try scanner.scanKey()
+                        let value = scanner.position
+                        try scanner.skipValue(depth: 2, maxDepth: .max)
                         if key == nil, !name.hasEscapes, scanner.bytes[name.content].elementsEqual(field) {
-                            key = try rowKey(&scanner)
-                        } else {
-                            try scanner.skipValue(depth: 2, maxDepth: .max)
+                            // A string or an integral number; nil for anything else.
+                            key = (try? JSONParser.parse(scanner.bytes[value..<scanner.position])).flatMap(RowKey.init)
                         }
                     }
                 } else {
@@ -398,20 +399,6 @@ enum JSONPieces {
                 rows.append(((base + start)..<(base + scanner.position), key))
             }
             return rows
-        }
-    }
-
-    /// A row's key: a string or an integral number; nil (and skipped) for anything else.
-    private static func rowKey(_ scanner: inout JSONScanner) throws(JSONParseError) -> RowKey? {
-        switch scanner.current ?? 0 {
-        case UInt8(ascii: "\""):
-            return .string(scanner.decode(try scanner.scanString()))
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            let number = try scanner.scanNumber()
-            return RowKey(.number(String(decoding: scanner.bytes[number.start..<number.end], as: UTF8.self)))
-        default:
-            try scanner.skipValue(depth: 2, maxDepth: .max)
-            return nil
         }
     }
 
