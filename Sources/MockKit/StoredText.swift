@@ -8,8 +8,7 @@ public final class StoredText: @unchecked Sendable {
     /// What a row costs beside its texts (its numbers, index entries, the allocator's slack).
     public static let rowOverhead = 256
     private let budget: MemoryBudget
-    private let lock = NSLock()
-    private var charged: [String: Int] = [:]
+    private let charged = Locked<[String: Int]>([:])
 
     public init(budget: MemoryBudget) {
         self.budget = budget
@@ -34,17 +33,17 @@ public final class StoredText: @unchecked Sendable {
     /// Charges `bytes` to `api` when they fit; a negative count gives back at most what `api` was
     /// charged (the row may have come from the seed, which is not charged).
     private func charge(_ bytes: Int, to api: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if bytes <= 0 {
-            let given = min(-bytes, charged[api, default: 0])
-            charged[api, default: 0] -= given
-            budget.releaseStored(given)
+        charged.withLock { charged in
+            if bytes <= 0 {
+                let given = min(-bytes, charged[api, default: 0])
+                charged[api, default: 0] -= given
+                budget.releaseStored(given)
+                return true
+            }
+            guard budget.reserveStored(bytes) else { return false }
+            charged[api, default: 0] += bytes
             return true
         }
-        guard budget.reserveStored(bytes) else { return false }
-        charged[api, default: 0] += bytes
-        return true
     }
 
     private static func size(_ texts: [String]) -> Int {
@@ -53,9 +52,7 @@ public final class StoredText: @unchecked Sendable {
 
     /// Gives back what `api` was charged: its tables went back to a seed or a loaded document.
     func release(_ api: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        budget.releaseStored(charged.removeValue(forKey: api) ?? 0)
+        charged.withLock { budget.releaseStored($0.removeValue(forKey: api) ?? 0) }
     }
 }
 
