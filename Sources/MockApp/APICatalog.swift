@@ -29,9 +29,8 @@ public enum APICatalog {
         entries.first { $0.name == name }
     }
 
-    /// The route tables of the APIs `only` leaves out, for the 404's hint (`AppSettings.routesNotServed`):
-    /// each is taken from the API made around an empty state, its handlers replaced, so no seed file
-    /// of an API not served is read (a large one would slow start-up; a broken or missing one is fine).
+    /// The route tables of the APIs `only` leaves out, for the 404's hint: each from the API made
+    /// around an empty state, so no seed file of an API not served is read (it may be large or broken).
     public static func routesLeftOut(by only: [String], seed: SeedDirectory, options: APIOptions) -> [RouteGroup] {
         entries.filter { !only.contains($0.name) }.map { entry in
             let routes = entry.routesWithoutState(SeedContext(folder: seed, options: options))
@@ -59,7 +58,6 @@ public enum APICatalog {
     }
 }
 
-/// One API of the catalog.
 public struct APIEntry: Sendable {
     public let name: String
     /// The course in a few words, for the usage text.

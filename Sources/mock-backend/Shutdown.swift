@@ -6,8 +6,7 @@ import MockSupport
 
 /// How the server stops (README.md#command-line): the first SIGINT or SIGTERM lets requests in
 /// flight finish for at most `grace` seconds, a second one cuts them off at once (exit 128 + the
-/// signal's number: 130 for Ctrl-C). Requests cut off are logged by the server; the last console
-/// line says the server stopped.
+/// signal's number: 130 for Ctrl-C).
 final class Shutdown: @unchecked Sendable {
     private let server: HTTPServer
     private let app: MockApp
@@ -76,7 +75,6 @@ final class Shutdown: @unchecked Sendable {
         exit(exitCode)
     }
 
-    /// The line for a person, or with `--log-format json` the event for a program.
     private func say(_ text: String, or event: ConsoleEvent) {
         if Console.standard.writesJSONLines { Console.standard.writeRecord(event.line) } else { Console.standard.write(text) }
     }

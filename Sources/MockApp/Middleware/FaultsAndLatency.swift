@@ -1,9 +1,8 @@
 import MockHTTP
 import MockKit
 
-/// Injected faults and latency (docs/admin.md#faults-and-latency): a course API's or a stub's
-/// request may get an injected error or a broken connection instead of an answer, or a truncated
-/// or slow answer; its answer, like any 405, may be held back.
+/// Injected faults and latency (docs/admin.md#faults-and-latency) on a course API's or a stub's
+/// request; any 405 may be held back too.
 struct FaultsAndLatency: Middleware {
     /// Set through `/_mock/faults`; `--latency` applies where they set none.
     let faults: Locked<Faults>

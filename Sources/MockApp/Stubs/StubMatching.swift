@@ -30,7 +30,6 @@ enum StubPath: Sendable {
         }
     }
 
-    /// The path parameters, or nil when the path does not match.
     func match(_ path: String) -> [String: String]? {
         switch self {
         case let .segments(pattern): return pattern.match(path)
@@ -57,7 +56,6 @@ struct PathExpression: @unchecked Sendable {
     /// after this many reports has met a path it cannot settle (a few milliseconds each).
     static let progressReportLimit = 32
 
-    /// The pattern, or why it is refused.
     init(_ pattern: String) throws(StubPatternProblem) {
         guard !pattern.isEmpty else { throw StubPatternProblem("expected a regular expression, not an empty string") }
         guard pattern.count <= Self.maxPatternLength else {
@@ -82,7 +80,6 @@ struct PathExpression: @unchecked Sendable {
         case gaveUp
     }
 
-    /// Whether the whole path matches.
     func match(_ path: String) -> Outcome {
         let text = path as NSString
         var found: NSTextCheckingResult?

@@ -206,15 +206,17 @@ enum DiskFile {
     }
 }
 
-/// CRC-32 (IEEE), chained from record to record so a stale tail can never pass for a new one.
-enum CRC32 {
-    private static let table: [UInt32] = (0..<256).map { index in
+/// CRC-32 (IEEE, as zlib computes it): PNG chunks carry it, and the state log chains it from record
+/// to record so a stale tail can never pass for a new one.
+public enum CRC32 {
+    @usableFromInline static let table: [UInt32] = (0..<256).map { index in
         var value = UInt32(index)
         for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
         return value
     }
 
-    static func checksum(_ bytes: some Sequence<UInt8>, continuing previous: UInt32 = 0) -> UInt32 {
+    @inlinable
+    public static func checksum(_ bytes: some Sequence<UInt8>, continuing previous: UInt32 = 0) -> UInt32 {
         var crc = ~previous
         for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         return ~crc
