@@ -20,6 +20,8 @@ public final class BlockingClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var closed = false
+    /// The last read failed with ECONNRESET.
+    private var wasReset = false
 
     public init(host: String = "127.0.0.1", port: Int, timeout: Double = 10) throws(SocketError) {
         fd = try Sys.dial(host: host, port: port, timeout: timeout)
@@ -98,7 +100,7 @@ public final class BlockingClient {
 
     /// Everything until the server closes (or the timeout passes).
     public func readToEnd() -> [UInt8] {
-        while !closed && receive() {}
+        while !closed && receive() > 0 {}
         defer { buffer.removeAll() }
         return buffer
     }
@@ -115,17 +117,11 @@ public final class BlockingClient {
 
     /// Everything until the server ends the stream, and how it did.
     public func readUntilEnd() -> (bytes: [UInt8], end: StreamEnd) {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Sys.receive(fd, into: $0) }
-            if count > 0 {
-                buffer += chunk[0..<count]
-                continue
-            }
-            let end: StreamEnd = count == 0 ? .endOfStream : (count == -2 && Sys.lastCallWasReset ? .reset : .timedOut)
-            defer { buffer.removeAll() }
-            return (buffer, end)
-        }
+        var count = receive()
+        while count > 0 { count = receive() }
+        let end: StreamEnd = count == 0 ? .endOfStream : (wasReset ? .reset : .timedOut)
+        defer { buffer.removeAll() }
+        return (buffer, end)
     }
 
     /// The bytes of one read, or none at end of stream, on error or on timeout.
@@ -137,9 +133,7 @@ public final class BlockingClient {
 
     /// True when the server has closed its side: a read returns end of stream (or a reset).
     public func isClosedByServer() -> Bool {
-        while !closed {
-            guard receive() else { break }
-        }
+        while !closed && receive() > 0 {}
         return closed
     }
 
@@ -152,25 +146,23 @@ public final class BlockingClient {
                 }
                 from = buffer.count - marker.count + 1
             }
-            guard receive() else { throw .closed }
+            guard receive() > 0 else { throw .closed }
         }
     }
 
     private func fill(_ count: Int) throws(ClientError) {
         while buffer.count < count {
-            guard receive() else { throw .closed }
+            guard receive() > 0 else { throw .closed }
         }
     }
 
-    /// One read; false at end of stream, on error or on timeout.
-    private func receive() -> Bool {
+    /// One read into the buffer: the count, 0 at end of stream, -1 on timeout, -2 on error.
+    private func receive() -> Int {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = chunk.withUnsafeMutableBytes { Sys.receive(fd, into: $0) }
-        if count > 0 {
-            buffer += chunk[0..<count]
-            return true
-        }
+        wasReset = count == -2 && Sys.lastCallWasReset
+        if count > 0 { buffer += chunk[0..<count] }
         if count == 0 || count == -2 { closed = true }
-        return false
+        return count
     }
 }

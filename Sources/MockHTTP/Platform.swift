@@ -53,18 +53,15 @@ enum Sys {
         case failed
     }
 
-    static func ignoreBrokenPipes() {
-        signal(SIGPIPE, SIG_IGN)
-    }
-
     /// Raises the soft open-files limit to the hard one; returns the soft limit in force.
     static func raiseOpenFilesLimit() -> Int {
-        guard var limit = OS.openFilesLimit() else { return 1024 }
+        var limit = rlimit()
+        guard getrlimit(OS.openFilesResource, &limit) == 0 else { return 1024 }
         let wanted = min(limit.rlim_max, OS.openFilesCeiling)
         if limit.rlim_cur < wanted {
             var raised = limit
             raised.rlim_cur = wanted
-            if OS.setOpenFilesLimit(raised) { limit = raised }
+            if setrlimit(OS.openFilesResource, &raised) == 0 { limit = raised }
         }
         return limit.rlim_cur > rlim_t(Int32.max) ? Int(Int32.max) : Int(limit.rlim_cur)
     }
@@ -282,31 +279,24 @@ enum Sys {
     }
 
     static func address(of storage: sockaddr_storage) -> PeerAddress {
-        var storage = storage
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let port: UInt16
         switch Int32(storage.ss_family) {
         case AF_INET:
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                    var address = v4.pointee.sin_addr
-                    inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
-                    return PeerAddress(host: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: Int(UInt16(bigEndian: v4.pointee.sin_port)))
-                }
-            }
+            var v4 = withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in.self) }
+            inet_ntop(AF_INET, &v4.sin_addr, &text, socklen_t(text.count))
+            port = v4.sin_port
         case AF_INET6:
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                    var address = v6.pointee.sin6_addr
-                    inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
-                    var host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    // An IPv4 client on the dual-stack socket: show it as the IPv4 address it is.
-                    if host.hasPrefix("::ffff:") && host.contains(".") { host.removeFirst(7) }
-                    return PeerAddress(host: host, port: Int(UInt16(bigEndian: v6.pointee.sin6_port)))
-                }
-            }
+            var v6 = withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in6.self) }
+            inet_ntop(AF_INET6, &v6.sin6_addr, &text, socklen_t(text.count))
+            port = v6.sin6_port
         default:
             return PeerAddress(host: "local", port: 0)
         }
+        var host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // An IPv4 client on the dual-stack socket: show it as the IPv4 address it is.
+        if host.hasPrefix("::ffff:") && host.contains(".") { host.removeFirst(7) }
+        return PeerAddress(host: host, port: Int(UInt16(bigEndian: port)))
     }
 
     /// Waits at most `milliseconds` for `fd` to have something to read (or its end): true when it
@@ -466,27 +456,17 @@ enum Sys {
     }
 }
 
-/// Getting written bytes onto the disk itself, for state that must survive a power cut.
+/// Getting written bytes onto the disk itself, for state that must survive a power cut. Each system
+/// has its own `sync(fd)` (flushes what was written to `fd` to stable storage; false on failure,
+/// errno says why) and `confirmJournal(fd)` (after a successful flush: the file system still takes
+/// a journalled change, so no journal abort let the flush through without the data; true where
+/// the check cannot be made).
 public enum Durability {
-    /// Flushes what was written to `fd` to stable storage; false on failure (errno says why).
-    /// On macOS `fsync` only reaches the drive's cache and `F_FULLFSYNC` is needed; Linux's `fsync`
-    /// already flushes the cache.
-    public static func sync(_ fd: Int32) -> Bool {
-        OS.fullSync(fd)
-    }
-
-    /// After a successful flush of `fd`: the file system still takes a journalled change, so the
-    /// flush was not one that a journal abort let through without the data (Linux's ext4); true
-    /// where the check cannot be made.
-    public static func confirmJournal(_ fd: Int32) -> Bool {
-        OS.confirmJournal(fd)
-    }
-
     /// Makes a rename or a new file in `directory` durable by syncing the directory itself.
     public static func syncDirectory(_ directory: String) -> Bool {
         let fd = open(directory, O_RDONLY)
         guard fd >= 0 else { return false }
         defer { OS.close(fd) }
-        return OS.fullSync(fd)
+        return sync(fd)
     }
 }

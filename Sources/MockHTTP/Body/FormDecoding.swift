@@ -77,11 +77,6 @@ public enum FormDecoding {
         strictDecode(Array(s.utf8)[...], plusAsSpace: plusAsSpace)
     }
 
-    /// The value of the first pair named `name`.
-    public static func first(_ name: String, in pairs: [(name: String, value: String)]) -> String? {
-        pairs.first { $0.name == name }?.value
-    }
-
     /// The value of the last pair named `name`.
     public static func last(_ name: String, in pairs: [(name: String, value: String)]) -> String? {
         pairs.last { $0.name == name }?.value
