@@ -1,4 +1,3 @@
-/// A response as read by `BlockingClient`.
 public struct ClientResponse: Sendable {
     public var status: Int
     public var reason: String

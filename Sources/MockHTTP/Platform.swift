@@ -67,14 +67,11 @@ enum Sys {
     }
 
     /// 127.0.0.1 and ::1, both with port 0.
-    private static var loopbackAddresses: [SocketAddress] {
-        var loopback4 = sockaddr_in()
-        loopback4.sin_family = sa_family_t(AF_INET)
-        loopback4.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-        var loopback6 = sockaddr_in6()
-        loopback6.sin6_family = sa_family_t(AF_INET6)
-        loopback6.sin6_addr = in6addr_loopback
-        return [SocketAddress(family: AF_INET, bytes: bytes(of: loopback4)), SocketAddress(family: AF_INET6, bytes: bytes(of: loopback6))]
+    private static var loopbackAddresses: [SocketAddress] { numeric(["127.0.0.1", "::1"]) }
+
+    /// The addresses numeric hosts spell, with port 0 (the resolver needs no network for them).
+    private static func numeric(_ hosts: [String]) -> [SocketAddress] {
+        hosts.flatMap { (try? resolve(host: $0, port: 0)) ?? [] }
     }
 
     /// A socket address as bytes, ready for bind or connect.
@@ -108,13 +105,7 @@ enum Sys {
         let everywhere = host == nil || host == "::" || host == "*"
         var wanted: [SocketAddress] = []
         if everywhere {
-            var any6 = sockaddr_in6()
-            any6.sin6_family = sa_family_t(AF_INET6)
-            any6.sin6_addr = in6addr_any
-            var any4 = sockaddr_in()
-            any4.sin_family = sa_family_t(AF_INET)
-            any4.sin_addr = in_addr(s_addr: INADDR_ANY)
-            wanted = [SocketAddress(family: AF_INET6, bytes: bytes(of: any6)), SocketAddress(family: AF_INET, bytes: bytes(of: any4))]
+            wanted = numeric(["::", "0.0.0.0"])
         } else if host == "localhost" {
             wanted = loopbackAddresses
         } else if let host {
@@ -240,10 +231,6 @@ enum Sys {
             node = entry.pointee.ai_next
         }
         return found
-    }
-
-    private static func bytes<T>(of value: T) -> [UInt8] {
-        withUnsafeBytes(of: value) { Array($0) }
     }
 
     private static func boundPort(_ fd: Int32) -> Int {

@@ -10,7 +10,6 @@ public struct ParserLimits: Sendable {
     public init() {}
 }
 
-/// The head of a request as parsed from the wire.
 struct RequestHead {
     var method: String
     var target: String
@@ -99,7 +98,6 @@ struct RequestParser {
 
     var hasBufferedBytes: Bool { start < buffer.count }
 
-    /// True once the head is read and the body is still arriving.
     var isReadingBody: Bool {
         if case .head = state { return false }
         return true
@@ -114,7 +112,6 @@ struct RequestParser {
         }
     }
 
-    /// Bytes read but not yet parsed.
     var unparsedBytes: Int { buffer.count - start }
 
     /// Bytes of an admitted body that have not arrived yet.
@@ -231,7 +228,6 @@ struct RequestParser {
         case let .success((head, framing)):
             switch framing {
             case .none:
-                state = .head
                 return .request(head, [])
             case let .length(length):
                 guard admit(length, length) else { return .bodyRefused(head, overBudget) }

@@ -225,7 +225,6 @@ public struct RouteGroup: Sendable {
     }
 }
 
-/// The outcome of routing one request.
 public enum RouteMatch {
     case found(RouteGroup, Handler, parameters: [String: String])
     /// The path is known to this group, the method is not: answer 405 with these methods in `Allow`.

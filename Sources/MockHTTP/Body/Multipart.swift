@@ -32,9 +32,7 @@ public enum Multipart {
     /// `Content-Disposition: form-data` name. Preamble and epilogue are ignored.
     public static func parse(_ body: [UInt8], boundary: String, limit: Int = FormDecoding.maxPairs) -> [MultipartPart]? {
         guard isLegalBoundary(boundary) else { return nil }
-        let dash = UInt8(ascii: "-")
-        let delimiter = [dash, dash] + Array(boundary.utf8)
-        var finder = DelimiterFinder(body: body, delimiter: delimiter)
+        var finder = DelimiterFinder(body: body, delimiter: Array(("--" + boundary).utf8))
 
         guard var current = finder.next() else { return nil }
         var parts: [MultipartPart] = []
@@ -155,11 +153,6 @@ private struct DelimiterFinder {
     /// Where to look for the next line feed.
     var searchFrom = 0
     var atBodyStart = true
-
-    init(body: [UInt8], delimiter: [UInt8]) {
-        self.body = body
-        self.delimiter = delimiter
-    }
 
     mutating func next() -> Found? {
         if atBodyStart {

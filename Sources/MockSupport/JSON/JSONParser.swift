@@ -111,34 +111,24 @@ private struct Parser {
                     guard scanner.atEnd else { throw scanner.error("unexpected data after the JSON value") }
                     return value
                 }
+                let isObject = stack[top].key != nil
                 if let key = stack[top].key {
                     stack[top].members.append((key: key, value: value))
-                    switch scanner.current {
-                    case UInt8(ascii: ","):
-                        scanner.position += 1
-                        scanner.skipWhitespace()
-                        stack[top].key = try parseKey()
-                        continue nextValue
-                    case UInt8(ascii: "}"):
-                        scanner.position += 1
-                        value = .object(JSONObject(stack.removeLast().members))
-                    default:
-                        throw scanner.error("expected ',' or '}'")
-                    }
                 } else {
                     stack[top].elements.append(value)
-                    switch scanner.current {
-                    case UInt8(ascii: ","):
-                        scanner.position += 1
-                        scanner.skipWhitespace()
-                        continue nextValue
-                    case UInt8(ascii: "]"):
-                        scanner.position += 1
-                        value = .array(stack.removeLast().elements)
-                    default:
-                        throw scanner.error("expected ',' or ']'")
-                    }
                 }
+                if scanner.current == UInt8(ascii: ",") {
+                    scanner.position += 1
+                    scanner.skipWhitespace()
+                    if isObject { stack[top].key = try parseKey() }
+                    continue nextValue
+                }
+                guard scanner.current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
+                    throw scanner.error(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
+                }
+                scanner.position += 1
+                let closed = stack.removeLast()
+                value = isObject ? .object(JSONObject(closed.members)) : .array(closed.elements)
             }
         }
     }
