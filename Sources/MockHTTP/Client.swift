@@ -1,3 +1,5 @@
+import MockSupport
+
 public struct ClientResponse: Sendable {
     public var status: Int
     public var reason: String
@@ -99,9 +101,7 @@ public final class BlockingClient {
 
     /// Everything until the server closes (or the timeout passes).
     public func readToEnd() -> [UInt8] {
-        while !closed && receive() > 0 {}
-        defer { buffer.removeAll() }
-        return buffer
+        readUntilEnd().bytes
     }
 
     /// How the server ended the stream, as a client's read sees it.
@@ -137,14 +137,9 @@ public final class BlockingClient {
     }
 
     private func readUntil(_ marker: [UInt8]) throws(ClientError) -> Int {
-        var from = 0
+        let search = ByteSearch(marker)
         while true {
-            if buffer.count >= marker.count {
-                for index in from...(buffer.count - marker.count) where buffer[index..<(index + marker.count)].elementsEqual(marker) {
-                    return index
-                }
-                from = buffer.count - marker.count + 1
-            }
+            if let found = search.firstRange(in: buffer) { return found.lowerBound }
             guard receive() > 0 else { throw .closed }
         }
     }

@@ -89,11 +89,7 @@ enum Sys {
 
         var port: Int { Int(bytes[2]) << 8 | Int(bytes[3]) }
 
-        var host: String {
-            var storage = sockaddr_storage()
-            withUnsafeMutableBytes(of: &storage) { $0.copyBytes(from: bytes.prefix($0.count)) }
-            return Sys.address(of: storage).host
-        }
+        var host: String { bytes.withUnsafeBytes { Sys.address(of: $0.baseAddress!).host } }
     }
 
     /// Listening sockets for `host`, all on one port. nil, `::` and `*` mean every interface: one
@@ -239,7 +235,7 @@ enum Sys {
         withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
         }
-        return address(of: storage).port
+        return withUnsafeBytes(of: storage) { address(of: $0.baseAddress!) }.port
     }
 
     static func setNonBlocking(_ fd: Int32) {
@@ -262,19 +258,20 @@ enum Sys {
         }
         var on: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        return .accepted(fd, address(of: storage))
+        return .accepted(fd, withUnsafeBytes(of: storage) { address(of: $0.baseAddress!) })
     }
 
-    static func address(of storage: sockaddr_storage) -> PeerAddress {
+    /// The address and port of the `sockaddr` at `raw`.
+    static func address(of raw: UnsafeRawPointer) -> PeerAddress {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         let port: UInt16
-        switch Int32(storage.ss_family) {
+        switch Int32(raw.load(as: sockaddr.self).sa_family) {
         case AF_INET:
-            var v4 = withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in.self) }
+            var v4 = raw.load(as: sockaddr_in.self)
             inet_ntop(AF_INET, &v4.sin_addr, &text, socklen_t(text.count))
             port = v4.sin_port
         case AF_INET6:
-            var v6 = withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in6.self) }
+            var v6 = raw.load(as: sockaddr_in6.self)
             inet_ntop(AF_INET6, &v6.sin6_addr, &text, socklen_t(text.count))
             port = v6.sin6_port
         default:
@@ -366,18 +363,10 @@ enum Sys {
         var node = list
         while let entry = node {
             node = entry.pointee.ifa_next
-            guard let address = entry.pointee.ifa_addr else { continue }
-            let size: Int
-            switch Int32(address.pointee.sa_family) {
-            case AF_INET: size = MemoryLayout<sockaddr_in>.size
-            case AF_INET6: size = MemoryLayout<sockaddr_in6>.size
-            default: continue
+            guard let address = entry.pointee.ifa_addr, [AF_INET, AF_INET6].contains(Int32(address.pointee.sa_family)) else {
+                continue
             }
-            var storage = sockaddr_storage()
-            withUnsafeMutableBytes(of: &storage) { target in
-                target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: size))
-            }
-            found.append((String(cString: entry.pointee.ifa_name), Sys.address(of: storage).host))
+            found.append((String(cString: entry.pointee.ifa_name), Sys.address(of: address).host))
         }
         return found
     }

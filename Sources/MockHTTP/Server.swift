@@ -127,13 +127,7 @@ public final class HTTPServer: @unchecked Sendable {
         loops.reduce((0, 0)) { ($0.0 + $1.answered, $0.1 + $1.cutOff) }
     }
 
-    var isStopping: Bool { locked { stopRequested } }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
-    }
+    var isStopping: Bool { lock.locked { stopRequested } }
 
     /// The loop a new connection goes to: among those a new client would wait least on (within
     /// 5 ms of the shortest wait), the one with the fewest connections, the acceptor on a tie (no
@@ -150,7 +144,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Reserves a connection slot; false when the cap is reached.
     func reserveConnection() -> Bool {
-        locked {
+        lock.locked {
             guard openConnections < connectionCap else { return false }
             openConnections += 1
             return true
@@ -158,13 +152,13 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     func releaseConnection() {
-        locked { openConnections -= 1 }
+        lock.locked { openConnections -= 1 }
     }
 
     /// Counts an accepted connection against its peer address; false when that address holds its
     /// share already (the connection is then closed unanswered).
     func admit(_ peer: PeerAddress) -> Bool {
-        locked {
+        lock.locked {
             let held = connectionsByAddress[peer.host, default: 0]
             guard held < connectionCapPerAddress else { return false }
             connectionsByAddress[peer.host] = held + 1
@@ -173,7 +167,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     func dismiss(_ peer: PeerAddress) {
-        locked {
+        lock.locked {
             let held = connectionsByAddress[peer.host, default: 1] - 1
             connectionsByAddress[peer.host] = held > 0 ? held : nil
         }
@@ -186,7 +180,7 @@ public final class HTTPServer: @unchecked Sendable {
     public var memoryInUse: Int { memory.inUse }
 
     /// Open connections across all loops (for health and tests).
-    public var connectionCount: Int { locked { openConnections } }
+    public var connectionCount: Int { lock.locked { openConnections } }
 }
 
 /// Seconds on a monotonic clock.

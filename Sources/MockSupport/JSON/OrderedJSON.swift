@@ -126,24 +126,13 @@ private struct Stream {
         }
     }
 
-    /// Marks the pending slot `slot` as filled; false if it is not the pending one.
-    mutating func claim(_ slot: Int) -> Bool {
-        guard pending == slot else { return false }
-        pending = 0
-        return true
-    }
-
-    mutating func open(object: Bool, owner: Int) {
-        pending = 0
-        if object { writer.beginObject() } else { writer.beginArray() }
-        frames.append(Frame(owner: owner, isObject: object))
-    }
-
     /// The container of `slot` at `depth`, opening it if the slot is pending; nil if the
     /// slot already holds something else.
     mutating func container(object: Bool, slot: Int, depth: Int) -> Int? {
         if pending == slot {
-            open(object: object, owner: slot)
+            pending = 0
+            if object { writer.beginObject() } else { writer.beginArray() }
+            frames.append(Frame(owner: slot, isObject: object))
             return slot
         }
         if depth < frames.count, frames[depth].owner == slot, frames[depth].isObject == object { return slot }
@@ -192,11 +181,6 @@ private struct StreamEncoder: Encoder {
     let depth: Int
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    /// An encoder whose every use throws, handed out by containers that are closed.
-    static func closed(_ stream: UnsafeMutablePointer<Stream>, depth: Int) -> StreamEncoder {
-        StreamEncoder(stream: stream, slot: -1, depth: depth)
-    }
 
     /// Writes `value` into this (pending) slot and closes whatever it opened.
     func encodeValue<T: Encodable>(_ value: T) throws {
@@ -298,7 +282,8 @@ private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 
     private func slotEncoder(_ key: some CodingKey) -> StreamEncoder {
-        memberEncoder(key) ?? StreamEncoder.closed(stream, depth: depth + 1)
+        // A closed object hands out an encoder whose every use throws.
+        memberEncoder(key) ?? StreamEncoder(stream: stream, slot: -1, depth: depth + 1)
     }
 }
 
@@ -376,7 +361,7 @@ private struct UnkeyedStreamContainer: UnkeyedEncodingContainer, ScalarPosition 
     }
 
     private func nextEncoder() -> StreamEncoder {
-        elementEncoder() ?? StreamEncoder.closed(stream, depth: depth + 1)
+        elementEncoder() ?? StreamEncoder(stream: stream, slot: -1, depth: depth + 1)
     }
 }
 
@@ -386,7 +371,8 @@ private struct SingleValueStreamContainer: SingleValueEncodingContainer, ScalarP
 
 
     mutating func put(_ scalar: Scalar) throws {
-        guard encoder.stream.pointee.claim(encoder.slot) else { throw closedError(scalar) }
+        guard encoder.stream.pointee.pending == encoder.slot else { throw closedError(scalar) }
+        encoder.stream.pointee.pending = 0
         encoder.stream.pointee.write(scalar)
     }
 
