@@ -85,12 +85,7 @@ public final class MockApp: HTTPResponder {
     /// `/_mock/…` in the admin's JSON errors.
     public func refusal(of request: Request, status: Int, reason: String) -> Response? {
         let routed = routed(request)
-        let flag: String
-        switch status {
-        case 413: flag = "--max-body"
-        case 503: flag = "--memory-budget"
-        default: return nil
-        }
+        guard let flag = [413: "--max-body", 503: "--memory-budget"][status] else { return nil }
         guard let api = routed.api else {
             guard routed.group?.name == AdminAPI.name else { return nil }
             var response = Response.json(status, ["error": status == 413 ? "body_too_large" : "memory_budget", "detail": reason])
@@ -190,7 +185,8 @@ public final class MockApp: HTTPResponder {
         if let (stub, missed) = stubs.nearMiss(request) {
             fields.append(("stub", stub.route.text))
             reason = "no API serves this path, and the stub \(stub.described) almost matched: \(missed)"
-        } else if let group = leftOutGroup(servingPath: request), notServed.contains(group) {
+        } else if let group = hintRouter.match(method: request.method, path: request.path).group?.name,
+                  notServed.contains(group) {
             fields.append(("not_served", group))
             reason = "\(group) is not served (--only \(apis.map(\.name).joined(separator: ",")))"
         } else if let closest = hintRouter.closestRoute(method: request.method, path: request.path) {
@@ -215,13 +211,5 @@ public final class MockApp: HTTPResponder {
         var response = Response.json(404, writer.bytes)
         response.explanation = reason
         return response
-    }
-
-    /// The API left out by `--only` whose table has this path, with any method.
-    private func leftOutGroup(servingPath request: Request) -> String? {
-        switch hintRouter.match(method: request.method, path: request.path) {
-        case let .found(group, _, _), let .methodNotAllowed(group, _), let .preflight(group, _): return group.name
-        case .notFound: return nil
-        }
     }
 }

@@ -46,8 +46,7 @@ public final class RequestLog: Sendable {
         }
     }
 
-    /// A reason cut to 2 KiB of UTF-8, between characters' bytes: reasons repeat what clients sent, and the
-    /// console and the journal (`Journal.record`) keep every line short whatever that was.
+    /// A reason cut to 2 KiB of UTF-8, between characters' bytes: reasons repeat what clients sent.
     static func capped(_ reason: String) -> String {
         let limit = 2048
         guard reason.utf8.count > limit else { return reason }

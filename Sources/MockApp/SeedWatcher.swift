@@ -3,14 +3,11 @@ import MockHTTP
 import MockKit
 import MockSupport
 
-/// `--watch` (docs/admin.md#live-reload---watch): polls the seed files of the served APIs and the
-/// stubs folder, and reloads what changed. Polling (not inotify or FSEvents) because it is portable
-/// and sees changes made through a Docker bind mount, where file events often never arrive.
-/// A change is acted on once a file has stayed the same for one more poll, so an editor's
-/// several writes make one reload. A broken file is refused with its file:line:column and the
-/// running state stays.
+/// `--watch` (docs/admin.md#live-reload---watch): polls the served APIs' seed files and the stubs
+/// folder and reloads what changed. Polling, not inotify or FSEvents: it is portable and sees
+/// changes through a Docker bind mount, where file events often never arrive.
 public final class SeedWatcher: @unchecked Sendable {
-    /// Seconds between two looks at the files.
+    /// Seconds.
     public static let defaultInterval = 1.0
 
     private let seed: SeedDirectory

@@ -1,9 +1,8 @@
 import Foundation
 import MockHTTP
 
-/// `--public-url`: the address other devices use, given by whoever knows it (docs/admin.md#addresses).
-/// Scheme, host and port only: the apps add their own paths (`/api/…`, `/cgi-bin/…`), which the
-/// server answers at its root, so a path here could only be wrong.
+/// `--public-url`: the address other devices use (docs/admin.md#addresses). Scheme, host and port
+/// only: the apps add their own paths, which the server answers at its root.
 public struct PublicURL: Equatable, Sendable {
     /// `http://192.168.1.20:9000`, scheme and host in lower case, no trailing slash.
     public let origin: String
@@ -74,8 +73,7 @@ public enum ContainerDetection {
 }
 
 /// What the banner, the index page and the https hint offer as this server's address
-/// (docs/admin.md#addresses): the public URL when given; in a container without one, the admission
-/// that the host's address is unknown; otherwise this machine's same-network addresses.
+/// (docs/admin.md#addresses).
 public struct ServerAddresses: Sendable {
     public var publicURL: PublicURL?
     public var inContainer: Bool
@@ -89,7 +87,6 @@ public struct ServerAddresses: Sendable {
         self.interfaces = interfaces
     }
 
-    /// How to make the host's address known, for the banner and the page.
     public static let publicURLAdvice = "-e MOCK_PUBLIC_URL=http://<host-ip>:<host-port>"
 
     /// Addresses for a phone on the same network: none beside a public URL (it says where to go), none

@@ -383,10 +383,10 @@ final class EventLoop: @unchecked Sendable {
                 // The first bytes of a connection: a TLS handshake is refused at once.
                 if connection.bytesReceived == 0,
                    refuseTLS(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]), on: connection) { return }
-                if !connection.parser.hasBufferedBytes { connection.requestStartedAt = monotonicNow() }
+                connection.lastActivity = monotonicNow()
+                if !connection.parser.hasBufferedBytes { connection.requestStartedAt = connection.lastActivity }
                 connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
                 connection.bytesReceived += count
-                connection.lastActivity = monotonicNow()
                 if count < readBuffer.count { break }
             } else if count == 0 {
                 connection.peerClosed = true
@@ -571,7 +571,8 @@ final class EventLoop: @unchecked Sendable {
     /// `costlyTargets` is emptied when it reaches this many (paths with ids are many).
     private static let costlyTargetsKept = 1024
 
-    /// The method and the path without its query: what makes an answer costly is mostly which list it is.
+    /// The method and the path without its query: what makes an answer costly is mostly which list
+    /// it is. A new string: made only once some request was costly, or this one is.
     private static func costKey(_ head: RequestHead) -> String {
         let path = head.target.firstIndex(of: "?").map { head.target[..<$0] } ?? head.target[...]
         return head.method + " " + path
@@ -583,21 +584,20 @@ final class EventLoop: @unchecked Sendable {
                               headers: head.headers, body: body, peer: connection.peer, receivedAt: Date())
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
         connection.hasServedRequest = true
-        let key = Self.costKey(head)
         guard let parseRoom = reserveParseRoom(forBody: body.count, on: connection) else {
             refuseForMemory(head, on: connection)
             return
         }
-        if body.count >= Self.costlyBody || costlyTargets.contains(key) {
-            answerOnWorker(WorkerAnswer(connection: connection, request: request, head: head, startedAt: started, key: key),
-                           parseRoom: parseRoom)
+        if body.count >= Self.costlyBody || !costlyTargets.isEmpty && costlyTargets.contains(Self.costKey(head)) {
+            answerOnWorker(WorkerAnswer(connection: connection, request: request, head: head, startedAt: started,
+                                        key: Self.costKey(head)), parseRoom: parseRoom)
             return
         }
         let response = server.responder.respond(to: request)
         server.memory.adjust(by: -parseRoom, for: connection.peer.host)
         if monotonicNow() - started >= Self.costlyAnswerSeconds {
             if costlyTargets.count >= Self.costlyTargetsKept { costlyTargets.removeAll() }
-            costlyTargets.insert(key)
+            costlyTargets.insert(Self.costKey(head))
         }
         answer(response, to: request, head, startedAt: started, on: connection)
     }

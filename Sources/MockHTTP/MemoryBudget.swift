@@ -33,8 +33,9 @@ public final class MemoryBudget: @unchecked Sendable {
     }
 
     /// Counts what a connection of `address` holds now against what it held (negative when it
-    /// shrank), fitting or not: the bytes are already there.
+    /// shrank), fitting or not: the bytes are already there. Zero (a GET's parse room) takes no lock.
     func adjust(by delta: Int, for address: String) {
+        guard delta != 0 else { return }
         lock.lock()
         defer { lock.unlock() }
         used += delta
@@ -44,11 +45,12 @@ public final class MemoryBudget: @unchecked Sendable {
 
     /// Whether `address` may have another answer built: the budget is not used up, and its
     /// connections hold less than their share. An answer's size is known only once it is built,
-    /// so the one built last may pass the mark by its own size.
+    /// so the one built last may pass the mark by its own size. Below the share in all, no address's
+    /// count is looked up (an address holds part of what is used).
     func hasRoomForAnswer(to address: String) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return used < limit && usedByAddress[address, default: 0] < limitPerAddress
+        return used < limit && (used < limitPerAddress || usedByAddress[address, default: 0] < limitPerAddress)
     }
 
     /// Counts `bytes` of client text about to be stored, if stored text stays within half the

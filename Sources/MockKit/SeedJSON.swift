@@ -74,6 +74,10 @@ public struct SeedReader {
     /// string's extent, or an array's element count. Reading it then does not scan it again.
     private var checkedString: JSONScanner.StringToken?
     private var checkedCount: Int?
+    /// Whether the text of the value was checked already, by the skip that found where it (or
+    /// what holds it) ends: a nested value is then skipped by its brackets alone, so a row nested
+    /// three deep (cse118's messages) is not checked three times before it is read.
+    private var isChecked = false
 
     init(_ scanner: JSONScanner, depth: Int, maxDepth: Int) {
         self.scanner = scanner
@@ -83,7 +87,9 @@ public struct SeedReader {
     }
 
     private func child(at position: Int) -> SeedReader {
-        SeedReader(JSONScanner(scanner.bytes, position: position), depth: depth + 1, maxDepth: maxDepth)
+        var child = SeedReader(JSONScanner(scanner.bytes, position: position), depth: depth + 1, maxDepth: maxDepth)
+        child.isChecked = isChecked
+        return child
     }
 
     // MARK: Scalars
@@ -148,7 +154,15 @@ public struct SeedReader {
     /// Moves past the value, checking it, unless a read did already.
     mutating func skip() throws(SeedError) {
         guard scanner.position == offset else { return }
-        try syntax { () throws(JSONParseError) in try scanner.skipValue(depth: depth, maxDepth: maxDepth) }
+        _ = try skipChecking()
+    }
+
+    /// Moves past the value, checking it unless that was done; how many elements or members it has.
+    private mutating func skipChecking() throws(SeedError) -> Int {
+        guard isChecked, scanner.current == UInt8(ascii: "[") || scanner.current == UInt8(ascii: "{") else {
+            return try syntax { () throws(JSONParseError) in try scanner.skipValue(depth: depth, maxDepth: maxDepth) }
+        }
+        return scanner.skipChecked()
     }
 
     // MARK: Containers
@@ -198,10 +212,11 @@ public struct SeedReader {
             if scanner.current == UInt8(ascii: "\"") {
                 value.checkedString = try syntax { () throws(JSONParseError) in try scanner.scanString() }
             } else {
-                value.checkedCount = try syntax { () throws(JSONParseError) in
-                    try scanner.skipValue(depth: value.depth, maxDepth: maxDepth)
-                }
+                var skipped = value
+                value.checkedCount = try skipped.skipChecking()
+                scanner.position = skipped.scanner.position
             }
+            value.isChecked = true
             found.append((key, value))
             guard try next(closing: UInt8(ascii: "}"), else: "expected ',' or '}'") else { return found }
         }

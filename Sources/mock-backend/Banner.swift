@@ -72,8 +72,8 @@ enum Banner {
         shown.beginArray()
         for address in addresses {
             shown.beginObject()
-            shown.key("name"); shown.string(address.name)
-            shown.key("address"); shown.string(address.value.replacingOccurrences(of: "\n", with: " "))
+            shown.member("name", address.name)
+            shown.member("address", address.value.replacingOccurrences(of: "\n", with: " "))
             shown.endObject()
         }
         shown.endArray()
@@ -87,25 +87,21 @@ enum Banner {
         for api in apis {
             let summary = api.summary
             listed.beginObject()
-            listed.key("name"); listed.string(api.name)
-            listed.key("title"); listed.string(summary.title)
-            listed.key("base_urls"); listed.beginArray()
-            for base in summary.basePaths { listed.string(origin + base) }
-            listed.endArray()
-            listed.key("endpoints"); listed.beginArray()
-            for endpoint in api.endpoints { listed.string(endpoint) }
-            listed.endArray()
-            if let note = summary.note { listed.key("note"); listed.string(note) }
+            listed.member("name", api.name)
+            listed.member("title", summary.title)
+            listed.member("base_urls", summary.basePaths.map { origin + $0 })
+            listed.member("endpoints", api.endpoints)
+            if let note = summary.note { listed.member("note", note) }
             listed.key("accounts"); listed.beginArray()
             for account in summary.accounts {
                 listed.beginObject()
-                listed.key("login"); listed.string(account.login)
-                if let password = account.password { listed.key("password"); listed.string(password) }
-                if !account.detail.isEmpty { listed.key("detail"); listed.string(account.detail) }
+                listed.member("login", account.login)
+                if let password = account.password { listed.member("password", password) }
+                if !account.detail.isEmpty { listed.member("detail", account.detail) }
                 listed.endObject()
             }
             listed.endArray()
-            listed.key("more_accounts"); listed.int(summary.unlistedAccounts)
+            listed.member("more_accounts", summary.unlistedAccounts)
             listed.endObject()
         }
         listed.endArray()
@@ -118,9 +114,8 @@ enum Banner {
         server.isDualStack ? "IPv4 and IPv6" : "IPv4"
     }
 
-    /// Where clients reach the server, and the origin of every base URL printed after them: the
-    /// public URL when given; in a container without one, placeholders, since the host's address
-    /// and published port cannot be seen from inside; otherwise this machine's addresses.
+    /// Where clients reach the server, and the origin of every base URL printed after them; in a
+    /// container without a public URL, placeholders: the host's address and port cannot be seen.
     private static func addresses(port: Int, _ addresses: ServerAddresses) -> (addresses: [Address], origin: String) {
         let emulator: Address = ("Android emulator", "http://10.0.2.2:\(port)")
         if let publicURL = addresses.publicURL {

@@ -7,17 +7,15 @@ enum Healthcheck {
     static let addressFlags: Set<String> = ["--host", "--port", "--admin-token"]
 
     /// 0 when the server answers `/_mock/health` with status ok, 1 otherwise. Which server: the URL;
-    /// else `--host`/`--port`/`--admin-token` given with `--healthcheck`; else the one whose health
-    /// file (`HealthFile`) is there, with its port and token however they were given; else, with
-    /// no file (a read-only container), this program running as PID 1, as its own command line and
-    /// environment say (`ContainerServer`); else 127.0.0.1 at `PORT` (default 8080) with `MOCK_ADMIN_TOKEN`.
+    /// else `--host`/`--port`/`--admin-token` given with `--healthcheck`; else the health file's;
+    /// else, with no file (a read-only container), PID 1's; else 127.0.0.1 at `PORT` with `MOCK_ADMIN_TOKEN`.
     static func run(url: String?, options: Options, environment: [String: String]) -> Int32 {
         if let url { return probe(url: url, adminToken: options.adminToken) }
         if options.givenFlags.isDisjoint(with: addressFlags) {
             let path = HealthFile.path(environment: environment)
             switch HealthFile.read(path) {
             case .found(let file):
-                return probe(host: file.host, port: file.port, path: "/_mock/health", adminToken: file.adminToken)
+                return probe(host: file.host, port: file.port, adminToken: file.adminToken)
             case .serverGone(let pid):
                 print("unhealthy: the server that wrote \(path) (process \(pid)) is not running")
                 return 1
@@ -27,11 +25,10 @@ enum Healthcheck {
                 break
             }
             if let server = ContainerServer.find() {
-                return probe(host: server.host, port: server.port, path: "/_mock/health", adminToken: server.adminToken)
+                return probe(host: server.host, port: server.port, adminToken: server.adminToken)
             }
         }
-        return probe(host: HealthFile.loopback(listening: options.host), port: options.port, path: "/_mock/health",
-                     adminToken: options.adminToken)
+        return probe(host: HealthFile.loopback(listening: options.host), port: options.port, adminToken: options.adminToken)
     }
 
     private static func probe(url: String, adminToken: String?) -> Int32 {
@@ -46,7 +43,7 @@ enum Healthcheck {
                      path: base.hasSuffix("/_mock/health") ? base : base + "/_mock/health", adminToken: adminToken)
     }
 
-    private static func probe(host: String, port: Int, path: String, adminToken: String?) -> Int32 {
+    private static func probe(host: String, port: Int, path: String = "/_mock/health", adminToken: String?) -> Int32 {
         do {
             let client = try BlockingClient(host: host, port: port, timeout: 5)
             let token = adminToken.map { "Authorization: Bearer \($0)\r\n" } ?? ""
@@ -65,13 +62,11 @@ enum Healthcheck {
     }
 }
 
-/// Where a running server leaves its effective health address and admin token for
-/// `mock-backend --healthcheck` without flags. Docker's HEALTHCHECK starts the program anew with
-/// the image's environment (`PORT=8080`) but without the flags given after the image name
-/// (`--port 9000 --admin-token T`), so only the server knows them. The file holds the token, so it
-/// is created private (mode 0600) and read only when it is private and the reader's own.
-/// `MOCK_HEALTH_FILE` names it; the default is `$TMPDIR/mock-backend-<uid>.health` (`/tmp`).
-/// The last server started wins; a server that stops removes the file if it is still its own.
+/// Where a running server leaves its health address and admin token for `--healthcheck` without
+/// flags: Docker's HEALTHCHECK runs the program anew without the flags given after the image name
+/// (`--port 9000 --admin-token T`), so only the server knows them. It holds the token, so it is
+/// private (mode 0600) and read only when private and the reader's own. The last server started
+/// wins; a server that stops removes it if it is still its own.
 struct HealthFile: Codable, Equatable {
     var pid: Int32
     var host: String
@@ -144,7 +139,7 @@ struct HealthFile: Codable, Equatable {
         return .found(file)
     }
 
-    /// Removes the file at `path` if this process wrote it (another server may have replaced it).
+    /// Only if this process wrote it: another server may have replaced it.
     static func remove(_ path: String) {
         if case .found(let file) = read(path), file.pid == getpid() { unlink(path) }
     }
@@ -188,12 +183,10 @@ enum ContainerServer {
     }
 
     private static func variables(_ entries: [String]) -> [String: String] {
-        var variables: [String: String] = [:]
-        for entry in entries {
-            guard let equals = entry.firstIndex(of: "=") else { continue }
-            variables[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
+        let pairs = entries.compactMap { entry in
+            entry.firstIndex(of: "=").map { (String(entry[..<$0]), String(entry[entry.index(after: $0)...])) }
         }
-        return variables
+        return Dictionary(pairs, uniquingKeysWith: { $1 })
     }
 
     /// The port of a TCP socket the process listens on (the one `--port 0` picked): its

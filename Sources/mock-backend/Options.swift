@@ -42,7 +42,6 @@ struct Options {
         var message: String
     }
 
-    /// Flags that take a value, with their environment variables.
     private static let valued: [(flag: String, variable: String)] = [
         ("--host", "MOCK_HOST"), ("--port", "PORT"), ("--seed", "MOCK_SEED_DIR"), ("--only", "MOCK_ONLY"), ("--stubs", "MOCK_STUBS"),
         ("--state", "MOCK_STATE"), ("--latency", "MOCK_LATENCY"), ("--otp-code", "MOCK_OTP_CODE"),
@@ -87,24 +86,16 @@ struct Options {
             case "--admin-require-token": adminRequiresToken = true
             case "--watch": watch = true
             case "--healthcheck":
-                if let inline {
-                    healthcheck = .some(inline)
-                } else if index < arguments.count, !arguments[index].hasPrefix("-") {
-                    healthcheck = .some(arguments[index])
-                    index += 1
-                } else {
-                    healthcheck = .some(nil)
-                }
+                // The URL is optional: a next argument that is a flag is not it.
+                let takesNext = inline == nil && index < arguments.count && !arguments[index].hasPrefix("-")
+                healthcheck = .some(inline ?? (takesNext ? arguments[index] : nil))
+                if takesNext { index += 1 }
             case _ where Self.valued.contains { $0.flag == flag }:
                 variables[flag] = nil
                 givenFlags.insert(flag)
-                if let inline {
-                    values[flag] = inline
-                } else {
-                    guard index < arguments.count else { throw UsageError(message: "\(flag) needs a value") }
-                    values[flag] = arguments[index]
-                    index += 1
-                }
+                guard inline != nil || index < arguments.count else { throw UsageError(message: "\(flag) needs a value") }
+                values[flag] = inline ?? arguments[index]
+                if inline == nil { index += 1 }
             default:
                 throw UsageError(message: "unknown argument \(argument)"
                                  + (Self.closestFlag(to: flag).map { "; did you mean \($0)?" } ?? ""))
@@ -114,7 +105,6 @@ struct Options {
         self.variables = variables
     }
 
-    /// Every flag, for the guess at a misspelt one.
     private static let flags = valued.map(\.flag)
         + ["--help", "--version", "--quiet", "--admin-require-token", "--watch", "--healthcheck"]
 
@@ -156,12 +146,19 @@ struct Options {
     }
 
     private mutating func apply(_ values: [String: String], variables: [String: String]) throws(UsageError) {
-        func integer(_ flag: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        /// As the person who started the server spelt it: the flag, or the variable that gave the value.
+        func named(_ flag: String) -> String { variables[flag] ?? flag }
+        /// The flag's value as `parse` reads it; nil when not given. `problem` says why a value is refused.
+        func parsed<Value>(_ flag: String, _ parse: (String) -> Value?,
+                           else problem: (String) -> String) throws(UsageError) -> Value? {
             guard let text = values[flag] else { return nil }
-            guard let number = Int(text), range.contains(number) else {
-                throw UsageError(message: "\(variables[flag] ?? flag) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)")
+            guard let value = parse(text) else { throw UsageError(message: problem(text)) }
+            return value
+        }
+        func integer(_ flag: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int? {
+            try parsed(flag, { Int($0).flatMap { range.contains($0) ? $0 : nil } }) {
+                "\(named(flag)) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \($0)"
             }
-            return number
         }
         host = values["--host"]
         port = try integer("--port", 0...65_535) ?? port
@@ -173,17 +170,15 @@ struct Options {
         maxConnectionsPerAddress = try integer("--max-connections-per-address", 1...1_000_000)
         memoryBudget = try integer("--memory-budget", (1 << 20)...(1 << 40)) ?? memoryBudget
         journal = try integer("--journal", 0...1_000_000) ?? journal
-        adminToken = values["--admin-token"]
-        if let token = adminToken, token.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw UsageError(message: "\(variables["--admin-token"] ?? "--admin-token") must not be empty: an empty token "
-                + "would let anyone in (unset it to serve /_mock to loopback callers only)")
+        adminToken = try parsed("--admin-token", { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }) { _ in
+            "\(named("--admin-token")) must not be empty: an empty token would let anyone in (unset it to serve /_mock "
+                + "to loopback callers only)"
         }
         if let text = values["--public-url"] {
             do {
                 publicURL = try PublicURL(parsing: text)
             } catch {
-                throw UsageError(message: "\(variables["--public-url"] ?? "--public-url") \(text): \(error.reason) "
-                    + "(e.g. http://192.168.1.20:8080)")
+                throw UsageError(message: "\(named("--public-url")) \(text): \(error.reason) (e.g. http://192.168.1.20:8080)")
             }
         }
         if let only = values["--only"] {
@@ -194,56 +189,32 @@ struct Options {
             guard !names.isEmpty else { throw UsageError(message: "--only needs at least one API") }
             self.only = names
         }
-        if let latency = values["--latency"] {
-            let parts = latency.split(separator: "-", omittingEmptySubsequences: false).map { Double($0) }
+        latency = try parsed("--latency", { text in
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Double($0) }
             guard (1...2).contains(parts.count), let low = parts.first ?? nil, let high = parts.last ?? nil,
-                  low >= 0, high >= low, high <= 600_000 else {
-                throw UsageError(message: "--latency takes milliseconds, MS or MIN-MAX (e.g. 200 or 100-400), not \(latency)")
-            }
-            self.latency = low...high
+                  low >= 0, high >= low, high <= 600_000 else { return nil }
+            return low...high
+        }) { "--latency takes milliseconds, MS or MIN-MAX (e.g. 200 or 100-400), not \($0)" }
+        otpCode = try parsed("--otp-code", { $0.count == 6 && $0.allSatisfy { $0.isASCII && $0.isNumber } ? $0 : nil }) {
+            "--otp-code must be six digits, not \($0)"
         }
-        if let code = values["--otp-code"] {
-            guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                throw UsageError(message: "--otp-code must be six digits, not \(code)")
-            }
-            otpCode = code
+        wsuvTimeZone = try parsed("--wsuv-tz", { TimeZone(identifier: $0) != nil ? $0 : nil }) {
+            "--wsuv-tz: unknown time zone \($0) (use a name like America/Los_Angeles)"
+        } ?? wsuvTimeZone
+        clock = try parsed("--clock", { ServerClock.instant($0).flatMap { ServerClock.range.contains($0) ? $0 : nil } }) {
+            "\(named("--clock")) must be an instant from 1970 to 9999 such as 2024-09-01T10:00:00Z, not \($0)"
         }
-        if let zone = values["--wsuv-tz"] {
-            guard TimeZone(identifier: zone) != nil else {
-                throw UsageError(message: "--wsuv-tz: unknown time zone \(zone) (use a name like America/Los_Angeles)")
-            }
-            wsuvTimeZone = zone
+        randomSeed = try parsed("--random-seed", { UInt64($0) }) {
+            "\(named("--random-seed")) must be a whole number from 0 to \(UInt64.max), not \($0)"
         }
-        if let text = values["--clock"] {
-            guard let instant = ServerClock.instant(text), ServerClock.range.contains(instant) else {
-                throw UsageError(message: "\(variables["--clock"] ?? "--clock") must be an instant from 1970 to 9999 such as "
-                    + "2024-09-01T10:00:00Z, not \(text)")
-            }
-            clock = instant
-        }
-        if let text = values["--random-seed"] {
-            guard let seed = UInt64(text) else {
-                throw UsageError(message: "\(variables["--random-seed"] ?? "--random-seed") must be a whole number from 0 to "
-                    + "\(UInt64.max), not \(text)")
-            }
-            randomSeed = seed
-        }
-        if let format = values["--log-format"] {
-            guard let parsed = RequestLog.Format(rawValue: format) else {
-                throw UsageError(message: "--log-format must be text or json, not \(format)")
-            }
-            logFormat = parsed
-        }
-        if let name = values["--poller"] {
-            let offered = PollerKind.available.map(\.rawValue).joined(separator: " or ")
-            guard let kind = PollerKind(rawValue: name), PollerKind.available.contains(kind) else {
-                throw UsageError(message: "--poller must be \(offered) on this system, not \(name)")
-            }
-            poller = kind
-        }
+        logFormat = try parsed("--log-format", RequestLog.Format.init(rawValue:)) {
+            "--log-format must be text or json, not \($0)"
+        } ?? logFormat
+        poller = try parsed("--poller", { PollerKind(rawValue: $0).flatMap { PollerKind.available.contains($0) ? $0 : nil } }) {
+            "--poller must be \(PollerKind.available.map(\.rawValue).joined(separator: " or ")) on this system, not \($0)"
+        } ?? poller
     }
 
-    /// One line per API of the catalog.
     private static let apiLines = APICatalog.entries.map { entry in
         "  " + entry.name.padding(toLength: 16, withPad: " ", startingAt: 0)
             + entry.title.padding(toLength: 34, withPad: " ", startingAt: 0) + entry.paths

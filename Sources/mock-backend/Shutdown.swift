@@ -6,8 +6,7 @@ import MockSupport
 
 /// How the server stops (README.md#command-line): the first SIGINT or SIGTERM lets requests in
 /// flight finish for at most `grace` seconds, a second one cuts them off at once (exit 128 + the
-/// signal's number: 130 for Ctrl-C). Requests cut off are logged by the server; the last console
-/// line says the server stopped.
+/// signal's number: 130 for Ctrl-C).
 final class Shutdown: @unchecked Sendable {
     private let server: HTTPServer
     private let app: MockApp
@@ -30,11 +29,8 @@ final class Shutdown: @unchecked Sendable {
     }
 
     private func drain(_ signal: Int32) {
-        var event = ConsoleEvent("stopping")
-        event.string("signal", Self.signalName(signal))
-        event.int("grace_s", Int(grace))
-        say("mock-backend: stopping (finishing requests in flight, at most \(Int(grace)) s; "
-            + "\(Self.name(signal)) again stops at once)", or: event)
+        sayStopping(signal, grace: Int(grace), "mock-backend: stopping (finishing requests in flight, at most \(Int(grace)) s; "
+                        + "\(Self.name(signal)) again stops at once)")
         server.stop(grace: grace)
         // After the last answer: the file left behind is one snapshot, plain JSON.
         stateLog?.close()
@@ -47,10 +43,7 @@ final class Shutdown: @unchecked Sendable {
         lock.lock()
         cutShort = true
         lock.unlock()
-        var event = ConsoleEvent("stopping")
-        event.string("signal", Self.signalName(signal))
-        event.int("grace_s", 0)
-        say("mock-backend: \(Self.name(signal)) again: stopping at once", or: event)
+        sayStopping(signal, grace: 0, "mock-backend: \(Self.name(signal)) again: stopping at once")
         server.stop(grace: 0)
         finish(exitCode: 128 + signal, atOnce: true)
     }
@@ -76,13 +69,15 @@ final class Shutdown: @unchecked Sendable {
         exit(exitCode)
     }
 
-    /// The line for a person, or with `--log-format json` the event for a program.
     private func say(_ text: String, or event: ConsoleEvent) {
         if Console.standard.writesJSONLines { Console.standard.writeRecord(event.line) } else { Console.standard.write(text) }
     }
 
-    private static func signalName(_ signal: Int32) -> String {
-        signal == SIGINT ? "SIGINT" : "SIGTERM"
+    private func sayStopping(_ signal: Int32, grace: Int, _ text: String) {
+        var event = ConsoleEvent("stopping")
+        event.string("signal", signal == SIGINT ? "SIGINT" : "SIGTERM")
+        event.int("grace_s", grace)
+        say(text, or: event)
     }
 
     private static func name(_ signal: Int32) -> String {

@@ -32,6 +32,15 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+/// What `step` makes, or the end of the program with its error after `prefix`.
+func orFail<Value>(_ prefix: String, _ step: () throws -> Value) -> Value {
+    do {
+        return try step()
+    } catch {
+        fail(prefix + "\(error)")
+    }
+}
+
 /// The program's own file: argv[0] is only the name typed when it was found on the PATH. Asked only
 /// when no --seed is given, and on Linux read from /proc: Foundation's Bundle.main lists the whole
 /// folder the program is in first (about 8 ms of start-up beside 10,000 files).
@@ -74,12 +83,7 @@ let clock = ServerClock(standingAt: options.clock)
 apiOptions.clock = { clock.now() }
 apiOptions.randomness = Randomness(seed: options.randomSeed)
 
-let apis: [any MockAPI]
-do {
-    apis = try APICatalog.load(options.only, seed: seed, options: apiOptions)
-} catch {
-    fail("bad seed: \(error)")
-}
+let apis = orFail("bad seed: ") { try APICatalog.load(options.only, seed: seed, options: apiOptions) }
 
 var settings = AppSettings(adminToken: options.adminToken,
                            log: options.quiet ? nil : RequestLog(format: options.logFormat))
@@ -97,11 +101,7 @@ settings.addresses = ServerAddresses(publicURL: options.publicURL,
 // open: a start that fails leaves the file as it was.
 if let path = options.stateFile {
     let stateLog = StateLog(path: URL(fileURLWithPath: path).path, maxFileSize: options.memoryBudget, console: Console.standard.write)
-    do {
-        try stateLog.open(apis)
-    } catch {
-        fail("\(error)")
-    }
+    orFail("") { try stateLog.open(apis) }
     settings.stateLog = stateLog
 }
 // Stubs: --stubs, or the seed folder's stubs/ when it has one.
@@ -109,18 +109,8 @@ let stubsFolder = options.stubsDirectory.map { URL(fileURLWithPath: $0) } ?? see
 if let path = options.stubsDirectory, !FileManager.default.fileExists(atPath: path) {
     fail("--stubs: no such folder \(path)")
 }
-let stubs: StubSet
-do {
-    stubs = try StubSet.load(folder: stubsFolder, apis: apis)
-} catch {
-    fail("bad stub: \(error)")
-}
-let app: MockApp
-do {
-    app = try MockApp(apis: apis, settings: settings, stubs: stubs)
-} catch {
-    fail("bad route table: \(error)")
-}
+let stubs = orFail("bad stub: ") { try StubSet.load(folder: stubsFolder, apis: apis) }
+let app = orFail("bad route table: ") { try MockApp(apis: apis, settings: settings, stubs: stubs) }
 configuration.host = options.host
 configuration.port = options.port
 // A body one address may never hold with what parsing it makes (as much again) within its half

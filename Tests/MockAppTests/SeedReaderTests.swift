@@ -90,6 +90,16 @@ final class SeedReaderTests: XCTestCase {
         XCTAssertEqual(tweets.compactMap { $0.objectValue?["isdeleted"]?.intValue }, [0, 1, 0])
     }
 
+    func testValuesNestedInARowAreSkippedWhereTheyEnd() throws {
+        // A row's unknown member, nested, is passed by its brackets alone (the root's check saw it):
+        // quotes, brackets and commas inside its strings, escaped or not, must not end it early.
+        let tricky = #"{"a": "x\"]}", "b": ["\\", "]", {"c": "},{"}, [[], {}]], "d": "é 😀 \u00e9\\\""}"#
+        var document = #"{"users":[{"username":"u","password":"p","session_token":"0"}],"tweets":["#
+        document += #"{"extra":\#(tricky),"tweet_id":1,"username":"u","time_stamp":"2016-03-28 09:00:00","tweet":"after","isdeleted":0},"#
+        document += #"{"tweet_id":2,"username":"u","extra":[\#(tricky),\#(tricky)],"time_stamp":"2016-03-28 09:00:01","tweet":"b","isdeleted":0}]}"#
+        XCTAssertEqual(try texts(try serve(document)), [Array("after".utf8), Array("b".utf8)])
+    }
+
     func testNumbersThatAreNotIntegersAreRefusedWithTheirPlace() {
         XCTAssertEqual(problem(Self.seed(tweets: [#""a""#]).replacingOccurrences(of: #""isdeleted":0"#, with: #""isdeleted":0.5"#)),
                        "wsuv.json:1:162: $.tweets[0].isdeleted: expected an integer")

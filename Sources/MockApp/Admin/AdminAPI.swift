@@ -3,23 +3,9 @@ import MockHTTP
 import MockKit
 import MockSupport
 
-/// The control surface of docs/admin.md: `/` and `/_mock/…`, for the people who run the mock.
-/// Only loopback callers may use `/_mock/…`, or, with `--admin-token`, callers that present the token;
-/// the index page is public but shows the last requests only to them.
-///
-/// | method            | path                    | what                                            |
-/// |-------------------|-------------------------|-------------------------------------------------|
-/// | GET               | /                       | HTML index page (public)                        |
-/// | GET               | /_mock/health           | liveness, version, uptime, APIs                 |
-/// | POST              | /_mock/reset            | every API back to its seed                      |
-/// | POST              | /_mock/reset/{api}      | one API back to its seed                        |
-/// | GET, PUT          | /_mock/state/{api}      | export or replace an API's state (seed format)  |
-/// | GET, DELETE       | /_mock/requests         | the request journal, newest first / clear it    |
-/// | GET               | /_mock/requests.har     | the journal as HAR 1.2, oldest first            |
-/// | GET, PUT, DELETE  | /_mock/faults           | injected latency, errors, broken connections    |
-/// | GET               | /_mock/openapi/{file}   | an API's OpenAPI document (`{api}.json`)        |
-/// | GET, PUT, DELETE  | /_mock/stubs            | the stubs / add stubs / remove those added      |
-/// | GET, POST, DELETE | /_mock/clock            | the clock / move it / back to the wall clock    |
+/// The control surface of docs/admin.md (a section there per route below): `/` and `/_mock/…`, for
+/// the people who run the mock. Only loopback callers may use `/_mock/…`, or, with `--admin-token`,
+/// callers that present the token; the index page is public but shows the last requests only to them.
 final class AdminAPI: Sendable {
     static let name = "admin"
 
@@ -72,7 +58,7 @@ final class AdminAPI: Sendable {
 
     private func indexPage(_ request: Request) -> Response {
         let requests: IndexPage.Requests
-        if !Self.mayControl(request, settings) {
+        if Self.refusal(of: request, settings) != nil {
             requests = settings.adminToken != nil ? .needsToken : settings.trustsLoopback ? .loopbackOnly : .closed
         } else if journal.capacity == 0 {
             requests = .off
@@ -96,45 +82,32 @@ final class AdminAPI: Sendable {
     /// 503 while the state file cannot store changes, so Docker's health check flags it; 200 with
     /// `state_file_not_compacting` while changes are stored but the log cannot be compacted.
     private func health(_ request: Request) -> Response {
-        let uptime = (Date().timeIntervalSince(startedAt) * 10).rounded() / 10
-        var health = Health(version: MockBackend.version, uptimeS: uptime, apis: apis.map(\.name))
-        if let log = settings.stateLog {
-            let (failure, counts) = (log.failureReason, log.counts)
-            health.stateFile = Health.StateFile(path: log.path, stored: failure == nil, error: failure,
-                                                changesStored: counts.records, flushes: counts.flushes,
-                                                compactionError: log.compactionFailureReason)
-            if health.stateFile?.compactionError != nil { health.status = "state_file_not_compacting" }
-            if failure != nil { health.status = "state_file_failing" }
+        let log = settings.stateLog
+        let (failure, counts, compactionError) = (log?.failureReason, log?.counts, log?.compactionFailureReason)
+        var writer = JSONWriter(escapeSlash: false)
+        writer.beginObject()
+        let status = failure != nil ? "state_file_failing" : compactionError != nil ? "state_file_not_compacting" : "ok"
+        writer.member("status", status)
+        writer.member("version", MockBackend.version)
+        writer.key("uptime_s")
+        writer.double((Date().timeIntervalSince(startedAt) * 10).rounded() / 10)
+        writer.member("apis", apis.map(\.name))
+        if let log, let counts {
+            writer.key("state_file")
+            writer.beginObject()
+            writer.member("path", log.path)
+            // False from a failed write until one succeeds.
+            writer.member("stored", failure == nil)
+            if let failure { writer.member("error", failure) }
+            // Since start; fewer flushes than changes when changes came at once (group commit).
+            writer.member("changes_stored", counts.records)
+            writer.member("flushes", counts.flushes)
+            // Why the log could not be compacted (it keeps every change and grows), until it can.
+            if let compactionError { writer.member("compaction_error", compactionError) }
+            writer.endObject()
         }
-        return .json(health.stateFile?.stored == false ? 503 : 200, OrderedJSON.encode(health, escapeSlash: false))
-    }
-
-    private struct Health: Encodable {
-        struct StateFile: Encodable {
-            var path: String
-            /// Whether changes are being stored; false from a failed write until one succeeds.
-            var stored: Bool
-            var error: String?
-            /// Since start; fewer flushes than changes when changes came at once (group commit).
-            var changesStored: Int
-            var flushes: Int
-            /// Why the log could not be compacted (it keeps every change and grows), until it can.
-            var compactionError: String?
-
-            enum CodingKeys: String, CodingKey {
-                case path, stored, error, changesStored = "changes_stored", flushes, compactionError = "compaction_error"
-            }
-        }
-
-        var status = "ok"
-        var version: String
-        var uptimeS: Double
-        var apis: [String]
-        var stateFile: StateFile?
-
-        enum CodingKeys: String, CodingKey {
-            case status, version, uptimeS = "uptime_s", apis, stateFile = "state_file"
-        }
+        writer.endObject()
+        return .json(failure != nil ? 503 : 200, writer.bytes)
     }
 
     /// Stubs added at run time go too, and the clock reads as at the start.
@@ -182,39 +155,30 @@ final class AdminAPI: Sendable {
     // MARK: Journal
 
     private func listRequests(_ request: Request) -> Response {
-        let found: (entries: [Journal.Entry], matching: Int)
-        switch journalQuery(request) {
-        case .success(let result): found = result
-        case .failure(let refusal): return refusal.response
+        answerJournalQuery(request) { found in
+            var response = Response.json(200, Journal.json(found.entries))
+            // The array stays what it was; the count of every matching entry rides in a header.
+            response.headers.add("X-Total-Count", String(found.matching))
+            response.headers.add("X-Mock-Journal-Run", journal.run)
+            return response
         }
-        var response = Response.json(200, Journal.json(found.entries))
-        // The array stays what it was; the count of every matching entry rides in a header.
-        response.headers.add("X-Total-Count", String(found.matching))
-        response.headers.add("X-Mock-Journal-Run", journal.run)
-        return response
     }
 
     /// The same entries as an HTTP Archive, oldest first (docs/admin.md#the-journal-as-har).
     private func exportHAR(_ request: Request) -> Response {
-        let found: (entries: [Journal.Entry], matching: Int)
-        switch journalQuery(request) {
-        case .success(let result): found = result
-        case .failure(let refusal): return refusal.response
+        answerJournalQuery(request) { found in
+            var response = Response.json(200, HAR.document(found.entries, version: MockBackend.version))
+            response.headers.add("Content-Disposition", #"attachment; filename="mock-backend.har""#)
+            response.headers.add("X-Total-Count", String(found.matching))
+            return response
         }
-        var response = Response.json(200, HAR.document(found.entries, version: MockBackend.version))
-        response.headers.add("Content-Disposition", #"attachment; filename="mock-backend.har""#)
-        response.headers.add("X-Total-Count", String(found.matching))
-        return response
     }
 
-    private struct JournalQueryRefusal: Error {
-        var response: Response
-    }
-
-    /// The entries `limit`, the filters and `after` in the query select, or the 400 for a bad one.
-    private func journalQuery(_ request: Request) -> Result<(entries: [Journal.Entry], matching: Int), JournalQueryRefusal> {
-        func refusal(_ error: String, _ detail: String) -> Result<(entries: [Journal.Entry], matching: Int), JournalQueryRefusal> {
-            .failure(JournalQueryRefusal(response: Response.json(400, ["error": error, "detail": detail])))
+    /// `answer` for the entries `limit`, the filters and `after` in the query select, or the 400 for a bad one.
+    private func answerJournalQuery(_ request: Request,
+                                    _ answer: ((entries: [Journal.Entry], matching: Int)) -> Response) -> Response {
+        func refusal(_ error: String, _ detail: String) -> Response {
+            Response.json(400, ["error": error, "detail": detail])
         }
         let query = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)
         var limit = 100
@@ -230,7 +194,7 @@ final class AdminAPI: Sendable {
             guard let id = Int(text), id >= 0 else { return refusal("invalid_after", "after must be the id of an entry (0 or more)") }
             after = id
         }
-        return .success(journal.entries(limit: limit, matching: filter, after: after))
+        return answer(journal.entries(limit: limit, matching: filter, after: after))
     }
 
     /// A read of what came after an entry: the index page sends one every second while it is open.
@@ -315,57 +279,12 @@ final class AdminAPI: Sendable {
 
     /// Loopback only, unless a token is configured: then the token, from anywhere.
     private func guarded(_ handler: @escaping @Sendable (Request) -> Response) -> Handler {
-        { [settings] request in
-            guard let refusal = Self.refusal(of: request, settings) else { return handler(request) }
-            return switch refusal {
-            case .needsToken:
-                Response.json(401, ["error": "unauthorized", "detail": "send Authorization: Bearer <admin token> or X-Mock-Admin-Token"])
-            case .closed:
-                Response.json(403, ["error": "forbidden", "detail": "/_mock is closed: --admin-require-token is set and no --admin-token"])
-            case .notLoopback:
-                Response.json(403, ["error": "forbidden",
-                                    "detail": "/_mock is served to loopback clients only; start the server with --admin-token to allow others"])
-            case .forwarded(let header):
-                Self.refusedThroughProxy(header)
-            case .foreignHost(let host):
-                Self.refusedFromBrowser("Host \(host.prefix(100)) is not localhost, an IP address or the --public-url host: "
-                                        + "perhaps a web page's own name made to point at this machine (DNS rebinding)")
-            case .foreignOrigin(let origin):
-                Self.refusedFromBrowser("Origin \(origin.prefix(100)) is not this server's: a web page of another site sent it")
-            }
-        }
+        { [settings] request in Self.refusal(of: request, settings) ?? handler(request) }
     }
 
-    /// Why a caller may not use `/_mock/…`; nil when it may.
-    enum Refusal: Equatable {
-        /// A token is configured and the caller did not present it.
-        case needsToken
-        /// `--admin-require-token` without a token: nobody may.
-        case closed
-        case notLoopback
-        /// A loopback caller that is a proxy: the request carries this forwarding header.
-        case forwarded(String)
-        /// A loopback caller whose `Host` may be a web site's name resolved to this machine.
-        case foreignHost(String)
-        /// A loopback caller whose `Origin` names another site: a web page sent the request.
-        case foreignOrigin(String)
-    }
-
-    private static func refusedFromBrowser(_ explanation: String) -> Response {
-        var response = Response.json(403, ["error": "forbidden",
-                                           "detail": "/_mock serves loopback callers only at localhost, an IP address or the "
-                                               + "--public-url host, and never for web pages of other sites; start the server "
-                                               + "with --admin-token to allow others"])
+    private static func forbidden(_ detail: String, explanation: String? = nil) -> Response {
+        var response = Response.json(403, ["error": "forbidden", "detail": detail])
         response.explanation = explanation
-        return response
-    }
-
-    private static func refusedThroughProxy(_ header: String) -> Response {
-        var response = Response.json(403, ["error": "forbidden",
-                                           "detail": "/_mock serves loopback callers only, and a request a proxy forwarded is "
-                                               + "not one (behind a proxy every caller looks local); start the server with "
-                                               + "--admin-token and send the token"])
-        response.explanation = "the request carries \(header): a proxy forwarded it, so its loopback address proves nothing"
         return response
     }
 
@@ -373,36 +292,50 @@ final class AdminAPI: Sendable {
     /// one of them on a loopback request means the real client is elsewhere.
     static let forwardingHeaders = ["Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-IP", "Via"]
 
-    /// Nil for a loopback caller that is no proxy, without a configured token (unless loopback is not
-    /// trusted), or any caller presenting the token. Behind a proxy every caller is loopback
-    /// (docs/admin.md#who-may-call-it).
-    static func refusal(of request: Request, _ settings: AppSettings) -> Refusal? {
+    /// The 401 or 403 of a caller who may not use `/_mock/…`; nil for a loopback caller that is no
+    /// proxy, without a configured token (unless loopback is not trusted), or any caller presenting
+    /// the token. Behind a proxy every caller is loopback (docs/admin.md#who-may-call-it).
+    static func refusal(of request: Request, _ settings: AppSettings) -> Response? {
         guard let adminToken = settings.adminToken else {
-            guard settings.trustsLoopback else { return .closed }
-            guard request.peer.isLoopback else { return .notLoopback }
-            if let header = forwardingHeaders.first(where: request.headers.contains) { return .forwarded(header) }
+            guard settings.trustsLoopback else {
+                return forbidden("/_mock is closed: --admin-require-token is set and no --admin-token")
+            }
+            guard request.peer.isLoopback else {
+                return forbidden("/_mock is served to loopback clients only; start the server with --admin-token to allow others")
+            }
+            if let header = forwardingHeaders.first(where: request.headers.contains) {
+                return forbidden("/_mock serves loopback callers only, and a request a proxy forwarded is not one (behind a "
+                                     + "proxy every caller looks local); start the server with --admin-token and send the token",
+                                 explanation: "the request carries \(header): a proxy forwarded it, so its loopback address "
+                                     + "proves nothing")
+            }
             return browserRefusal(of: request, publicURL: settings.addresses.publicURL)
         }
         if request.headers["X-Mock-Admin-Token"] == adminToken { return nil }
-        guard let value = request.headers["Authorization"], value.count > 7,
-              value.prefix(7).lowercased() == "bearer " else { return .needsToken }
-        return value.dropFirst(7).trimmingCharacters(in: .whitespaces) == adminToken ? nil : .needsToken
-    }
-
-    static func mayControl(_ request: Request, _ settings: AppSettings) -> Bool {
-        refusal(of: request, settings) == nil
+        if let value = request.headers["Authorization"], value.count > 7, value.prefix(7).lowercased() == "bearer ",
+           value.dropFirst(7).trimmingCharacters(in: .whitespaces) == adminToken {
+            return nil
+        }
+        return Response.json(401, ["error": "unauthorized",
+                                   "detail": "send Authorization: Bearer <admin token> or X-Mock-Admin-Token"])
     }
 
     /// A browser on this machine is a loopback caller for every site it shows. A page of another site
     /// may send a form here (its `Origin` tells), or, once its name resolves to 127.0.0.1, read this
     /// port as its own (DNS rebinding: its name is in `Host`). Tools send no `Origin` and either no
     /// name or one a page cannot own.
-    static func browserRefusal(of request: Request, publicURL: PublicURL?) -> Refusal? {
+    static func browserRefusal(of request: Request, publicURL: PublicURL?) -> Response? {
+        let refused = "/_mock serves loopback callers only at localhost, an IP address or the --public-url host, and never "
+            + "for web pages of other sites; start the server with --admin-token to allow others"
         let host = request.headers["Host"]?.lowercased()
-        if let host, !isOwnHostName(hostName(of: Substring(host)), publicURL: publicURL) { return .foreignHost(host) }
+        if let host, !isOwnHostName(hostName(of: Substring(host)), publicURL: publicURL) {
+            return forbidden(refused, explanation: "Host \(host.prefix(100)) is not localhost, an IP address or the --public-url "
+                                 + "host: perhaps a web page's own name made to point at this machine (DNS rebinding)")
+        }
         if let origin = request.headers["Origin"],
            origin.lowercased() != host.map({ "http://" + $0 }) && origin.lowercased() != publicURL?.origin {
-            return .foreignOrigin(origin)
+            return forbidden(refused,
+                             explanation: "Origin \(origin.prefix(100)) is not this server's: a web page of another site sent it")
         }
         return nil
     }

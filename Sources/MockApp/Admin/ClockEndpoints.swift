@@ -3,8 +3,7 @@ import MockHTTP
 import MockKit
 import MockSupport
 
-/// `/_mock/clock`: read the server's clock, move it, or let it run with the wall clock again
-/// (docs/admin.md#the-clock-and-random-values). Served under the admin access rule.
+/// `/_mock/clock` (docs/admin.md#the-clock-and-random-values), under the admin access rule.
 struct ClockEndpoints {
     let clock: ServerClock
 
@@ -24,10 +23,8 @@ struct ClockEndpoints {
         let reading = clock.reading()
         var writer = JSONWriter(escapeSlash: false)
         writer.beginObject()
-        writer.key("now")
-        writer.string(ServerClock.text(reading.now))
-        writer.key("frozen")
-        writer.bool(reading.standsStill)
+        writer.member("now", ServerClock.text(reading.now))
+        writer.member("frozen", reading.standsStill)
         writer.endObject()
         return .json(200, writer.bytes)
     }

@@ -3,16 +3,12 @@ import MockHTTP
 import MockKit
 import MockSupport
 
-/// Injected faults (`/_mock/faults`) and `--latency`: slow answers, errors and broken connections on
-/// demand, so a class can see how their app copes with a bad network or a failing server.
-/// `PUT /_mock/faults` takes one rule or an array of them; a request gets the first rule that
-/// applies to it, or none.
+/// Injected faults (`/_mock/faults`): slow answers, errors and broken connections on demand, so a
+/// class sees how its app copes. A request gets the first rule that applies to it, or none.
 struct Faults: Equatable, Sendable {
     var rules: [FaultRule] = []
     /// The rules came as an array, and are shown as one.
     var listed = false
-
-    var isEmpty: Bool { rules.isEmpty }
 
     func rule(for api: String, method: String, path: String) -> FaultRule? {
         rules.first { $0.applies(to: api, method: method, path: path) }
@@ -60,7 +56,7 @@ struct Faults: Equatable, Sendable {
 
 /// One fault rule: where it applies (APIs, routes) and what it does, each fault with its own rate.
 struct FaultRule: Equatable, Sendable {
-    /// Milliseconds, fixed when both ends are equal.
+    /// Milliseconds.
     var latency: ClosedRange<Double>?
     var errorRate: Double?
     /// Every n-th request the rule meets gets the error: a demo that always shows it.
@@ -102,19 +98,16 @@ struct FaultRule: Equatable, Sendable {
             draw.errorStatus = errorStatus ?? 503
             notes.append("\(draw.errorStatus!) (error_every \(errorEvery): request \(requestsMet) of this rule)")
         }
-        if hits(resetRate) {
-            draw.connectionFault = .reset
-            notes.append("connection reset before the answer (reset_rate \(Self.format(resetRate!)))")
-        } else if hits(closeRate) {
-            draw.connectionFault = .close
-            notes.append("connection closed with no answer (close_rate \(Self.format(closeRate!)))")
-        } else if hits(truncateRate) {
-            draw.connectionFault = .truncate
-            notes.append("answer cut short (truncate_rate \(Self.format(truncateRate!)))")
-        } else if hits(slowRate) {
-            let rate = slowBytesPerSecond ?? Self.defaultSlowBytesPerSecond
-            draw.connectionFault = .slowBody(bytesPerSecond: rate)
-            notes.append("body sent at \(rate) bytes/s (slow_rate \(Self.format(slowRate!)))")
+        let slow = slowBytesPerSecond ?? Self.defaultSlowBytesPerSecond
+        let connectionFaults: [(rate: Double?, field: String, fault: ConnectionFault, note: String)] = [
+            (resetRate, "reset_rate", .reset, "connection reset before the answer"),
+            (closeRate, "close_rate", .close, "connection closed with no answer"),
+            (truncateRate, "truncate_rate", .truncate, "answer cut short"),
+            (slowRate, "slow_rate", .slowBody(bytesPerSecond: slow), "body sent at \(slow) bytes/s"),
+        ]
+        if let hit = connectionFaults.first(where: { hits($0.rate) }) {
+            draw.connectionFault = hit.fault
+            notes.append("\(hit.note) (\(hit.field) \(Self.format(hit.rate!)))")
         }
         if !notes.isEmpty {
             let scope = routes.map { " on " + $0.map(\.text).joined(separator: ", ") } ?? ""
@@ -132,7 +125,6 @@ struct FaultRule: Equatable, Sendable {
     private static let fields = ["latency_ms", "error_rate", "error_every", "error_status", "reset_rate", "close_rate", "truncate_rate",
                                  "slow_rate", "slow_bytes_per_s", "apis", "routes"]
 
-    /// Reads one rule of a `PUT /_mock/faults` document; each field optional.
     init(document: JSONValue, served: [String]) throws(Faults.Invalid) {
         guard case let .object(object) = document else { throw Faults.Invalid(detail: "expected a JSON object") }
         for key in object.keys where !Self.fields.contains(key) {
@@ -191,18 +183,17 @@ struct FaultRule: Equatable, Sendable {
         (slowRate, slowBytesPerSecond) = try setting("slow_bytes_per_s", of: "slow_rate", in: 1...1_000_000_000,
                                                      default: Self.defaultSlowBytesPerSecond,
                                                      "a whole number of bytes per second, at least 1")
-        if let value = object["apis"] {
-            guard let items = value.arrayValue, let names = Optional(items.compactMap(\.stringValue)), names.count == items.count else {
-                throw Faults.Invalid(detail: "apis must be an array of API names")
-            }
+        func strings(_ field: String, _ detail: String, orNone: Bool = true) throws(Faults.Invalid) -> [String]? {
+            guard let value = object[field] else { return nil }
+            guard let items = value.arrayValue, let texts = Optional(items.compactMap(\.stringValue)), texts.count == items.count,
+                  orNone || !texts.isEmpty else { throw Faults.Invalid(detail: "\(field) must be \(detail)") }
+            return texts
+        }
+        if let names = try strings("apis", "an array of API names") {
             for name in names where !served.contains(name) { throw Faults.Invalid(detail: "unknown or not served api \(name)") }
             apis = names
         }
-        if let value = object["routes"] {
-            guard let items = value.arrayValue, let texts = Optional(items.compactMap(\.stringValue)), texts.count == items.count,
-                  !texts.isEmpty else {
-                throw Faults.Invalid(detail: "routes must be an array of \"METHOD /path\" strings")
-            }
+        if let texts = try strings("routes", "an array of \"METHOD /path\" strings", orNone: false) {
             var patterns: [RoutePattern] = []
             for text in texts {
                 guard let pattern = RoutePattern(text) else {
@@ -214,10 +205,6 @@ struct FaultRule: Equatable, Sendable {
         }
     }
 
-    init(latency: ClosedRange<Double>? = nil) {
-        self.latency = latency
-    }
-
     var json: [UInt8] {
         var writer = JSONWriter(escapeSlash: false)
         writer.beginObject()
@@ -225,15 +212,15 @@ struct FaultRule: Equatable, Sendable {
             writer.key("latency_ms"); writer.beginArray(); writer.double(latency.lowerBound); writer.double(latency.upperBound); writer.endArray()
         }
         if let errorRate { writer.key("error_rate"); writer.double(errorRate) }
-        if let errorEvery { writer.key("error_every"); writer.int(errorEvery) }
-        if let errorStatus { writer.key("error_status"); writer.int(errorStatus) }
+        if let errorEvery { writer.member("error_every", errorEvery) }
+        if let errorStatus { writer.member("error_status", errorStatus) }
         for (field, rate) in [("reset_rate", resetRate), ("close_rate", closeRate), ("truncate_rate", truncateRate),
                               ("slow_rate", slowRate)] {
             if let rate { writer.key(field); writer.double(rate) }
         }
-        if let slowBytesPerSecond { writer.key("slow_bytes_per_s"); writer.int(slowBytesPerSecond) }
-        if let apis { writer.key("apis"); writer.beginArray(); for api in apis { writer.string(api) }; writer.endArray() }
-        if let routes { writer.key("routes"); writer.beginArray(); for route in routes { writer.string(route.text) }; writer.endArray() }
+        if let slowBytesPerSecond { writer.member("slow_bytes_per_s", slowBytesPerSecond) }
+        if let apis { writer.member("apis", apis) }
+        if let routes { writer.member("routes", routes.map(\.text)) }
         writer.endObject()
         return writer.bytes
     }

@@ -2,11 +2,9 @@ import Foundation
 import MockHTTP
 import MockSupport
 
-/// The journal as an HTTP Archive (HAR 1.2), for `GET /_mock/requests.har`: what browsers' developer
-/// tools, Charles, Proxyman and Postman import (docs/admin.md#the-journal-as-har). Oldest entry
-/// first, as a recording reads. A body is what the journal kept of it (the first 4 KiB); sizes are
-/// the whole body's, and a `comment` says when the text is cut. TLS attempts on the http port are
-/// left out: no HTTP request was read.
+/// The journal as an HTTP Archive (HAR 1.2) for browsers' developer tools, Charles, Proxyman and
+/// Postman (docs/admin.md#the-journal-as-har), oldest entry first. Bodies are the journal's first
+/// 4 KiB with the whole body's sizes; TLS attempts are left out: no HTTP request was read.
 enum HAR {
     static func document(_ entries: [Journal.Entry], version: String) -> [UInt8] {
         var writer = JSONWriter(escapeSlash: false)

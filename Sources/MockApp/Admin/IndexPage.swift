@@ -2,11 +2,8 @@ import Foundation
 import MockHTTP
 import MockKit
 
-/// The HTML page at `/`: what a teaching assistant opens first, on a projector or a phone.
-/// Self-contained (inline CSS and script, no fonts or links leaving the server) and public: the
-/// accounts are demo accounts, but the last requests (which carry tokens and passwords) are shown
-/// only to callers who may use `/_mock/…` (IndexPageJournal.swift).
-///
+/// The HTML page at `/`, for a projector or a phone: self-contained (inline CSS and script) and
+/// public, but the last requests (tokens, passwords) only for callers who may use `/_mock/…`.
 /// Everything shown is gathered into this value first, so rendering is a plain function of it.
 struct IndexPage {
     struct API {
@@ -60,7 +57,6 @@ struct IndexPage {
     }
 
     static let androidEmulatorHost = "10.0.2.2"
-    /// Rows of the journal the page shows.
     static let requestLimit = 20
 
     var version: String
@@ -242,19 +238,15 @@ struct IndexPage {
 
     // MARK: Helpers
 
-    private struct Server {
-        var label: String
-        var origin: String
-    }
-
     /// The browser's own address, the public URL or the machine's LAN addresses, the Android
     /// emulator's alias of the host.
-    private var servers: [Server] {
+    private var servers: [(label: String, origin: String)] {
         let browser = "http://\(authority.text)"
-        let publicRow = publicURL.map { [Server(label: "public URL", origin: $0.origin)] } ?? []
-        return (publicURL?.origin == browser.lowercased() ? [] : [Server(label: "this browser", origin: browser)])
-            + publicRow + lanOrigins.map { Server(label: "same network", origin: $0) }
-            + [Server(label: "Android emulator", origin: "http://\(Self.androidEmulatorHost)\(authority.portSuffix)")]
+        var servers: [(label: String, origin: String)] = publicURL?.origin == browser.lowercased() ? [] : [("this browser", browser)]
+        if let publicURL { servers.append(("public URL", publicURL.origin)) }
+        servers += lanOrigins.map { ("same network", $0) }
+        servers.append(("Android emulator", "http://\(Self.androidEmulatorHost)\(authority.portSuffix)"))
+        return servers
     }
 
     /// The LAN addresses with the browser's port, except one the browser already used.

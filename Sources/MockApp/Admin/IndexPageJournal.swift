@@ -103,8 +103,7 @@ extension IndexPage {
         }
     }
 
-    /// One row; the script builds the same cells for the entries that come later, and lets a row
-    /// open to its request and response.
+    /// One row; the script builds the same cells for the entries that come later.
     private func requestRow(_ entry: Journal.Entry) -> String {
         let target = entry.query.isEmpty ? entry.path : entry.path + "?" + entry.query
         return "<tr class=\"entry \(Self.outcome(status: entry.status, reason: entry.reason))\"><td>\(clockTime(entry.at))</td>"
@@ -114,11 +113,9 @@ extension IndexPage {
             + "<td>\(HTML.escape(entry.api ?? "—"))</td><td class=\"reason\">\(HTML.escape(entry.reason ?? ""))</td></tr>"
     }
 
-    /// What a row's colour says: `error` for a status of 400 or more, no answer at all, or an
-    /// API's error answered with 200 (InternProducts' `FAILED`, OTP's wrong code), which the
-    /// reason of the entry gives away; `fault` for a fault injected into an answer that is no error
-    /// (a truncated or slow body); else `ok` (a stub sequence's note on which answer it gave is no
-    /// error either). The script's `outcome` is the same rule.
+    /// A row's colour: `error` for a status of 400 or more, no answer, or an API's error answered
+    /// with 200 (its reason gives it away; a stub sequence's note does not); `fault` for a fault
+    /// injected into an answer that is no error; else `ok`. The script's `outcome` is the same rule.
     static func outcome(status: Int?, reason: String?) -> String {
         guard let status, status < 400 else { return "error" }
         guard let reason, !reason.hasPrefix(StubMatch.sequenceNote) else { return "ok" }

@@ -1,11 +1,7 @@
 extension IndexPage {
-    /// Keeps "Last requests" live. It asks `/_mock/requests?after=ID` for what came since the newest
-    /// entry shown (never journaled, and no console line when it succeeds), and starts over when
-    /// `X-Mock-Journal-Run` says another run of the server answered or the journal was cleared.
-    /// One request at a time, so an open page costs one small request a second. The admin token, where one is needed, is typed
-    /// into the page and kept in sessionStorage: a reload or the next visit in the same tab needs no
-    /// retyping, and it is gone when the tab closes (a classroom computer keeps nothing). Entries
-    /// are written with textContent only: paths and reasons come from anyone who can reach the server.
+    /// Keeps "Last requests" live, one request at a time; starts over when `X-Mock-Journal-Run`
+    /// changes (a restart or a clear). The admin token is kept in sessionStorage: gone when the tab
+    /// closes. Entries are written with textContent only: paths and reasons come from anyone.
     static let journalScript = #"""
     (() => {
       "use strict";

@@ -35,7 +35,7 @@ final class Journal: @unchecked Sendable {
         var headers: HTTPHeaders
         /// Some header value was shortened or some fields left out to keep the entry small.
         var headersCut: Bool
-        /// Copies, not slices: a slice would keep the whole body alive.
+        /// A body's first 4 KiB (`kept`): never a slice, which would keep the whole body alive.
         var bodyPrefix: [UInt8]
         var responseBodyPrefix: [UInt8]
         var reason: String?
@@ -79,17 +79,30 @@ final class Journal: @unchecked Sendable {
                           query: request.query ?? "", status: exchange.sentStatus,
                           durationMilliseconds: exchange.durationMilliseconds, requestBytes: request.body.count,
                           responseBytes: exchange.responseBytes, headers: headers, headersCut: headersCut,
-                          bodyPrefix: Array(request.body.prefix(Self.bodyPrefixLimit)),
-                          responseBodyPrefix: request.method == "HEAD" ? [] : Array(exchange.response.body.prefix(Self.bodyPrefixLimit)),
+                          bodyPrefix: Self.kept(request.body),
+                          responseBodyPrefix: request.method == "HEAD" ? [] : Self.kept(exchange.response.body),
                           reason: exchange.explanation.map(RequestLog.capped),
                           statusText: exchange.response.reasonPhrase, responseHeaders: Self.capped(exchange.response.headers).0,
                           responseBodyBytes: request.method == "HEAD" ? 0 : exchange.response.body.count))
     }
 
+    /// The body itself when its storage is within `bodyPrefixLimit` (shared, not copied), else a copy of its start.
+    private static func kept(_ body: [UInt8]) -> [UInt8] {
+        body.capacity <= bodyPrefixLimit ? body : Array(body.prefix(bodyPrefixLimit))
+    }
+
     /// Each value cut to `headerValueLimit` bytes, and fields kept while names and values fit in
-    /// `headersLimit`: a client may send 64 KiB of headers, and the journal keeps 1000 entries.
+    /// `headersLimit` (headers that fit are kept as they are): a client may send 64 KiB of headers,
+    /// and the journal keeps 1000 entries.
     static func capped(_ headers: HTTPHeaders) -> (HTTPHeaders, cut: Bool) {
-        var kept = HTTPHeaders(), size = 0, cut = false
+        var size = 0
+        let fits = headers.allSatisfy { field in
+            size += field.name.utf8.count + field.value.utf8.count
+            return field.value.utf8.count <= headerValueLimit && size <= headersLimit
+        }
+        if fits { return (headers, false) }
+        var kept = HTTPHeaders(), cut = false
+        size = 0
         for field in headers {
             var value = field.value
             if value.utf8.count > headerValueLimit {

@@ -1,9 +1,8 @@
 import MockHTTP
 import MockKit
 
-/// Injected faults and latency (docs/admin.md#faults-and-latency): a course API's or a stub's
-/// request may get an injected error or a broken connection instead of an answer, or a truncated
-/// or slow answer; its answer, like any 405, may be held back.
+/// Injected faults and latency (docs/admin.md#faults-and-latency) on a course API's or a stub's
+/// request; any 405 may be held back too.
 struct FaultsAndLatency: Middleware {
     /// Set through `/_mock/faults`; `--latency` applies where they set none.
     let faults: Locked<Faults>
@@ -20,7 +19,8 @@ struct FaultsAndLatency: Middleware {
                 (name, injectedFault) = (api.name, api.injectedFault)
             case let .methodNotAllowed(group, _):
                 var response = next(request)
-                response.delay += delay(rule(for: group.name, request.request))
+                let (method, path) = (request.request.method, request.request.path)
+                response.delay += delay(faults.withLock { $0.rule(for: group.name, method: method, path: path) })
                 return response
             case .preflight, .notFound:
                 return next(request)
@@ -52,10 +52,6 @@ struct FaultsAndLatency: Middleware {
         }
         response.delay += delay(rule)
         return response
-    }
-
-    private func rule(for name: String, _ request: Request) -> FaultRule? {
-        faults.withLock { $0.rule(for: name, method: request.method, path: request.path) }
     }
 
     /// The rule's latency where it sets one, else `--latency`.

@@ -10,7 +10,6 @@ struct RoutedRequest {
     /// The stub that answers instead of the route.
     var stub: StubMatch? = nil
 
-    /// The route table that has the path, the control surface's included.
     var group: RouteGroup? { route.group }
 }
 
@@ -23,14 +22,11 @@ extension RouteMatch {
     }
 }
 
-/// One concern of the app around every answer (CORS, faults and latency, persistence, journal,
-/// log): small and synchronous, so the chain runs on the event-loop thread like the handlers. An
-/// answer that must wait for other work is `Response.pending`; `next` may then be called again, on
-/// the loop's thread, when it is ready.
+/// One concern of the app around every answer: small and synchronous, so the chain runs on the
+/// event-loop thread like the handlers. An answer that must wait is `Response.pending`; `next` may
+/// then be called again, on the loop's thread.
 protocol Middleware: Sendable {
-    /// The answer to `request`: `next`'s, changed or not, or one of its own instead.
     func respond(to request: RoutedRequest, next: @escaping (RoutedRequest) -> Response) -> Response
-    /// Called once the answer is written.
     func didRespond(_ exchange: Exchange)
 }
 

@@ -1,11 +1,10 @@
 import MockHTTP
 import MockKit
 
-/// `--state FILE`: an answer goes out only once what its request changed is stored, and never
-/// shows a change that was not (docs/admin.md#state-that-survives---state-file). It waits off the
-/// event loop (`Response.pending`), which serves other connections meanwhile. A change that
-/// cannot be stored is answered with the API's own server error, or, for a reset or a load, the
-/// control surface's JSON error; a read that saw a change withdrawn since is answered again.
+/// `--state FILE` (docs/admin.md#state-that-survives---state-file): an answer goes out only once
+/// what its request changed is stored, waiting off the event loop (`Response.pending`). A change
+/// not stored gets the API's own server error (the control surface's for a reset or a load); a
+/// read that saw a change withdrawn since is answered again.
 struct Persistence: Middleware {
     let stateLog: StateLog
 

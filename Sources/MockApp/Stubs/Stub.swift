@@ -27,13 +27,8 @@ struct Stub: Sendable {
     /// The path parameters when the request matches, else nil. `bodyJSON` parses the body when a
     /// stub first asks, once per request.
     func match(_ request: Request, query pairs: [(String, String)], bodyJSON body: () -> JSONValue?) -> [String: String]? {
-        guard route.method == nil || route.method == request.method, let parameters = route.path.match(request.path) else {
-            return nil
-        }
-        for condition in query where FormDecoding.last(condition.name, in: pairs) != condition.value { return nil }
-        for condition in headers where request.headers[condition.name] != condition.value { return nil }
-        if let bodyContains, !bodyContains.occurs(in: request.body) { return nil }
-        if let bodyJSON, StubBodyJSON.firstMissed(bodyJSON, in: body()) != nil { return nil }
+        guard let parameters = route.path.match(request.path),
+              missedCondition(request, query: pairs, bodyJSON: body) == nil else { return nil }
         return parameters
     }
 
@@ -50,7 +45,6 @@ struct Stub: Sendable {
     }
 }
 
-/// What a stub answers.
 struct StubAnswer: Sendable {
     var status: Int
     var reason: String?
@@ -71,19 +65,18 @@ struct StubAnswer: Sendable {
     func response(path: [String: String], query pairs: [(String, String)]) -> Response {
         let values = Template.Values(path: path, query: pairs)
         var response = Response(status: status, reason: reason)
-        var contentType: String
+        let contentType: String
         switch body {
         case let .json(value):
-            response.body = JSONWriter.encode(Self.substitute(value, values))
+            response.body = Self.substitute(value, values).encoded(escapeSlash: false)
             contentType = Response.jsonType
         case let .text(template):
             response.body = Array(template.render(values).utf8)
-            contentType = "text/plain; charset=utf-8"
+            contentType = template.isJSONFile ? Response.jsonType : "text/plain; charset=utf-8"
         case let .bytes(bytes):
             response.body = bytes
             contentType = "application/octet-stream"
         }
-        if case let .text(template) = body, template.isJSONFile { contentType = Response.jsonType }
         for (name, value) in headers {
             response.headers.add(name, value.render(values, forHeader: true))
         }
@@ -177,13 +170,5 @@ struct Template: Sendable {
     /// Bytes no header value may hold (RFC 9110 field values): C0 controls but tab, and DEL.
     static func isControl(_ byte: UInt8) -> Bool {
         (byte < 0x20 && byte != 0x09) || byte == 0x7F
-    }
-}
-
-extension JSONWriter {
-    static func encode(_ value: JSONValue) -> [UInt8] {
-        var writer = JSONWriter(escapeSlash: false)
-        writer.value(value)
-        return writer.bytes
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockKit
 import MockSupport
 
 /// A stub's method (nil: any) and path: `{name}` segments, or a regular expression.
@@ -30,7 +31,6 @@ enum StubPath: Sendable {
         }
     }
 
-    /// The path parameters, or nil when the path does not match.
     func match(_ path: String) -> [String: String]? {
         switch self {
         case let .segments(pattern): return pattern.match(path)
@@ -57,16 +57,17 @@ struct PathExpression: @unchecked Sendable {
     /// after this many reports has met a path it cannot settle (a few milliseconds each).
     static let progressReportLimit = 32
 
-    /// The pattern, or why it is refused.
-    init(_ pattern: String) throws(StubPatternProblem) {
-        guard !pattern.isEmpty else { throw StubPatternProblem("expected a regular expression, not an empty string") }
+    /// The stub file's `path_regex`.
+    init(_ node: SeedNode) throws(SeedError) {
+        let pattern = try node.string()
+        guard !pattern.isEmpty else { throw node.fail("expected a regular expression, not an empty string") }
         guard pattern.count <= Self.maxPatternLength else {
-            throw StubPatternProblem("a pattern of \(pattern.count) characters; at most \(Self.maxPatternLength)")
+            throw node.fail("a pattern of \(pattern.count) characters; at most \(Self.maxPatternLength)")
         }
         // Checked on its own first: inside the anchors an unbalanced `)` could pair with ours.
         guard (try? NSRegularExpression(pattern: pattern)) != nil,
               let whole = try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z") else {
-            throw StubPatternProblem("not a valid regular expression (ICU syntax, as NSRegularExpression reads it)")
+            throw node.fail("not a valid regular expression (ICU syntax, as NSRegularExpression reads it)")
         }
         self.pattern = pattern
         self.whole = whole
@@ -82,7 +83,6 @@ struct PathExpression: @unchecked Sendable {
         case gaveUp
     }
 
-    /// Whether the whole path matches.
     func match(_ path: String) -> Outcome {
         let text = path as NSString
         var found: NSTextCheckingResult?
@@ -104,11 +104,6 @@ struct PathExpression: @unchecked Sendable {
         }
         return .matched(groups)
     }
-}
-
-struct StubPatternProblem: Error {
-    let text: String
-    init(_ text: String) { self.text = text }
 }
 
 /// `body_json`: the request's body, read as JSON, must hold the given members. An object matches

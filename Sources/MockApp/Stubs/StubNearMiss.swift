@@ -29,24 +29,28 @@ extension Stub {
     /// it meets them all.
     func missedCondition(_ request: Request, query pairs: [(String, String)], bodyJSON body: () -> JSONValue?) -> String? {
         if let method = route.method, method != request.method { return "it takes \(method), not \(request.method)" }
+        // Said only on a miss: `match` asks this of every stub for every request.
         for condition in query {
+            let value = FormDecoding.last(condition.name, in: pairs)
+            guard value != condition.value else { continue }
             let needs = "its query needs \(condition.name)=\(condition.value)"
-            guard let value = FormDecoding.last(condition.name, in: pairs) else { return "\(needs); the request has no \(condition.name)" }
-            if value != condition.value { return "\(needs), not \(condition.name)=\(value)" }
+            return value.map { "\(needs), not \(condition.name)=\($0)" } ?? "\(needs); the request has no \(condition.name)"
         }
         for condition in headers {
+            let value = request.headers[condition.name]
+            guard value != condition.value else { continue }
             let needs = "it needs the header \(condition.name): \(condition.value)"
-            guard let value = request.headers[condition.name] else { return "\(needs); the request has none" }
-            if value != condition.value { return "\(needs), not \(value)" }
+            return value.map { "\(needs), not \($0)" } ?? "\(needs); the request has none"
         }
         if let bodyContains, !bodyContains.occurs(in: request.body) {
             return "its body must contain \(String(decoding: bodyContains.pattern, as: UTF8.self))"
         }
         if let bodyJSON, let missed = StubBodyJSON.firstMissed(bodyJSON, in: body()) {
-            let needs = "its JSON body needs \(String(decoding: JSONWriter.encode(.object(JSONObject([missed]))), as: UTF8.self))"
+            let wanted = JSONValue.object(JSONObject([missed])).encoded(escapeSlash: false)
+            let needs = "its JSON body needs \(String(decoding: wanted, as: UTF8.self))"
             guard let object = body()?.objectValue else { return "\(needs); the body is not a JSON object" }
             guard let value = object[missed.key] else { return "\(needs); the body has no \(missed.key)" }
-            return "\(needs), not \(String(decoding: JSONWriter.encode(value), as: UTF8.self))"
+            return "\(needs), not \(String(decoding: value.encoded(escapeSlash: false), as: UTF8.self))"
         }
         return nil
     }

@@ -82,7 +82,6 @@ public final class StubSet: Sendable {
 
     public var count: Int { state.withLock { $0.added.count + $0.folder.count } }
 
-    /// The stub that answers this request.
     func match(_ request: Request) -> StubMatch? {
         let stubs = all
         guard !stubs.isEmpty else { return nil }
@@ -133,7 +132,6 @@ public final class StubSet: Sendable {
         }
     }
 
-    /// Removes the stubs added at run time (`DELETE /_mock/stubs`).
     func removeAdded() {
         state.withLock { state in
             state.forget(state.added)
@@ -163,8 +161,8 @@ public final class StubSet: Sendable {
     static func injectedFault(status: Int) -> Response {
         var writer = JSONWriter(escapeSlash: false)
         writer.beginObject()
-        writer.key("error"); writer.string("injected_fault")
-        writer.key("status"); writer.int(status)
+        writer.member("error", "injected_fault")
+        writer.member("status", status)
         writer.endObject()
         return .json(status, writer.bytes)
     }
@@ -177,24 +175,24 @@ public final class StubSet: Sendable {
         writer.beginArray()
         for stub in stubs {
             writer.beginObject()
-            writer.key("source"); writer.string(stub.source)
-            writer.key("method"); writer.string(stub.route.method ?? "*")
+            writer.member("source", stub.source)
+            writer.member("method", stub.route.method ?? "*")
             switch stub.route.path {
-            case let .segments(pattern): writer.key("path"); writer.string(pattern.text)
-            case let .expression(expression): writer.key("path_regex"); writer.string(expression.pattern)
+            case let .segments(pattern): writer.member("path", pattern.text)
+            case let .expression(expression): writer.member("path_regex", expression.pattern)
             }
             if !stub.query.isEmpty { writer.key("query"); Self.writePairs(stub.query, to: &writer) }
             if !stub.headers.isEmpty { writer.key("headers"); Self.writePairs(stub.headers, to: &writer) }
             if let contains = stub.bodyContains { writer.key("body_contains"); writer.string(String(decoding: contains.pattern, as: UTF8.self)) }
             if let bodyJSON = stub.bodyJSON { writer.key("body_json"); writer.value(.object(bodyJSON)) }
             if stub.answers.count == 1 {
-                writer.key("status"); writer.int(stub.answers[0].status)
+                writer.member("status", stub.answers[0].status)
             } else {
                 writer.key("statuses"); writer.beginArray(); for answer in stub.answers { writer.int(answer.status) }; writer.endArray()
-                writer.key("then"); writer.string(stub.cycles ? "repeat" : "last")
-                writer.key("next"); writer.int(stub.answerIndex(after: given[stub.id, default: 0]))
+                writer.member("then", stub.cycles ? "repeat" : "last")
+                writer.member("next", stub.answerIndex(after: given[stub.id, default: 0]))
             }
-            writer.key("overrides"); writer.beginArray(); for route in stub.overrides { writer.string(route) }; writer.endArray()
+            writer.member("overrides", stub.overrides)
             writer.endObject()
         }
         writer.endArray()
@@ -203,7 +201,7 @@ public final class StubSet: Sendable {
 
     private static func writePairs(_ pairs: [(name: String, value: String)], to writer: inout JSONWriter) {
         writer.beginObject()
-        for (name, value) in pairs { writer.key(name); writer.string(value) }
+        for (name, value) in pairs { writer.member(name, value) }
         writer.endObject()
     }
 

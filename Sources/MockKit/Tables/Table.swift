@@ -40,11 +40,12 @@ enum IndexKey: Hashable {
 
 /// A lookup a table keeps besides its key: rows by one field's value, either unique (a second row
 /// with the same value is refused) or grouped (all rows with that value, in table order). A row
-/// whose optional field is nil is not filed.
+/// whose optional field is nil is not filed. The field's value is given as a function, usually a
+/// key path (`\.email`): as a function it compiles to a plain read of the field, where a `KeyPath`
+/// value is looked through at run time for every row.
 public struct TableIndex<Row> {
-    /// The field in the seed document, for the error a duplicate gets.
+    /// The field in the seed document: the name lookups give, and the error a duplicate gets.
     public let field: String
-    @usableFromInline let path: AnyKeyPath
     @usableFromInline let isUnique: Bool
     /// The key a row is filed under, nil for none.
     @usableFromInline let value: (Row) -> IndexKey?
@@ -59,36 +60,32 @@ public struct TableIndex<Row> {
 
     /// Rows by a text field compared byte for byte after `folding` (e.g. `{ $0.lowercased() }` where
     /// the real server compared emails in any letter case).
-    public static func unique(_ path: KeyPath<Row, String>, field: String,
+    public static func unique(_ value: @escaping (Row) -> String, field: String,
                               folding fold: @escaping @Sendable (String) -> String = { $0 }) -> TableIndex {
-        TableIndex(field: field, path: path, isUnique: true, value: { .text(ExactText(fold($0[keyPath: path]))) },
-                   fold: fold, text: { $0[keyPath: path] })
+        TableIndex(field: field, isUnique: true, value: { .text(ExactText(fold(value($0)))) }, fold: fold, text: value)
     }
 
     /// Rows by an optional text field, byte for byte; rows without one are not filed (WSUV's
     /// session tokens: one per logged-in user).
-    public static func unique(_ path: KeyPath<Row, String?>, field: String) -> TableIndex {
-        TableIndex(field: field, path: path, isUnique: true, value: { $0[keyPath: path].map { .text(ExactText($0)) } },
-                   fold: { $0 }, text: { $0[keyPath: path] ?? "" })
+    public static func unique(_ value: @escaping (Row) -> String?, field: String) -> TableIndex {
+        TableIndex(field: field, isUnique: true, value: { value($0).map { .text(ExactText($0)) } },
+                   fold: { $0 }, text: { value($0) ?? "" })
     }
 
     /// All rows whose number field has one value, in the table's order (a thread's messages).
-    public static func grouped(_ path: KeyPath<Row, Int>) -> TableIndex {
-        TableIndex(field: "", path: path, isUnique: false, value: { .number($0[keyPath: path]) }, fold: { $0 },
-                   text: { "\($0[keyPath: path])" })
+    public static func grouped(_ value: @escaping (Row) -> Int, field: String) -> TableIndex {
+        TableIndex(field: field, isUnique: false, value: { .number(value($0)) }, fold: { $0 }, text: { "\(value($0))" })
     }
 
     /// All rows whose text field has one value, byte for byte, in the table's order.
-    public static func grouped(_ path: KeyPath<Row, String>) -> TableIndex {
-        TableIndex(field: "", path: path, isUnique: false, value: { .text(ExactText($0[keyPath: path])) }, fold: { $0 },
-                   text: { $0[keyPath: path] })
+    public static func grouped(_ value: @escaping (Row) -> String, field: String) -> TableIndex {
+        TableIndex(field: field, isUnique: false, value: { .text(ExactText(value($0))) }, fold: { $0 }, text: value)
     }
 
     /// All rows whose UUID field has one value (a channel's messages, by their channel's id), in
     /// the table's order.
-    public static func grouped(_ path: KeyPath<Row, UUID>) -> TableIndex {
-        TableIndex(field: "", path: path, isUnique: false, value: { .uuid($0[keyPath: path]) }, fold: { $0 },
-                   text: { $0[keyPath: path].uuidString })
+    public static func grouped(_ value: @escaping (Row) -> UUID, field: String) -> TableIndex {
+        TableIndex(field: field, isUnique: false, value: { .uuid(value($0)) }, fold: { $0 }, text: { value($0).uuidString })
     }
 
     /// The slots filed under a value, in order.
@@ -203,38 +200,33 @@ public struct Table<Row: TableRow> {
     }
 
     /// The row whose `field` (a unique index's) is `value`, folded as the index folds.
-    @inlinable public func row(where field: KeyPath<Row, String>, is value: String) -> Row? {
+    @inlinable public func row(where field: String, is value: String) -> Row? {
         let index = indexes[index(of: field)]
         return index.slots(for: .text(ExactText(index.fold(value)))).first.flatMap { slots[$0] }
     }
 
-    /// The row whose optional `field` (a unique index's) is `value`.
-    @inlinable public func row(where field: KeyPath<Row, String?>, is value: String) -> Row? {
-        indexes[index(of: field)].slots(for: .text(ExactText(value))).first.flatMap { slots[$0] }
-    }
-
     /// The rows whose `field` (a grouped index's) is `value`, in order.
-    @inlinable public func rows(where field: KeyPath<Row, Int>, is value: Int) -> [Row] {
+    @inlinable public func rows(where field: String, is value: Int) -> [Row] {
         indexes[index(of: field)].slots(for: .number(value)).compactMap { slots[$0] }
     }
 
     /// The rows whose `field` (a grouped index's) is `value`, byte for byte, in order.
-    @inlinable public func rows(where field: KeyPath<Row, String>, is value: String) -> [Row] {
+    @inlinable public func rows(where field: String, is value: String) -> [Row] {
         indexes[index(of: field)].slots(for: .text(ExactText(value))).compactMap { slots[$0] }
     }
 
     /// The rows whose UUID `field` (a grouped index's) is `value`, in order.
-    @inlinable public func rows(where field: KeyPath<Row, UUID>, is value: UUID) -> [Row] {
+    @inlinable public func rows(where field: String, is value: UUID) -> [Row] {
         indexes[index(of: field)].slots(for: .uuid(value)).compactMap { slots[$0] }
     }
 
     /// How many rows have `value` in their UUID `field` (a grouped index's), in O(1).
-    @inlinable public func count(where field: KeyPath<Row, UUID>, is value: UUID) -> Int {
+    @inlinable public func count(where field: String, is value: UUID) -> Int {
         indexes[index(of: field)].slotsByValue[.uuid(value)]?.count ?? 0
     }
 
-    @inlinable func index(of field: AnyKeyPath) -> Int {
-        guard let found = indexes.firstIndex(where: { $0.path == field }) else {
+    @inlinable func index(of field: String) -> Int {
+        guard let found = indexes.firstIndex(where: { $0.field == field }) else {
             preconditionFailure("the table has no index on \(field)")
         }
         return found

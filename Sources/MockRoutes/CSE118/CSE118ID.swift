@@ -61,22 +61,22 @@ struct CSE118ID: SeedKey, Comparable {
     /// (Foundation's `UUID(uuidString:)` accepts any case, and on Linux scans with `sscanf`).
     private static func parse(_ text: some Collection<UInt8>, anyCase: Bool) -> UUID? {
         guard text.count == 36 else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0, digits = 0, index = 0
+        // One bit per place of a dash; the first 16 digits (up to place 18) make the high half.
+        let dashes: UInt64 = 1 << 8 | 1 << 13 | 1 << 18 | 1 << 23
+        var high: UInt64 = 0, low: UInt64 = 0, index = 0
         for byte in text {
             defer { index += 1 }
-            if index == 8 || index == 13 || index == 18 || index == 23 {
+            guard dashes & 1 << index == 0 else {
                 guard byte == UInt8(ascii: "-") else { return nil }
                 continue
             }
-            let value: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F") where anyCase: value = byte - UInt8(ascii: "A") + 10
-            default: return nil
+            var value = byte &- UInt8(ascii: "0")
+            if value > 9 {
+                value = (anyCase ? byte | 0x20 : byte) &- UInt8(ascii: "a")
+                guard value < 6 else { return nil }
+                value += 10
             }
-            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
-            digits += 1
+            if index < 18 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
         }
         return uuid(high: high, low: low)
     }

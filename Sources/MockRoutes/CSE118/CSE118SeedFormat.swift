@@ -34,6 +34,7 @@ extension CSE118State {
         workspaces.reserveCapacity(workspaces.count + count)
         channels.reserveCapacity(channels.count + count)
         messages.reserveCapacity(messages.count + count)
+        fixtures.reserveCapacity(min(members.count, count))
         try list.elements { item throws(SeedError) in
             let fields = try SeedFields(&item)
             var workspace = try Workspace(seed: fields)
@@ -57,17 +58,21 @@ extension CSE118State {
             }
             workspace.position = workspaces.count
             workspaces.insert(workspace)
+            var fixture = workspace.fixtureOf.map { _ in Fixture(workspace: workspace) }
             try fields.value("channels") { list throws(SeedError) in
-                try list.elements { item throws(SeedError) in try readChannel(&item, in: workspace.id) }
+                try list.elements { item throws(SeedError) in try readChannel(&item, in: workspace.id, fixture: &fixture) }
             }
+            if let student = workspace.fixtureOf, let fixture { fixtures[student, default: []].append(fixture) }
         }
     }
 
-    private mutating func readChannel(_ item: inout SeedReader, in workspace: CSE118ID) throws(SeedError) {
+    /// A channel and its messages, kept in `fixture` too when the workspace is one.
+    private mutating func readChannel(_ item: inout SeedReader, in workspace: CSE118ID, fixture: inout Fixture?) throws(SeedError) {
         let fields = try SeedFields(&item)
         var channel = try Channel(seed: fields)
         channel.workspace = workspace
         guard channels.insert(channel) == nil else { throw fields.fail("id", "duplicate id \(channel.id.text)") }
+        fixture?.channels.append(channel)
         try fields.value("messages") { list throws(SeedError) in
             try list.elements { item throws(SeedError) in
                 let fields = try SeedFields(&item)
@@ -76,6 +81,7 @@ extension CSE118State {
                 // Inserted before its member is checked: a refused message refuses the whole document.
                 guard messages.insert(message) == nil else { throw fields.fail("id", "duplicate id \(message.id.text)") }
                 guard members.contains(message.member) else { throw fields.fail("member", notAMember(message.member.text)) }
+                fixture?.messages.append(message)
             }
         }
     }

@@ -35,7 +35,4 @@ enum CSE118Shape {
         var id: String
         var name: String
     }
-
-    /// The `{}` of `PUT /reset`.
-    struct Empty: Encodable {}
 }

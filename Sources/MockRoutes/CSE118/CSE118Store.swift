@@ -64,42 +64,42 @@ public struct CSE118State: StoredState {
     /// A student's fixture workspace as seeded, which `PUT /reset` restores.
     struct Fixture {
         var workspace: Workspace
-        var channels: [(channel: Channel, messages: [Message])]
+        var channels: [Channel] = []
+        /// The messages of all its channels, each channel's in order.
+        var messages: [Message] = []
     }
 
     /// Emails are unique whatever their letter case, and otherwise compared byte for byte.
     /// Members are neither added nor removed.
     var members = Table<Member>(indexes: [.unique(\.email, field: "email", folding: { $0.lowercasedIfNeeded() })])
     var workspaces = Table<Workspace>()
-    var channels = Table<Channel>(indexes: [.grouped(\.workspace.uuid)])
-    var messages = Table<Message>(indexes: [.grouped(\.channel.uuid)])
+    var channels = Table<Channel>(indexes: [.grouped(\.workspace.uuid, field: "workspace")])
+    var messages = Table<Message>(indexes: [.grouped(\.channel.uuid, field: "channel")])
     var tokens = Table<Token>()
     /// Member id → the ids of the workspaces they own or belong to, in no particular order.
     private var visible: [CSE118ID: [CSE118ID]] = [:]
     /// The tokens logins issued, which end oldest first past a limit (docs/apis/cse118.md#tokens).
     private var issuedTokens = IssuedTokens()
     /// Student id → their fixture workspaces as the seed had them, in seed order.
-    private var fixtures: [CSE118ID: [Fixture]] = [:]
+    var fixtures: [CSE118ID: [Fixture]] = [:]
     var nextPosition = 0
 
     public init() {}
 
-    /// The rows the document implies: who sees which workspace, the fixtures, the next position.
+    /// The rows the document implies: who sees which workspace, the next position (the fixtures
+    /// are kept as the workspaces are read).
     public mutating func finishReading() throws(SeedError) {
+        visible.reserveCapacity(members.count)
         for workspace in workspaces.rows {
             visible[workspace.owner, default: []].append(workspace.id)
             for member in workspace.members { visible[member, default: []].append(workspace.id) }
-            if let student = workspace.fixtureOf {
-                let channels = channels(of: workspace).map { ($0, messages(of: $0)) }
-                fixtures[student, default: []].append(Fixture(workspace: workspace, channels: channels))
-            }
         }
         nextPosition = workspaces.count
     }
 
     // MARK: Reading
 
-    func member(email: String) -> Member? { members.row(where: \.email, is: email) }
+    func member(email: String) -> Member? { members.row(where: "email", is: email) }
 
     /// Every workspace in list order.
     var allWorkspaces: [Workspace] { workspaces.rows.sorted { $0.position < $1.position } }
@@ -131,14 +131,14 @@ public struct CSE118State: StoredState {
     }
 
     /// A workspace's channels in the order they were created.
-    func channels(of workspace: Workspace) -> [Channel] { channels.rows(where: \.workspace.uuid, is: workspace.id.uuid) }
+    func channels(of workspace: Workspace) -> [Channel] { channels.rows(where: "workspace", is: workspace.id.uuid) }
 
     /// A channel's messages in the order they were posted.
-    func messages(of channel: Channel) -> [Message] { messages.rows(where: \.channel.uuid, is: channel.id.uuid) }
+    func messages(of channel: Channel) -> [Message] { messages.rows(where: "channel", is: channel.id.uuid) }
 
-    func channelCount(of workspace: Workspace) -> Int { channels.count(where: \.workspace.uuid, is: workspace.id.uuid) }
+    func channelCount(of workspace: Workspace) -> Int { channels.count(where: "workspace", is: workspace.id.uuid) }
 
-    func messageCount(of channel: Channel) -> Int { messages.count(where: \.channel.uuid, is: channel.id.uuid) }
+    func messageCount(of channel: Channel) -> Int { messages.count(where: "channel", is: channel.id.uuid) }
 
     func isMember(_ memberID: CSE118ID, of workspaceID: CSE118ID) -> Bool {
         workspaces[workspaceID]?.members.contains(memberID) == true
@@ -232,10 +232,8 @@ public struct CSE118State: StoredState {
         for fixture in fixtures[caller] ?? [] {
             removeWorkspace(fixture.workspace.id)
             insert(fixture.workspace)
-            for (channel, messages) in fixture.channels {
-                channels.insert(channel)
-                for message in messages { self.messages.insert(message) }
-            }
+            for channel in fixture.channels { channels.insert(channel) }
+            for message in fixture.messages { messages.insert(message) }
         }
         return texts
     }

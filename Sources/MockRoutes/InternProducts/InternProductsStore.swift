@@ -48,7 +48,7 @@ public struct InternProductsState: StoredState {
 
     func user(named username: String) -> User? { users[ExactText(username)] }
 
-    func isLive(token: String) -> Bool { users.row(where: \.loginToken, is: token) != nil }
+    func isLive(token: String) -> Bool { users.row(where: "loginToken", is: token) != nil }
 
     /// Creates the user with a fresh token (docs/apis/internproducts.md#tokens); nil when the name is taken.
     mutating func register(username: String, password: String, at now: Date) -> String? {

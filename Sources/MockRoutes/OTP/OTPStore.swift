@@ -121,7 +121,7 @@ public struct OTPDirectory: StoredState {
     /// `add` stores it.
     func newUser(phone: String, random: RandomStream) -> OTPUser {
         var userID = Self.secret(length: 24, random)
-        while users.row(where: \.userID, is: userID) != nil { userID = Self.secret(length: 24, random) }
+        while users.row(where: "user_id", is: userID) != nil { userID = Self.secret(length: 24, random) }
         return OTPUser(phone: phone, userID: userID, name: "", keyfilePassword: Self.secret(length: 32, random))
     }
 

@@ -63,7 +63,7 @@ public struct ThreadsState: StoredState {
     /// Emails are unique whatever their letter case (`lowercased()`), and otherwise compared byte for byte.
     private(set) var users = Table<User>(indexes: [.unique(\.email, field: "email", folding: { $0.lowercasedIfNeeded() })])
     private(set) var threads = Table<Thread>()
-    private(set) var messages = Table<Message>(indexes: [.grouped(\.threadID)])
+    private(set) var messages = Table<Message>(indexes: [.grouped(\.threadID, field: "thread_id")])
     private(set) var tokens = Table<Token>()
     private(set) var nextIDs = Recorded(NextIDs())
     /// The tokens logins issued, which end oldest first past a limit (docs/apis/threads.md#tokens).
@@ -93,10 +93,10 @@ public struct ThreadsState: StoredState {
         nextIDs.value.message = max((messages.last?.id ?? 0) + 1, nextIDs.value.message)
     }
 
-    func user(email: String) -> User? { users.row(where: \.email, is: email) }
+    func user(email: String) -> User? { users.row(where: "email", is: email) }
 
     /// A thread's messages, oldest (lowest id) first.
-    func messages(inThread id: Int) -> [Message] { messages.rows(where: \.threadID, is: id) }
+    func messages(inThread id: Int) -> [Message] { messages.rows(where: "thread_id", is: id) }
 
     /// Adds a user with the next user id, which is above every earlier one; the email is not taken.
     mutating func addUser(email: String, password: String, fname: String, lname: String) throws(ThreadsError) -> User {

@@ -61,7 +61,7 @@ public struct WSUVState: StoredState {
 
     public static let format = SeedFormat<WSUVState>(
         .table("users", \.users, check: { user, state in
-            guard let token = user.sessionToken, state.users.row(where: \.sessionToken, is: token) != nil else { return nil }
+            guard let token = user.sessionToken, state.users.row(where: "session_token", is: token) != nil else { return nil }
             return .field("session_token", "another user holds this token")
         }),
         .table("tweets", \.tweets, order: { $0.id < $1.id }, check: { tweet, state in
@@ -117,7 +117,7 @@ public struct WSUVState: StoredState {
     func mintToken(_ random: RandomStream) -> String {
         while true {
             let token = random.bytes(20).map(hex).joined()
-            if users.row(where: \.sessionToken, is: token) == nil { return token }
+            if users.row(where: "session_token", is: token) == nil { return token }
         }
     }
 
@@ -216,7 +216,7 @@ extension WSUVState: TokenCarrying {
 
     /// A user the reloaded seed logs out (`"0"`) keeps the live token; a token the seed gives wins.
     public mutating func keepLiveToken(_ token: String, of user: String, from old: WSUVState) -> Bool {
-        guard let row = self.user(user), row.sessionToken == nil, users.row(where: \.sessionToken, is: token) == nil else { return false }
+        guard let row = self.user(user), row.sessionToken == nil, users.row(where: "session_token", is: token) == nil else { return false }
         setSessionToken(token, of: user)
         return true
     }
