@@ -12,10 +12,6 @@ enum DiskFile {
         /// What a check found, in place of `errno`'s meaning.
         var finding: String?
 
-        init(call: String, path: String, code: Int32, finding: String? = nil) {
-            (self.call, self.path, self.code, self.finding) = (call, path, code, finding)
-        }
-
         /// The failed write may have left pages that the disk never took (an I/O error, a file
         /// system gone read-only, a file that is no longer the one at the path): nothing after it
         /// counts as stored until a whole new file is written and flushed. A write refused for
@@ -112,7 +108,13 @@ enum DiskFile {
             unlink(temporary)
             throw failure
         }
-        try syncFolder(of: path)
+        // The folder's entries on the disk, so the rename survives a power cut; a file system that
+        // cannot flush a folder (EINVAL) has nothing more to offer.
+        var folder = (path as NSString).deletingLastPathComponent
+        if folder.isEmpty { folder = "." }
+        guard Durability.syncDirectory(folder) || errno == EINVAL else {
+            throw Failure(call: "fsync folder", path: folder, code: errno)
+        }
         return fd
     }
 
@@ -160,16 +162,6 @@ enum DiskFile {
         let fd = Foundation.open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(call: "open", path: path, code: errno) }
         return fd
-    }
-
-    /// The folder's entries on the disk, so a rename survives a power cut; a file system that
-    /// cannot flush a folder (EINVAL) has nothing more to offer.
-    static func syncFolder(of path: String) throws(Failure) {
-        var folder = (path as NSString).deletingLastPathComponent
-        if folder.isEmpty { folder = "." }
-        guard Durability.syncDirectory(folder) || errno == EINVAL else {
-            throw Failure(call: "fsync folder", path: folder, code: errno)
-        }
     }
 
     /// The whole file, or nil when there is none. Only a regular file is read, opened without
