@@ -536,9 +536,10 @@ final class EventLoop: @unchecked Sendable {
         return true
     }
 
-    /// Brings the connection's charge against the memory budget up to what it holds now.
-    private func account(_ connection: Connection) {
-        let held = connection.parser.heldBytes + connection.pendingOutput + connection.bodyAtWorker
+    /// Brings the connection's charge against the memory budget up to what it holds now
+    /// (but its output when `countingOutput` is false).
+    private func account(_ connection: Connection, countingOutput: Bool = true) {
+        let held = connection.parser.heldBytes + (countingOutput ? connection.pendingOutput : 0) + connection.bodyAtWorker
             + (connection.heldAnswer?.response.body.count ?? 0)
         let charge = held - held % Self.accountingGranule
         guard charge != connection.charged else { return }
@@ -835,6 +836,9 @@ final class EventLoop: @unchecked Sendable {
     private func flush(_ connection: Connection) {
         // A reset fault closes mid-dispatch; its descriptor may already belong to someone else.
         guard connections[connection.fd] === connection else { return }
+        // Uncharged before the write: once the client has read it, its next request (perhaps on
+        // another loop) must not find it counted. What the socket did not take is charged after.
+        account(connection, countingOutput: false)
         switch connection.output.write(to: connection.fd) {
         case .failed:
             close(connection)
