@@ -12,15 +12,15 @@ import OTP
 public enum APICatalog {
     public static let entries: [APIEntry] = [
         APIEntry(ThreadsAPI.self, title: "UNC Charlotte message threads", paths: "/api/login, /api/threads, …",
-                 sample: SampleRequest("GET", "/api/threads")),
+                 sample: ("GET", "/api/threads", "")),
         APIEntry(InternProductsAPI.self, title: "Endava School of iOS", paths: "/login, /register, /products",
-                 sample: SampleRequest("GET", "/login?username=admin&password=1234")),
+                 sample: ("GET", "/login?username=admin&password=1234", "")),
         APIEntry(WSUVTwitterAPI.self, title: "WSU Vancouver CS 458 Twitter", paths: "/cgi-bin/get-tweets.cgi, …",
-                 sample: SampleRequest("GET", "/~cs458/cgi-bin/get-tweets.cgi")),
+                 sample: ("GET", "/~cs458/cgi-bin/get-tweets.cgi", "")),
         APIEntry(CSE118API.self, title: "UC Santa Cruz CSE 118", paths: "/api/v2/…",
-                 sample: SampleRequest("POST", "/api/v2/login", body: "{}")),
+                 sample: ("POST", "/api/v2/login", "{}")),
         APIEntry(OTPAPI.self, title: "UC Davis ECS 189E one-time codes", paths: "/api/send_verification_code, …",
-                 sample: SampleRequest("POST", "/api/user", body: "{}")),
+                 sample: ("POST", "/api/user", "{}")),
     ]
 
     public static var names: [String] { entries.map(\.name) }
@@ -90,15 +90,5 @@ public struct APIEntry: Sendable {
     }
 }
 
-public struct SampleRequest: Sendable {
-    public var method: String
-    /// Path and query.
-    public var target: String
-    public var body: String
-
-    public init(_ method: String, _ target: String, body: String = "") {
-        self.method = method
-        self.target = target
-        self.body = body
-    }
-}
+/// `target`: path and query.
+public typealias SampleRequest = (method: String, target: String, body: String)

@@ -52,11 +52,6 @@ extension CourseAPI {
         try seed.document("\(name).json")
     }
 
-    /// A seed-format document read as the seed file is.
-    public func seed(from document: SeedJSON) throws(SeedError) -> Seed {
-        try Self.seed(from: document, in: context)
-    }
-
     public static func json(_ encoded: [UInt8], status: Int = 200) -> Response {
         .json(status, encoded)
     }
@@ -78,13 +73,13 @@ extension CourseAPI {
     }
 
     public func loadState(_ document: SeedJSON) throws(SeedError) {
-        let loaded = try seed(from: document)
+        let loaded = try Self.seed(from: document, in: context)
         state.load(loaded, update: loadingSeed(loaded))
         releaseStoredText()
     }
 
     public func reloadSeed() throws(SeedError) -> SeedReload {
-        let reloaded = try seed(from: Self.seedDocument(in: context.folder))
+        let reloaded = try Self.seed(from: Self.seedDocument(in: context.folder), in: context)
         let before = Self.tableCounts(of: state.seed)
         var tokens = KeptTokens()
         state.reseed(reloaded) { old, new in tokens = new.keepLiveTokens(of: old) }

@@ -1,7 +1,6 @@
 import Foundation
 
-/// A value guarded by a lock: every read and write of an API's state goes through `withLock`,
-/// so concurrent requests on different loop threads see whole changes only.
+/// A value guarded by a lock: every read and write goes through `withLock`.
 public final class Locked<Value>: @unchecked Sendable {
     @usableFromInline let lock = NSLock()
     @usableFromInline var value: Value

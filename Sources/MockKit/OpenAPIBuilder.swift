@@ -70,171 +70,112 @@ public struct OpenAPIBuilder {
 
     /// The document as compact JSON; a malformed schema fragment is a programming error caught by the tests.
     public func build() -> [UInt8] {
-        var writer = JSONWriter(escapeSlash: false)
-        writer.beginObject()
-        writer.key("openapi"); writer.string("3.1.0")
-        writer.key("info")
-        writer.beginObject()
-        writer.key("title"); writer.string(title)
-        writer.key("version"); writer.string(MockBackend.version)
-        writer.key("description"); writer.string(description)
-        writer.endObject()
-        writer.key("servers")
-        writer.beginArray()
-        for server in servers {
-            writer.beginObject()
-            writer.key("url"); writer.string(server.url)
-            if let description = server.description { writer.key("description"); writer.string(description) }
-            writer.endObject()
-        }
-        writer.endArray()
         var tags: [String] = []
-        for operation in operations { if let tag = operation.tag, !tags.contains(tag) { tags.append(tag) } }
-        if !tags.isEmpty {
-            writer.key("tags")
-            writer.beginArray()
-            for tag in tags { writer.beginObject(); writer.key("name"); writer.string(tag); writer.endObject() }
-            writer.endArray()
-        }
-        writer.key("paths")
-        writer.beginObject()
         var paths: [String] = []
-        for operation in operations where !paths.contains(operation.path) { paths.append(operation.path) }
-        for path in paths {
-            writer.key(path)
-            writer.beginObject()
-            let parameters = path.split(separator: "/").filter { $0.hasPrefix("{") }.map { $0.dropFirst().dropLast() }
-            if !parameters.isEmpty {
-                writer.key("parameters")
-                writer.beginArray()
-                for name in parameters { writeParameter(String(name), in: "path", required: true, to: &writer) }
-                writer.endArray()
-            }
-            for operation in operations where operation.path == path {
-                for method in operation.methods {
-                    writer.key(method.lowercased())
-                    write(operation, method: method, to: &writer)
-                }
-            }
-            writer.endObject()
+        for operation in operations {
+            if let tag = operation.tag, !tags.contains(tag) { tags.append(tag) }
+            if !paths.contains(operation.path) { paths.append(operation.path) }
         }
-        writer.endObject()
-        writer.key("components")
-        writer.beginObject()
-        if let security {
-            writer.key("securitySchemes")
-            writer.beginObject()
-            writer.key("token")
-            if security == "bearer" {
-                writer.beginObject(); writer.key("type"); writer.string("http"); writer.key("scheme"); writer.string("bearer")
-            } else {
-                writer.beginObject(); writer.key("type"); writer.string("apiKey")
-                writer.key("in"); writer.string("header"); writer.key("name"); writer.string(security)
-            }
-            if let securityDescription { writer.key("description"); writer.string(securityDescription) }
-            writer.endObject()
-            writer.endObject()
-        }
-        writer.key("schemas")
-        writer.beginObject()
-        for schema in schemas {
-            writer.key(schema.name)
-            writer.raw(Self.compact(schema.json))
-        }
-        writer.endObject()
+        let info: [Member] = [("title", .string(title)), ("version", .string(MockBackend.version)),
+                              ("description", .string(description))]
+        var document: [Member] = [("openapi", .string("3.1.0")), ("info", Self.object(info))]
+        document.append(("servers", .array(servers.map { server in
+            Self.object([("url", .string(server.url)), ("description", server.description.map(JSONValue.string))])
+        })))
+        if !tags.isEmpty { document.append(("tags", .array(tags.map { Self.object([("name", .string($0))]) }))) }
+        document.append(("paths", Self.object(paths.map { ($0, pathItem($0)) })))
+        var components: [Member] = []
+        if let security { components.append(("securitySchemes", Self.object([("token", securityScheme(security))]))) }
+        components.append(("schemas", Self.object(schemas.map { ($0.name, Self.parse($0.json)) })))
         if !responses.isEmpty {
-            writer.key("responses")
-            writer.beginObject()
-            for response in responses {
-                writer.key(response.name)
-                writeResponse(description: response.description, schema: response.schema, mediaType: responseMediaType, to: &writer)
-            }
-            writer.endObject()
+            components.append(("responses", Self.object(responses.map {
+                ($0.name, Self.response($0.description, schema: $0.schema, mediaType: responseMediaType))
+            })))
         }
-        writer.endObject()
-        writer.endObject()
-        return writer.bytes
+        document.append(("components", Self.object(components)))
+        return Self.object(document).encoded(escapeSlash: false)
     }
 
-    private func write(_ operation: Operation, method: String, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("summary"); writer.string(operation.summary)
-        writer.key("operationId"); writer.string(operation.operationID ?? Self.operationID(method: method, path: operation.path))
-        if let tag = operation.tag { writer.key("tags"); writer.beginArray(); writer.string(tag); writer.endArray() }
+    /// A member of an object being built; one without a value is left out.
+    private typealias Member = (key: String, value: JSONValue?)
+
+    private func securityScheme(_ security: String) -> JSONValue {
+        var scheme: [Member] = security == "bearer"
+            ? [("type", .string("http")), ("scheme", .string("bearer"))]
+            : [("type", .string("apiKey")), ("in", .string("header")), ("name", .string(security))]
+        scheme.append(("description", securityDescription.map(JSONValue.string)))
+        return Self.object(scheme)
+    }
+
+    private func pathItem(_ path: String) -> JSONValue {
+        var item: [Member] = []
+        let names = path.split(separator: "/").filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
+        if !names.isEmpty {
+            item.append(("parameters", .array(names.map { parameter($0, in: "path", required: true) })))
+        }
+        for operation in operations where operation.path == path {
+            for method in operation.methods {
+                item.append((method.lowercased(), self.operation(operation, method: method)))
+            }
+        }
+        return Self.object(item)
+    }
+
+    private func operation(_ operation: Operation, method: String) -> JSONValue {
+        let id = operation.operationID ?? Self.operationID(method: method, path: operation.path)
+        var fields: [Member] = [("summary", .string(operation.summary)), ("operationId", .string(id)),
+                                ("tags", operation.tag.map { .array([.string($0)]) })]
         if security != nil {
-            writer.key("security")
-            writer.raw(Array((operation.secured ? #"[{"token":[]}]"# : "[]").utf8))
+            fields.append(("security", .array(operation.secured ? [Self.object([("token", .array([]))])] : [])))
         }
         if !operation.query.isEmpty {
-            writer.key("parameters")
-            writer.beginArray()
-            for parameter in operation.query { writeParameter(parameter.name, in: "query", required: parameter.required, to: &writer) }
-            writer.endArray()
+            let query = operation.query.map { parameter($0.name, in: "query", required: $0.required) }
+            fields.append(("parameters", .array(query)))
         }
         if let body = operation.body {
-            writer.key("requestBody")
-            writer.beginObject()
-            if bodiesRequired { writer.key("required"); writer.bool(true) }
-            writer.key("content")
-            writer.beginObject()
-            for type in body.mediaTypes {
-                writer.key(type)
-                writer.beginObject(); writer.key("schema"); writer.raw(Self.compact(body.schema)); writer.endObject()
-            }
-            writer.endObject()
-            writer.endObject()
+            let required: JSONValue? = bodiesRequired ? .bool(true) : nil
+            let content = Self.content(body.mediaTypes, body.schema)
+            fields.append(("requestBody", Self.object([("required", required), ("content", content)])))
         }
-        writer.key("responses")
-        writer.beginObject()
         let statuses = Set(operation.responses.map(\.status) + operation.sharedResponses.map(\.status)).sorted()
-        for status in statuses {
-            writer.key(String(status))
-            if let response = operation.responses.first(where: { $0.status == status }) {
-                writeResponse(description: response.description, schema: response.schema,
-                              mediaType: operation.responseMediaType ?? responseMediaType, to: &writer)
-            } else if let shared = operation.sharedResponses.first(where: { $0.status == status }) {
-                writer.raw(Array(##"{"$ref":"#/components/responses/\##(shared.name)"}"##.utf8))
+        fields.append(("responses", Self.object(statuses.map { status -> Member in
+            if let answer = operation.responses.first(where: { $0.status == status }) {
+                let mediaType = operation.responseMediaType ?? responseMediaType
+                return (String(status), Self.response(answer.description, schema: answer.schema, mediaType: mediaType))
             }
-        }
-        writer.endObject()
-        writer.endObject()
+            let shared = operation.sharedResponses.first { $0.status == status }
+            return (String(status), shared.map { Self.object([("$ref", .string("#/components/responses/" + $0.name))]) })
+        })))
+        return Self.object(fields)
     }
 
-    private func writeResponse(description: String, schema: String?, mediaType: String, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("description"); writer.string(description)
-        if let schema {
-            writer.key("content")
-            writer.beginObject()
-            writer.key(mediaType)
-            writer.beginObject(); writer.key("schema"); writer.raw(Self.compact(schema)); writer.endObject()
-            writer.endObject()
-        }
-        writer.endObject()
+    private func parameter(_ name: String, in location: String, required: Bool) -> JSONValue {
+        let described = parameters[name]
+        let schema = described.map { Self.parse($0.schema) } ?? Self.object([("type", .string("string"))])
+        return Self.object([("name", .string(name)), ("in", .string(location)), ("required", .bool(required)),
+                            ("description", described.map { .string($0.description) }), ("schema", schema)])
     }
 
-    private func writeParameter(_ name: String, in location: String, required: Bool, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("name"); writer.string(name)
-        writer.key("in"); writer.string(location)
-        writer.key("required"); writer.bool(required)
-        if let described = parameters[name] {
-            writer.key("description"); writer.string(described.description)
-            writer.key("schema"); writer.raw(Self.compact(described.schema))
-        } else {
-            writer.key("schema"); writer.raw(Array(#"{"type":"string"}"#.utf8))
-        }
-        writer.endObject()
+    private static func response(_ description: String, schema: String?, mediaType: String) -> JSONValue {
+        object([("description", .string(description)), ("content", schema.map { content([mediaType], $0) })])
+    }
+
+    private static func content(_ mediaTypes: [String], _ schema: String) -> JSONValue {
+        object(mediaTypes.map { ($0, object([("schema", parse(schema))])) })
+    }
+
+    private static func object(_ members: [Member]) -> JSONValue {
+        .object(JSONObject(members.compactMap { member in member.value.map { (member.key, $0) } }))
+    }
+
+    private static func parse(_ json: String) -> JSONValue {
+        (try? JSONParser.parse(Array(json.utf8))) ?? .object(JSONObject())
     }
 
     /// `post /api/thread/delete/{thread_id}` → `postApiThreadDeleteThreadId`
     public static func operationID(method: String, path: String) -> String {
         let words = path.split { !$0.isLetter && !$0.isNumber }.flatMap { $0.split(separator: "_") }
         return method.lowercased() + words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-    }
-
-    private static func compact(_ json: String) -> [UInt8] {
-        (try? JSONParser.parse(Array(json.utf8)).encoded(escapeSlash: false)) ?? Array("{}".utf8)
     }
 
     /// `{"$ref":"#/components/schemas/Name"}`

@@ -43,12 +43,11 @@ public final class Randomness: Sendable {
 /// One API's source of random values; shared by the API's handlers on every loop thread.
 public final class RandomStream: RandomNumberGenerator, @unchecked Sendable {
     private let seed: UInt64?
-    private let lock = NSLock()
-    private var generator: Xoshiro256StarStar?
+    private let generator: Locked<Xoshiro256StarStar?>
 
     init(seed: UInt64?) {
         self.seed = seed
-        generator = seed.map(Xoshiro256StarStar.init(seed:))
+        generator = Locked(seed.map(Xoshiro256StarStar.init(seed:)))
     }
 
     public func next() -> UInt64 {
@@ -56,9 +55,7 @@ public final class RandomStream: RandomNumberGenerator, @unchecked Sendable {
             var system = SystemRandomNumberGenerator()
             return system.next()
         }
-        lock.lock()
-        defer { lock.unlock() }
-        return generator!.next()
+        return generator.withLock { $0!.next() }
     }
 
     /// `count` random bytes.
@@ -88,9 +85,7 @@ public final class RandomStream: RandomNumberGenerator, @unchecked Sendable {
 
     func restart() {
         guard let seed else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        generator = Xoshiro256StarStar(seed: seed)
+        generator.withLock { $0 = Xoshiro256StarStar(seed: seed) }
     }
 }
 

@@ -14,9 +14,8 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
     /// Counts changes: every `withLock`, reset and load; `read` leaves it alone.
     @usableFromInline var version = 0
     private let fresh: (Seed) -> State
-    private var log: StateLog?
-    private var api = ""
-    private var document: (State) -> [UInt8] = { _ in [] }
+    /// Set by `attach`: the log, this API's name in it, and how a whole state is written.
+    private var logging: (log: StateLog, api: String, document: (State) -> [UInt8])?
     /// The log record of the last change in memory (0: none since the state was loaded).
     @usableFromInline var lastRecord = 0
     /// Set by a reset or a load: the next record is the whole state.
@@ -53,22 +52,18 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
     }
 
     /// The seed document, which reset returns to.
-    public var seed: Seed {
-        lock.lock()
-        defer { lock.unlock() }
-        return seedValue
-    }
+    public var seed: Seed { holding { seedValue } }
 
     /// A new seed (its file changed, `--watch`), and the live state fresh from it, to which `keep`
     /// carries what it keeps of the state before (live tokens).
     public func reseed(_ seed: Seed, keeping keep: (_ old: State, _ new: inout State) -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        seedValue = seed
-        replace { state in
-            let old = state
-            state = fresh(seed)
-            keep(old, &state)
+        holding {
+            seedValue = seed
+            replace { state in
+                let old = state
+                state = fresh(seed)
+                keep(old, &state)
+            }
         }
     }
 
@@ -77,16 +72,12 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
 
     /// Notes the tokens a reload ended, so that their 401 can name it (`endedByReload(_:)`).
     public func noteEndedByReload(_ tokens: Set<String>, at date: Date) {
-        lock.lock()
-        defer { lock.unlock() }
-        endedByReload = (tokens, date)
+        holding { endedByReload = (tokens, date) }
     }
 
     /// When the last reload ended `token`; nil when it did not.
     public func endedByReload(_ token: String) -> TokenEndedByReload? {
-        lock.lock()
-        defer { lock.unlock() }
-        return endedByReload.tokens.contains(token) ? TokenEndedByReload(at: endedByReload.at) : nil
+        holding { endedByReload.tokens.contains(token) ? TokenEndedByReload(at: endedByReload.at) : nil }
     }
 
     /// Back to the seed.
@@ -115,11 +106,7 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
 
     /// From now on every change is a record of `log`; a whole state is written as `document` makes it.
     public func attach(to log: StateLog, as api: String, document: @escaping (State) -> [UInt8]) {
-        lock.lock()
-        defer { lock.unlock() }
-        self.log = log
-        self.api = api
-        self.document = document
+        holding { logging = (log, api, document) }
     }
 
     /// Runs `body` with the store locked: no request reads or changes it meanwhile.
@@ -144,7 +131,7 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
             wholeStateChanged = false
             changes.touchEverything()
         }
-        guard let log else { return }
+        guard let logging else { return }
         let writes = RequestWrites.current
         guard !changes.isEmpty else {
             if lastRecord > 0 { writes.sawRecord(lastRecord) }
@@ -156,9 +143,9 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
             return
         }
         let record = changes.wholeState
-            ? ChangeRecord.encode(wholeState: document(state), of: api)
-            : ChangeRecord.encode(changes, of: api, in: state)
-        lastRecord = log.append(record, of: api)
+            ? ChangeRecord.encode(wholeState: logging.document(state), of: logging.api)
+            : ChangeRecord.encode(changes, of: logging.api, in: state)
+        lastRecord = logging.log.append(record, of: logging.api)
         writes.wrote = lastRecord
     }
 }

@@ -14,17 +14,15 @@ public final class ServerClock: @unchecked Sendable {
 
     /// How the clock is read after a start or a reset of everything: nil is the wall clock.
     public let start: Date?
-    private let lock = NSLock()
-    /// nil: the wall clock runs.
-    private var standing: Date?
-    /// The latest instant read; the wall clock never reads earlier.
-    private var latestGiven = Date.distantPast
+    /// `standing` nil: the wall clock runs; `latestGiven`: the latest instant read, which the wall
+    /// clock never reads earlier than.
+    private let state: Locked<(standing: Date?, latestGiven: Date)>
     private let wallClock: @Sendable () -> Date
 
     /// `wallClock` is for tests that need a wall clock that steps back.
     public init(standingAt start: Date? = nil, wallClock: @escaping @Sendable () -> Date = { Date() }) {
         self.start = start
-        standing = start
+        state = Locked((start, .distantPast))
         self.wallClock = wallClock
     }
 
@@ -35,20 +33,16 @@ public final class ServerClock: @unchecked Sendable {
 
     /// The time now; what every stamp, expiry and `Date` header reads.
     public func now() -> Date {
-        lock.lock()
-        defer { lock.unlock() }
-        return readLocked()
+        state.withLock { read(&$0) }
     }
 
     public func reading() -> Reading {
-        lock.lock()
-        defer { lock.unlock() }
-        return Reading(now: readLocked(), standsStill: standing != nil)
+        state.withLock { Reading(now: read(&$0), standsStill: $0.standing != nil) }
     }
 
-    private func readLocked() -> Date {
-        let now = standing ?? max(wallClock(), latestGiven)
-        latestGiven = now
+    private func read(_ clock: inout (standing: Date?, latestGiven: Date)) -> Date {
+        let now = clock.standing ?? max(wallClock(), clock.latestGiven)
+        clock.latestGiven = now
         return now
     }
 
@@ -63,13 +57,13 @@ public final class ServerClock: @unchecked Sendable {
         guard seconds.isFinite, seconds >= 0 else {
             throw MoveError(detail: "advance_seconds must be a number of seconds, 0 or more; use set to move the clock back")
         }
-        lock.lock()
-        defer { lock.unlock() }
-        let target = readLocked().addingTimeInterval(seconds)
-        guard target <= Self.range.upperBound else {
-            throw MoveError(detail: "the clock would pass \(Self.text(Self.range.upperBound)), the latest instant it can show")
+        try state.withLock { clock throws(MoveError) in
+            let target = read(&clock).addingTimeInterval(seconds)
+            guard target <= Self.range.upperBound else {
+                throw MoveError(detail: "the clock would pass \(Self.text(Self.range.upperBound)), the latest instant it can show")
+            }
+            clock.standing = target
         }
-        standing = target
     }
 
     /// To `instant`, standing still there, earlier than stamps already given if so asked.
@@ -77,26 +71,17 @@ public final class ServerClock: @unchecked Sendable {
         guard Self.range.contains(instant) else {
             throw MoveError(detail: "set must be an instant from \(Self.text(Self.range.lowerBound)) to \(Self.text(Self.range.upperBound))")
         }
-        lock.lock()
-        defer { lock.unlock() }
-        standing = instant
-        latestGiven = instant
+        state.withLock { $0 = (standing: instant, latestGiven: instant) }
     }
 
     /// Back to the wall clock as it reads now, earlier or later than the clock stood (`DELETE /_mock/clock`).
     public func runWithWallClock() {
-        lock.lock()
-        defer { lock.unlock() }
-        standing = nil
-        latestGiven = .distantPast
+        state.withLock { $0 = (standing: nil, latestGiven: .distantPast) }
     }
 
     /// As after a start: standing at `start`, or the wall clock (`POST /_mock/reset`).
     public func restart() {
-        lock.lock()
-        defer { lock.unlock() }
-        standing = start
-        latestGiven = start ?? .distantPast
+        state.withLock { $0 = (standing: start, latestGiven: start ?? .distantPast) }
     }
 
     // MARK: Text
@@ -112,21 +97,18 @@ public final class ServerClock: @unchecked Sendable {
     /// (`+02:00`) if need be; nil for anything else or an impossible date.
     public static func instant(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
-        guard bytes.count >= 20, [4, 7].allSatisfy({ bytes[$0] == UInt8(ascii: "-") }),
-              bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
-              [13, 16].allSatisfy({ bytes[$0] == UInt8(ascii: ":") }),
+        // The date and the time, checked by the SQL form `YYYY-MM-DD HH:MM:SS` with the `T` made a space.
+        guard bytes.count >= 20, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
               let civil = CivilTime(sqlText: String(decoding: bytes[0..<10] + [32] + bytes[11..<19], as: UTF8.self))
         else { return nil }
         var index = 19
         var fraction = 0.0
         if bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            let digitsStart = index
-            while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
+            let digits = bytes[(index + 1)...].prefix { (48...57).contains($0) }
             // Read as one decimal, so that `.123` is the Double nearest to 0.123.
-            guard index > digitsStart, let value = Double("0." + String(decoding: bytes[digitsStart..<index], as: UTF8.self))
-            else { return nil }
+            guard !digits.isEmpty, let value = Double("0." + String(decoding: digits, as: UTF8.self)) else { return nil }
             fraction = value
+            index = digits.endIndex
         }
         guard index < bytes.count else { return nil }
         var offset = 0
@@ -134,13 +116,10 @@ public final class ServerClock: @unchecked Sendable {
         case UInt8(ascii: "Z"), UInt8(ascii: "z"):
             guard index + 1 == bytes.count else { return nil }
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            let zone = bytes[(index + 1)...]
-            guard zone.count == 5, zone[zone.startIndex + 2] == UInt8(ascii: ":"),
-                  let hours = Int(String(decoding: zone.prefix(2), as: UTF8.self)),
-                  let minutes = Int(String(decoding: zone.suffix(2), as: UTF8.self)),
-                  zone.prefix(2).allSatisfy({ (48...57).contains($0) }), zone.suffix(2).allSatisfy({ (48...57).contains($0) }),
-                  hours < 24, minutes < 60 else { return nil }
-            offset = (hours * 3600 + minutes * 60) * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)
+            // `hh:mm`, checked as a time of day.
+            let zone = String(decoding: bytes[(index + 1)...], as: UTF8.self)
+            guard let time = CivilTime(sqlText: "1970-01-01 " + zone + ":00") else { return nil }
+            offset = time.unixSeconds * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)
         default:
             return nil
         }

@@ -9,12 +9,6 @@ public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     public var column: Int
 
-    public init(file: String, line: Int, column: Int) {
-        self.file = file
-        self.line = line
-        self.column = column
-    }
-
     /// The location of a byte offset in the file's text.
     public init(file: String, offset: Int, in bytes: [UInt8]) {
         self.file = file
@@ -35,9 +29,8 @@ public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
     /// Where the value at a JSONPath of `SeedError` (`$.users[0].email`) starts; for a member that
     /// is missing, where the deepest part of the path that exists starts.
     public init(file: String, path: String, in bytes: [UInt8]) {
-        self.init(file: file, offset: JSONPathLocator(bytes).offset(of: JSONPathLocator.steps(path)), in: bytes)
+        self.init(file: file, offset: JSONPathLocator.offset(of: path, in: bytes), in: bytes)
     }
-
 }
 
 /// A problem in a JSON file a person edits, with its place:
@@ -85,7 +78,7 @@ public struct FileProblem: Error, Sendable, Equatable, CustomStringConvertible {
     /// Reads and parses a JSON file; a syntax error is placed where the parser stopped.
     public static func readJSON(_ url: URL) throws(FileProblem) -> (value: JSONValue, bytes: [UInt8]) {
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw FileProblem(location: SourceLocation(file: url.path, line: 1, column: 1), problem: "cannot read the file")
+            throw FileProblem(location: SourceLocation(file: url.path, offset: 0, in: []), problem: "cannot read the file")
         }
         let bytes = Array(data)
         do {
@@ -97,23 +90,16 @@ public struct FileProblem: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Finds the byte offset of a value by its JSONPath, scanning the text without building values.
-/// Works on text that parsed; on anything else it stops where it can go no further.
-struct JSONPathLocator {
-    enum Step: Equatable {
+/// Finds the byte offset of a value by its JSONPath, the way back from `SeedReader.path(of:)`.
+/// On text that does not parse it stops where it can go no further.
+enum JSONPathLocator {
+    private enum Step {
         case key(String)
         case index(Int)
     }
 
-    private let bytes: [UInt8]
-    private var position = 0
-
-    init(_ bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
     /// `$.users[0].email` → key users, index 0, key email.
-    static func steps(_ path: String) -> [Step] {
+    private static func steps(_ path: String) -> [Step] {
         var steps: [Step] = []
         var rest = Substring(path.hasPrefix("$") ? String(path.dropFirst()) : path)
         while let first = rest.first {
@@ -132,97 +118,41 @@ struct JSONPathLocator {
         return steps
     }
 
-    func offset(of steps: [Step]) -> Int {
-        var scanner = self
-        scanner.skipSpace()
-        var found = scanner.position
-        for step in steps {
-            guard let next = scanner.enter(step) else { break }
-            found = next
+    /// Where the deepest value on `path` that `bytes` has starts.
+    static func offset(of path: String, in bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(buffer)
+            scanner.skipWhitespace()
+            for step in steps(path) {
+                guard let start = start(of: step, inside: scanner) else { break }
+                scanner.position = start
+            }
+            return scanner.position
+        }
+    }
+
+    /// Where the value `step` names inside the value at the scanner's position starts; nil when
+    /// it is not there.
+    private static func start(of step: Step, inside value: JSONScanner) -> Int? {
+        var scanner = value
+        let isObject = scanner.current == UInt8(ascii: "{")
+        guard isObject || scanner.current == UInt8(ascii: "[") else { return nil }
+        scanner.position += 1
+        var found: Int?
+        for index in 0... {
+            scanner.skipWhitespace()
+            if isObject {
+                guard let key = try? scanner.scanKey() else { return found }
+                // The last of repeated keys is the one read.
+                if case let .key(wanted) = step, scanner.decode(key) == wanted { found = scanner.position }
+            } else if case let .index(wanted) = step, index == wanted {
+                return scanner.current == UInt8(ascii: "]") ? nil : scanner.position
+            }
+            guard (try? scanner.skipValue(depth: 0, maxDepth: .max)) != nil else { return found }
+            scanner.skipWhitespace()
+            guard scanner.current == UInt8(ascii: ",") else { return found }
+            scanner.position += 1
         }
         return found
-    }
-
-    /// Moves to the value the step names inside the current value; nil when it is not there.
-    private mutating func enter(_ step: Step) -> Int? {
-        skipSpace()
-        guard position < bytes.count else { return nil }
-        switch (step, bytes[position]) {
-        case let (.key(wanted), UInt8(ascii: "{")):
-            position += 1
-            var last: Int?
-            while true {
-                skipSpace()
-                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { break }
-                let keyStart = position
-                skipString()
-                let key = (try? JSONParser.parse(bytes[keyStart..<position]))?.stringValue
-                skipSpace()
-                position += 1  // the colon
-                skipSpace()
-                if key == wanted { last = position }  // the last of repeated keys is the one read
-                skipValue()
-                skipSpace()
-                guard position < bytes.count, bytes[position] == UInt8(ascii: ",") else { break }
-                position += 1
-            }
-            if let last { position = last }
-            return last
-        case let (.index(wanted), UInt8(ascii: "[")):
-            position += 1
-            for index in 0... {
-                skipSpace()
-                guard position < bytes.count, bytes[position] != UInt8(ascii: "]") else { return nil }
-                if index == wanted { return position }
-                skipValue()
-                skipSpace()
-                guard position < bytes.count, bytes[position] == UInt8(ascii: ",") else { return nil }
-                position += 1
-            }
-            return nil
-        default:
-            return nil
-        }
-    }
-
-    private mutating func skipSpace() {
-        while position < bytes.count, [9, 10, 13, 32].contains(bytes[position]) { position += 1 }
-    }
-
-    private mutating func skipString() {
-        position += 1
-        while position < bytes.count {
-            let byte = bytes[position]
-            position += byte == UInt8(ascii: "\\") ? 2 : 1
-            if byte == UInt8(ascii: "\"") { return }
-        }
-    }
-
-    /// Past one value: strings whole, brackets balanced, anything else up to the next delimiter.
-    private mutating func skipValue() {
-        var depth = 0
-        while position < bytes.count {
-            let byte = bytes[position]
-            switch byte {
-            case UInt8(ascii: "\""):
-                skipString()
-                if depth == 0 { return }
-                continue
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                if depth == 0 { return }
-                depth -= 1
-                if depth == 0 {
-                    position += 1
-                    return
-                }
-            case UInt8(ascii: ","):
-                if depth == 0 { return }
-            default:
-                break
-            }
-            position += 1
-        }
     }
 }

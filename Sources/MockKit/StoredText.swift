@@ -8,8 +8,7 @@ public final class StoredText: @unchecked Sendable {
     /// What a row costs beside its texts (its numbers, index entries, the allocator's slack).
     public static let rowOverhead = 256
     private let budget: MemoryBudget
-    private let lock = NSLock()
-    private var charged: [String: Int] = [:]
+    private let charged = Locked<[String: Int]>([:])
 
     public init(budget: MemoryBudget) {
         self.budget = budget
@@ -17,48 +16,43 @@ public final class StoredText: @unchecked Sendable {
 
     /// Charges a row of `texts` to `api`; false, and nothing charged, when it does not fit.
     func admit(_ texts: [String], for api: String) -> Bool {
-        let bytes = texts.reduce(Self.rowOverhead) { $0 + $1.utf8.count }
-        lock.lock()
-        defer { lock.unlock() }
-        guard budget.reserveStored(bytes) else { return false }
-        charged[api, default: 0] += bytes
-        return true
+        charge(Self.rowOverhead + Self.size(texts), to: api)
     }
 
     /// Charges the growth from `replaced` to `texts` (an update of a row, charged before or not:
     /// a seed's row is not); false, and nothing charged, when it does not fit. A shrink gives back.
     func admit(_ texts: [String], replacing replaced: [String], for api: String) -> Bool {
-        let growth = texts.reduce(0) { $0 + $1.utf8.count } - replaced.reduce(0) { $0 + $1.utf8.count }
-        lock.lock()
-        defer { lock.unlock() }
-        if growth <= 0 {
-            let given = min(-growth, charged[api, default: 0])
-            charged[api, default: 0] -= given
-            budget.releaseStored(given)
-            return true
-        }
-        guard budget.reserveStored(growth) else { return false }
-        charged[api, default: 0] += growth
-        return true
+        charge(Self.size(texts) - Self.size(replaced), to: api)
     }
 
-    /// Gives back the bytes of `texts` a delete removed (and `rows` rows' overhead), at most what
-    /// `api` was charged: the row may have come from the seed, which is not charged.
+    /// Gives back the bytes of `texts` a delete removed (and `rows` rows' overhead).
     func release(_ texts: [String], rows: Int, for api: String) {
-        let bytes = texts.reduce(rows * Self.rowOverhead) { $0 + $1.utf8.count }
-        lock.lock()
-        defer { lock.unlock() }
-        let given = min(bytes, charged[api, default: 0])
-        guard given > 0 else { return }
-        charged[api, default: 0] -= given
-        budget.releaseStored(given)
+        _ = charge(-(rows * Self.rowOverhead + Self.size(texts)), to: api)
+    }
+
+    /// Charges `bytes` to `api` when they fit; a negative count gives back at most what `api` was
+    /// charged (the row may have come from the seed, which is not charged).
+    private func charge(_ bytes: Int, to api: String) -> Bool {
+        charged.withLock { charged in
+            if bytes <= 0 {
+                let given = min(-bytes, charged[api, default: 0])
+                charged[api, default: 0] -= given
+                budget.releaseStored(given)
+                return true
+            }
+            guard budget.reserveStored(bytes) else { return false }
+            charged[api, default: 0] += bytes
+            return true
+        }
+    }
+
+    private static func size(_ texts: [String]) -> Int {
+        texts.reduce(0) { $0 + $1.utf8.count }
     }
 
     /// Gives back what `api` was charged: its tables went back to a seed or a loaded document.
     func release(_ api: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        budget.releaseStored(charged.removeValue(forKey: api) ?? 0)
+        charged.withLock { budget.releaseStored($0.removeValue(forKey: api) ?? 0) }
     }
 }
 

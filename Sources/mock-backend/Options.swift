@@ -86,24 +86,16 @@ struct Options {
             case "--admin-require-token": adminRequiresToken = true
             case "--watch": watch = true
             case "--healthcheck":
-                if let inline {
-                    healthcheck = .some(inline)
-                } else if index < arguments.count, !arguments[index].hasPrefix("-") {
-                    healthcheck = .some(arguments[index])
-                    index += 1
-                } else {
-                    healthcheck = .some(nil)
-                }
+                // The URL is optional: a next argument that is a flag is not it.
+                let takesNext = inline == nil && index < arguments.count && !arguments[index].hasPrefix("-")
+                healthcheck = .some(inline ?? (takesNext ? arguments[index] : nil))
+                if takesNext { index += 1 }
             case _ where Self.valued.contains { $0.flag == flag }:
                 variables[flag] = nil
                 givenFlags.insert(flag)
-                if let inline {
-                    values[flag] = inline
-                } else {
-                    guard index < arguments.count else { throw UsageError(message: "\(flag) needs a value") }
-                    values[flag] = arguments[index]
-                    index += 1
-                }
+                guard inline != nil || index < arguments.count else { throw UsageError(message: "\(flag) needs a value") }
+                values[flag] = inline ?? arguments[index]
+                if inline == nil { index += 1 }
             default:
                 throw UsageError(message: "unknown argument \(argument)"
                                  + (Self.closestFlag(to: flag).map { "; did you mean \($0)?" } ?? ""))

@@ -29,11 +29,8 @@ final class Shutdown: @unchecked Sendable {
     }
 
     private func drain(_ signal: Int32) {
-        var event = ConsoleEvent("stopping")
-        event.string("signal", Self.signalName(signal))
-        event.int("grace_s", Int(grace))
-        say("mock-backend: stopping (finishing requests in flight, at most \(Int(grace)) s; "
-            + "\(Self.name(signal)) again stops at once)", or: event)
+        sayStopping(signal, grace: Int(grace), "mock-backend: stopping (finishing requests in flight, at most \(Int(grace)) s; "
+                        + "\(Self.name(signal)) again stops at once)")
         server.stop(grace: grace)
         // After the last answer: the file left behind is one snapshot, plain JSON.
         stateLog?.close()
@@ -46,10 +43,7 @@ final class Shutdown: @unchecked Sendable {
         lock.lock()
         cutShort = true
         lock.unlock()
-        var event = ConsoleEvent("stopping")
-        event.string("signal", Self.signalName(signal))
-        event.int("grace_s", 0)
-        say("mock-backend: \(Self.name(signal)) again: stopping at once", or: event)
+        sayStopping(signal, grace: 0, "mock-backend: \(Self.name(signal)) again: stopping at once")
         server.stop(grace: 0)
         finish(exitCode: 128 + signal, atOnce: true)
     }
@@ -79,8 +73,11 @@ final class Shutdown: @unchecked Sendable {
         if Console.standard.writesJSONLines { Console.standard.writeRecord(event.line) } else { Console.standard.write(text) }
     }
 
-    private static func signalName(_ signal: Int32) -> String {
-        signal == SIGINT ? "SIGINT" : "SIGTERM"
+    private func sayStopping(_ signal: Int32, grace: Int, _ text: String) {
+        var event = ConsoleEvent("stopping")
+        event.string("signal", signal == SIGINT ? "SIGINT" : "SIGTERM")
+        event.int("grace_s", grace)
+        say(text, or: event)
     }
 
     private static func name(_ signal: Int32) -> String {

@@ -58,7 +58,7 @@ final class AdminAPI: Sendable {
 
     private func indexPage(_ request: Request) -> Response {
         let requests: IndexPage.Requests
-        if !Self.mayControl(request, settings) {
+        if Self.refusal(of: request, settings) != nil {
             requests = settings.adminToken != nil ? .needsToken : settings.trustsLoopback ? .loopbackOnly : .closed
         } else if journal.capacity == 0 {
             requests = .off
@@ -82,45 +82,32 @@ final class AdminAPI: Sendable {
     /// 503 while the state file cannot store changes, so Docker's health check flags it; 200 with
     /// `state_file_not_compacting` while changes are stored but the log cannot be compacted.
     private func health(_ request: Request) -> Response {
-        let uptime = (Date().timeIntervalSince(startedAt) * 10).rounded() / 10
-        var health = Health(version: MockBackend.version, uptimeS: uptime, apis: apis.map(\.name))
-        if let log = settings.stateLog {
-            let (failure, counts) = (log.failureReason, log.counts)
-            health.stateFile = Health.StateFile(path: log.path, stored: failure == nil, error: failure,
-                                                changesStored: counts.records, flushes: counts.flushes,
-                                                compactionError: log.compactionFailureReason)
-            if health.stateFile?.compactionError != nil { health.status = "state_file_not_compacting" }
-            if failure != nil { health.status = "state_file_failing" }
+        let log = settings.stateLog
+        let (failure, counts, compactionError) = (log?.failureReason, log?.counts, log?.compactionFailureReason)
+        var writer = JSONWriter(escapeSlash: false)
+        writer.beginObject()
+        let status = failure != nil ? "state_file_failing" : compactionError != nil ? "state_file_not_compacting" : "ok"
+        writer.member("status", status)
+        writer.member("version", MockBackend.version)
+        writer.key("uptime_s")
+        writer.double((Date().timeIntervalSince(startedAt) * 10).rounded() / 10)
+        writer.member("apis", apis.map(\.name))
+        if let log, let counts {
+            writer.key("state_file")
+            writer.beginObject()
+            writer.member("path", log.path)
+            // False from a failed write until one succeeds.
+            writer.member("stored", failure == nil)
+            if let failure { writer.member("error", failure) }
+            // Since start; fewer flushes than changes when changes came at once (group commit).
+            writer.member("changes_stored", counts.records)
+            writer.member("flushes", counts.flushes)
+            // Why the log could not be compacted (it keeps every change and grows), until it can.
+            if let compactionError { writer.member("compaction_error", compactionError) }
+            writer.endObject()
         }
-        return .json(health.stateFile?.stored == false ? 503 : 200, OrderedJSON.encode(health, escapeSlash: false))
-    }
-
-    private struct Health: Encodable {
-        struct StateFile: Encodable {
-            var path: String
-            /// Whether changes are being stored; false from a failed write until one succeeds.
-            var stored: Bool
-            var error: String?
-            /// Since start; fewer flushes than changes when changes came at once (group commit).
-            var changesStored: Int
-            var flushes: Int
-            /// Why the log could not be compacted (it keeps every change and grows), until it can.
-            var compactionError: String?
-
-            enum CodingKeys: String, CodingKey {
-                case path, stored, error, changesStored = "changes_stored", flushes, compactionError = "compaction_error"
-            }
-        }
-
-        var status = "ok"
-        var version: String
-        var uptimeS: Double
-        var apis: [String]
-        var stateFile: StateFile?
-
-        enum CodingKeys: String, CodingKey {
-            case status, version, uptimeS = "uptime_s", apis, stateFile = "state_file"
-        }
+        writer.endObject()
+        return .json(failure != nil ? 503 : 200, writer.bytes)
     }
 
     /// Stubs added at run time go too, and the clock reads as at the start.
@@ -331,10 +318,6 @@ final class AdminAPI: Sendable {
         }
         return Response.json(401, ["error": "unauthorized",
                                    "detail": "send Authorization: Bearer <admin token> or X-Mock-Admin-Token"])
-    }
-
-    static func mayControl(_ request: Request, _ settings: AppSettings) -> Bool {
-        refusal(of: request, settings) == nil
     }
 
     /// A browser on this machine is a loopback caller for every site it shows. A page of another site

@@ -19,7 +19,8 @@ struct FaultsAndLatency: Middleware {
                 (name, injectedFault) = (api.name, api.injectedFault)
             case let .methodNotAllowed(group, _):
                 var response = next(request)
-                response.delay += delay(rule(for: group.name, request.request))
+                let (method, path) = (request.request.method, request.request.path)
+                response.delay += delay(faults.withLock { $0.rule(for: group.name, method: method, path: path) })
                 return response
             case .preflight, .notFound:
                 return next(request)
@@ -51,10 +52,6 @@ struct FaultsAndLatency: Middleware {
         }
         response.delay += delay(rule)
         return response
-    }
-
-    private func rule(for name: String, _ request: Request) -> FaultRule? {
-        faults.withLock { $0.rule(for: name, method: request.method, path: request.path) }
     }
 
     /// The rule's latency where it sets one, else `--latency`.

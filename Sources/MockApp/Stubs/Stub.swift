@@ -65,19 +65,18 @@ struct StubAnswer: Sendable {
     func response(path: [String: String], query pairs: [(String, String)]) -> Response {
         let values = Template.Values(path: path, query: pairs)
         var response = Response(status: status, reason: reason)
-        var contentType: String
+        let contentType: String
         switch body {
         case let .json(value):
             response.body = Self.substitute(value, values).encoded(escapeSlash: false)
             contentType = Response.jsonType
         case let .text(template):
             response.body = Array(template.render(values).utf8)
-            contentType = "text/plain; charset=utf-8"
+            contentType = template.isJSONFile ? Response.jsonType : "text/plain; charset=utf-8"
         case let .bytes(bytes):
             response.body = bytes
             contentType = "application/octet-stream"
         }
-        if case let .text(template) = body, template.isJSONFile { contentType = Response.jsonType }
         for (name, value) in headers {
             response.headers.add(name, value.render(values, forHeader: true))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockKit
 import MockSupport
 
 /// A stub's method (nil: any) and path: `{name}` segments, or a regular expression.
@@ -56,15 +57,17 @@ struct PathExpression: @unchecked Sendable {
     /// after this many reports has met a path it cannot settle (a few milliseconds each).
     static let progressReportLimit = 32
 
-    init(_ pattern: String) throws(StubPatternProblem) {
-        guard !pattern.isEmpty else { throw StubPatternProblem("expected a regular expression, not an empty string") }
+    /// The stub file's `path_regex`.
+    init(_ node: SeedNode) throws(SeedError) {
+        let pattern = try node.string()
+        guard !pattern.isEmpty else { throw node.fail("expected a regular expression, not an empty string") }
         guard pattern.count <= Self.maxPatternLength else {
-            throw StubPatternProblem("a pattern of \(pattern.count) characters; at most \(Self.maxPatternLength)")
+            throw node.fail("a pattern of \(pattern.count) characters; at most \(Self.maxPatternLength)")
         }
         // Checked on its own first: inside the anchors an unbalanced `)` could pair with ours.
         guard (try? NSRegularExpression(pattern: pattern)) != nil,
               let whole = try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z") else {
-            throw StubPatternProblem("not a valid regular expression (ICU syntax, as NSRegularExpression reads it)")
+            throw node.fail("not a valid regular expression (ICU syntax, as NSRegularExpression reads it)")
         }
         self.pattern = pattern
         self.whole = whole
@@ -101,11 +104,6 @@ struct PathExpression: @unchecked Sendable {
         }
         return .matched(groups)
     }
-}
-
-struct StubPatternProblem: Error {
-    let text: String
-    init(_ text: String) { self.text = text }
 }
 
 /// `body_json`: the request's body, read as JSON, must hold the given members. An object matches

@@ -101,12 +101,7 @@ struct StubReader {
             }
             return StubRoute(method: routeMethod, path: .segments(pattern))
         case let (nil, regex?):
-            let pattern = try regex.string()
-            do throws(StubPatternProblem) {
-                return StubRoute(method: routeMethod, path: .expression(try PathExpression(pattern)))
-            } catch {
-                throw regex.fail(error.text)
-            }
+            return StubRoute(method: routeMethod, path: .expression(try PathExpression(regex)))
         case (_?, _?):
             throw SeedError(path: request.path, problem: "give path or path_regex, not both")
         case (nil, nil):

@@ -12,10 +12,6 @@ enum DiskFile {
         /// What a check found, in place of `errno`'s meaning.
         var finding: String?
 
-        init(call: String, path: String, code: Int32, finding: String? = nil) {
-            (self.call, self.path, self.code, self.finding) = (call, path, code, finding)
-        }
-
         /// The failed write may have left pages that the disk never took (an I/O error, a file
         /// system gone read-only, a file that is no longer the one at the path): nothing after it
         /// counts as stored until a whole new file is written and flushed. A write refused for
@@ -112,7 +108,12 @@ enum DiskFile {
             unlink(temporary)
             throw failure
         }
-        try syncFolder(of: path)
+        // A file system that cannot flush a folder (EINVAL) has nothing more to offer.
+        var folder = (path as NSString).deletingLastPathComponent
+        if folder.isEmpty { folder = "." }
+        guard Durability.syncDirectory(folder) || errno == EINVAL else {
+            throw Failure(call: "fsync folder", path: folder, code: errno)
+        }
         return fd
     }
 
@@ -162,16 +163,6 @@ enum DiskFile {
         return fd
     }
 
-    /// The folder's entries on the disk, so a rename survives a power cut; a file system that
-    /// cannot flush a folder (EINVAL) has nothing more to offer.
-    static func syncFolder(of path: String) throws(Failure) {
-        var folder = (path as NSString).deletingLastPathComponent
-        if folder.isEmpty { folder = "." }
-        guard Durability.syncDirectory(folder) || errno == EINVAL else {
-            throw Failure(call: "fsync folder", path: folder, code: errno)
-        }
-    }
-
     /// The whole file, or nil when there is none. Only a regular file is read, opened without
     /// waiting (a FIFO would block the start) and refused above `limit` bytes before any is read.
     static func readAll(_ path: String, limit: Int = .max) throws(Failure) -> [UInt8]? {
@@ -214,15 +205,17 @@ enum DiskFile {
     }
 }
 
-/// CRC-32 (IEEE), chained from record to record so a stale tail can never pass for a new one.
-enum CRC32 {
-    private static let table: [UInt32] = (0..<256).map { index in
+/// CRC-32 (IEEE, as zlib computes it): PNG chunks carry it, and the state log chains it from record
+/// to record so a stale tail can never pass for a new one.
+public enum CRC32 {
+    @usableFromInline static let table: [UInt32] = (0..<256).map { index in
         var value = UInt32(index)
         for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
         return value
     }
 
-    static func checksum(_ bytes: some Sequence<UInt8>, continuing previous: UInt32 = 0) -> UInt32 {
+    @inlinable
+    public static func checksum(_ bytes: some Sequence<UInt8>, continuing previous: UInt32 = 0) -> UInt32 {
         var crc = ~previous
         for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         return ~crc

@@ -36,13 +36,8 @@ public enum RowKey: Hashable, Sendable {
     case string(String)
 
     init?(_ value: JSONValue) {
-        if let number = value.intValue {
-            self = .int(number)
-        } else if let text = value.stringValue {
-            self = .string(text)
-        } else {
-            return nil
-        }
+        guard let key = value.intValue.map(RowKey.int) ?? value.stringValue.map(RowKey.string) else { return nil }
+        self = key
     }
 }
 
@@ -59,10 +54,8 @@ public struct StateChanges: Sendable {
     public var isEmpty: Bool { paths.isEmpty && !wholeState }
 
     /// The row at `path` was added, changed or removed.
-    public mutating func touch(_ path: @autoclosure () -> RowPath) {
-        guard !wholeState else { return }
-        let path = path()
-        if seen.insert(path).inserted { paths.append(path) }
+    public mutating func touch(_ path: RowPath) {
+        if !wholeState, seen.insert(path).inserted { paths.append(path) }
     }
 
     /// Everything changed (a reset, a loaded document).

@@ -1,23 +1,17 @@
 import MockHTTP
 import MockSupport
 
-/// The `--state` file: a snapshot, then the change log.
+/// The `--state` file: a snapshot, then the change log (docs/admin.md#state-that-survives---state-file).
 ///
 ///     {"threads":{…seed document…},"wsuv":{…},…}
 ///     ~1c291ca3 {"api":"threads","rows":[{"at":[["messages","message_id",7]],"row":{…}}]}
 ///     ~9a0f33e1 {"api":"wsuv","state":{…}}
 ///
-/// The snapshot is one JSON object with a member per API, each in its seed format (a file written
-/// by hand or by an older version, pretty-printed or not, is a snapshot with no log). Each record
-/// is one line: `~`, the CRC-32 of its JSON chained from the record before (the first one from 0),
-/// a space, the JSON. A newline followed by `~` never occurs inside JSON, so the first one ends the
-/// snapshot. A record that is cut short, or whose checksum does not follow the chain, ends the
-/// log: it is a write that a crash interrupted, never acknowledged, unless whole records follow
-/// it (a record that checks against the one before it): then the file was damaged in the middle,
-/// and the start is refused, naming the record, rather than drop the acknowledged changes after
-/// it. A snapshot followed by no record is plain JSON, which is what a server leaves when it
-/// stops. The server never leaves an empty file (a new file is written beside and renamed into
-/// place whole), so an empty one is refused too.
+/// A record is one line: `~`, the CRC-32 of its JSON chained from the record before (the first
+/// from 0), a space, the JSON. A newline followed by `~` never occurs inside JSON, so the first one
+/// ends the snapshot. A record cut short or off the chain ends the log (a write a crash interrupted,
+/// never acknowledged), unless whole records follow it: then the file was damaged in the middle and
+/// the start is refused. The server never leaves an empty file, so an empty one is refused too.
 struct StateFileContents {
     /// Each API's document after the log, as text, in the snapshot's order (APIs first seen in the
     /// log last).
@@ -140,12 +134,6 @@ struct StateFileContents {
         snapshotLength > 0 && wholePartEndsLine && apis.allSatisfy { api in documents.contains { $0.api == api } }
     }
 
-    /// A log longer than its snapshot (or than 64 KiB) is replaced by a new snapshot: replaying it
-    /// at start costs no more than reading the snapshot twice.
-    static func logNeedsCompaction(logLength: Int, snapshotLength: Int) -> Bool {
-        logLength > max(snapshotLength, 64 << 10)
-    }
-
     /// The first `\n~`, or the first `\n` followed by NUL, or the end. NUL is never JSON: it is
     /// what a power loss can leave where the first record was being appended (the length written,
     /// the data not), a torn record like any other.
@@ -161,10 +149,8 @@ struct StateFileContents {
     /// The record line at `offset` when it is whole and follows the chain.
     private static func record(in bytes: [UInt8], at offset: Int,
                                after chain: UInt32) -> (api: String, change: JSONObject, checksum: UInt32, end: Int)? {
-        guard bytes[offset] == recordMark, let newline = bytes[offset...].firstIndex(of: 10),
-              newline - offset > 10, bytes[offset + 9] == 32,
-              let checksum = UInt32(String(decoding: bytes[(offset + 1)..<(offset + 9)], as: UTF8.self), radix: 16)
-        else { return nil }
+        guard let newline = bytes[offset...].firstIndex(of: 10),
+              let checksum = statedChecksum(bytes, at: offset, end: newline) else { return nil }
         let json = bytes[(offset + 10)..<newline]
         guard CRC32.checksum(json, continuing: chain) == checksum,
               case let .object(change)? = try? JSONParser.parse(json, maxDepth: maxDepth),
@@ -251,7 +237,11 @@ struct DocumentReplay {
             let row = object["row"].flatMap { $0.isNull ? nil : $0 }
             guard let keyField = first.keyField, let key = first.key else {
                 keyedArrays[first.member] = nil
-                setMember(first.member, .value(row ?? .null))
+                if let index = members.firstIndex(where: { $0.key == first.member }) {
+                    members[index].value = .value(row ?? .null)
+                } else {
+                    members.append((first.member, .value(row ?? .null)))
+                }
                 continue
             }
             // Taken out while it changes, so the rows are not copied.
@@ -306,14 +296,6 @@ struct DocumentReplay {
             }
         }
         return steps
-    }
-
-    private mutating func setMember(_ name: String, _ value: Piece) {
-        if let index = members.firstIndex(where: { $0.key == name }) {
-            members[index].value = value
-        } else {
-            members.append((name, value))
-        }
     }
 
     /// A top-level array's rows, indexed by `keyField`.
@@ -404,10 +386,11 @@ enum JSONPieces {
                 if scanner.current == UInt8(ascii: "{") {
                     try container(&scanner, closing: UInt8(ascii: "}")) { scanner throws(JSONParseError) in
                         let name = try scanner.scanKey()
+                        let value = scanner.position
+                        try scanner.skipValue(depth: 2, maxDepth: .max)
                         if key == nil, !name.hasEscapes, scanner.bytes[name.content].elementsEqual(field) {
-                            key = try rowKey(&scanner)
-                        } else {
-                            try scanner.skipValue(depth: 2, maxDepth: .max)
+                            // A string or an integral number; nil for anything else.
+                            key = (try? JSONParser.parse(scanner.bytes[value..<scanner.position])).flatMap(RowKey.init)
                         }
                     }
                 } else {
@@ -416,20 +399,6 @@ enum JSONPieces {
                 rows.append(((base + start)..<(base + scanner.position), key))
             }
             return rows
-        }
-    }
-
-    /// A row's key: a string or an integral number; nil (and skipped) for anything else.
-    private static func rowKey(_ scanner: inout JSONScanner) throws(JSONParseError) -> RowKey? {
-        switch scanner.current ?? 0 {
-        case UInt8(ascii: "\""):
-            return .string(scanner.decode(try scanner.scanString()))
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            let number = try scanner.scanNumber()
-            return RowKey(.number(String(decoding: scanner.bytes[number.start..<number.end], as: UTF8.self)))
-        default:
-            try scanner.skipValue(depth: 2, maxDepth: .max)
-            return nil
         }
     }
 

@@ -1,25 +1,14 @@
 import Foundation
 import MockHTTP
 
-/// `--state FILE`: every acknowledged change, on the disk before its answer goes out.
-///
-/// The file is a snapshot followed by a log of changes (`StateFileContents`). A change costs one
-/// record the size of the change. Records are written by the log's own thread: an answer waits
-/// for its records (`whenSettled`) without holding its event loop, and changes made meanwhile
-/// share the next flush to the disk (group commit). When the log grows past the snapshot, that
-/// thread writes a new snapshot with an empty log, as stop does, and start when the file is new;
-/// a start on an existing file appends to it as it is (so a full disk never keeps it from
-/// starting), and a compaction that finds no room keeps the log and says so in `health`.
-///
-/// A record counts as stored once its bytes are flushed, the file is still the one at the path
-/// (not deleted, not replaced) and the file system still takes changes (`DiskFile.confirm`). A
-/// record that cannot be stored is never acknowledged: its request gets its API's server error,
-/// and the state goes back to what the file holds, reloaded from it, before anyone can read the
-/// change. After a failed write nothing is appended until the file is whole again: cut back to its
-/// last stored record, or, when the failure may have cost pages already written (an I/O error, a
-/// file system gone read-only, a deleted or replaced file), written anew with the whole state.
-/// Until then `/_mock/health` reports the failure, and the log thread tries again every second. A
-/// request that read a change not yet stored waits for it too, and reads again if it was withdrawn.
+/// `--state FILE` (docs/admin.md#state-that-survives---state-file): every acknowledged change is
+/// on the disk before its answer goes out. The file is a snapshot and a log of records
+/// (`StateFileContents`) that the log's own thread writes: an answer waits for its records
+/// (`whenSettled`) without holding its event loop, changes made meanwhile share one flush, and a
+/// log longer than the snapshot is compacted into a new one. A record counts as stored once
+/// flushed to the file still at the path (`DiskFile.confirm`); one that cannot be is never
+/// acknowledged, its API is reloaded from the file, and nothing is appended until the file is
+/// whole again (cut back to its last stored record, or written anew when pages may be lost).
 public final class StateLog: @unchecked Sendable {
     public let path: String
     private let condition = NSCondition()
@@ -41,7 +30,8 @@ public final class StateLog: @unchecked Sendable {
 
     /// Records numbered from 1 in the order their changes were made.
     private var lastNumber = 0
-    private var queued: [(number: Int, api: String, json: [UInt8])] = []
+    private typealias Record = (number: Int, api: String, json: [UInt8])
+    private var queued: [Record] = []
     /// Every record up to this one is stored or failed.
     private var settledThrough = 0
     /// Failed records, as ranges of numbers (merged when adjacent).
@@ -86,25 +76,13 @@ public final class StateLog: @unchecked Sendable {
     }
 
     /// The state file's health: nil when writes succeed, else why they do not.
-    public var failureReason: String? {
-        condition.lock()
-        defer { condition.unlock() }
-        return failure
-    }
+    public var failureReason: String? { locked { failure } }
 
     /// Why the log could not be compacted (it keeps growing, every change in it), until it can.
-    public var compactionFailureReason: String? {
-        condition.lock()
-        defer { condition.unlock() }
-        return compactionFailure
-    }
+    public var compactionFailureReason: String? { locked { compactionFailure } }
 
     /// Records stored since start, and the flushes that stored them.
-    public var counts: (records: Int, flushes: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        return (storedRecords, flushes)
-    }
+    public var counts: (records: Int, flushes: Int) { locked { (storedRecords, flushes) } }
 
     // MARK: Start and stop
 
@@ -162,19 +140,16 @@ public final class StateLog: @unchecked Sendable {
     /// from) needs before records can follow it, and starts the log's thread. Changes made
     /// meanwhile wait for it, and are in it.
     public func beginWriting() throws(StateFileError) {
-        if snapshotPending {
-            var failure: DiskFile.Failure?
-            holdingAll {
-                do throws(DiskFile.Failure) { try rewrite() } catch { failure = error }
-            }
-            if let failure { throw .unwritable(failure, stateSize: failure.isOutOfRoom ? snapshotSize() : nil) }
+        if snapshotPending, let failure = rewriteHoldingAll() {
+            throw .unwritable(failure, stateSize: failure.isOutOfRoom ? snapshotSize() : nil)
         }
-        condition.lock()
-        snapshotPending = false
-        let start = !writerStarted
-        writerStarted = true
-        condition.broadcast()
-        condition.unlock()
+        let start = locked {
+            snapshotPending = false
+            condition.broadcast()
+            let first = !writerStarted
+            writerStarted = true
+            return first
+        }
         if start {
             let writer = Thread { [self] in writeRecords() }
             writer.name = "state log"
@@ -184,18 +159,11 @@ public final class StateLog: @unchecked Sendable {
 
     /// A new snapshot at stop, so the file left behind is plain JSON.
     public func close() {
-        holdingAll {
-            do {
-                try rewrite()
-            } catch {
-                condition.lock()
-                let intact = failure == nil
-                condition.unlock()
-                console("state file: the snapshot at stop could not be written (\(error)); "
-                        + (intact ? "the log before it keeps every change"
-                                  : "changes were refused since \(failure ?? "a write failed"), and the file holds those acknowledged before"))
-            }
-        }
+        guard let error = rewriteHoldingAll() else { return }
+        let refusedSince = locked { failure }
+        console("state file: the snapshot at stop could not be written (\(error)); "
+                + (refusedSince.map { "changes were refused since \($0), and the file holds those acknowledged before" }
+                   ?? "the log before it keeps every change"))
     }
 
     private func load(_ contents: StateFileContents, only names: Set<String>?) throws(StateFileError) {
@@ -225,9 +193,7 @@ public final class StateLog: @unchecked Sendable {
         let (first, last, saw) = (writes.firstWrote, writes.wrote, writes.saw)
         writes.clear()
         if last > 0 { return (response, first...last, true) }
-        condition.lock()
-        let settled = saw <= settledThrough && !hasFailed(saw...saw)
-        condition.unlock()
+        let settled = locked { saw <= settledThrough && !hasFailed(saw...saw) }
         return (response, saw == 0 || settled ? nil : saw...saw, false)
     }
 
@@ -274,64 +240,38 @@ public final class StateLog: @unchecked Sendable {
     private func writeRecords() {
         condition.lock()
         while true {
+            var ready: [(done: (Bool) -> Void, outcome: Bool)] = []
+            waiters.removeAll { waiter in
+                guard let outcome = outcome(of: waiter.records) else { return false }
+                ready.append((waiter.done, outcome))
+                return true
+            }
+            if !ready.isEmpty {
+                unlocked { for waiter in ready { waiter.done(waiter.outcome) } }
+                continue
+            }
             let now = Self.now()
             // A torn tail found at start is cut by the first flush; after a failure the file is
             // made whole before anything else is written.
             let fileReady = !mustRewrite && failure == nil
             if failedThrough > withdrawnThrough {
-                condition.unlock()
-                withdrawFailedChanges()
-                condition.lock()
+                unlocked { withdrawFailedChanges() }
             } else if !fileReady && (!queued.isEmpty || now >= nextRepair) {
-                condition.unlock()
-                repairFile()
-                condition.lock()
+                unlocked { repairFile() }
                 if failure != nil {
                     nextRepair = Self.now() + 1
-                    if let first = queued.first?.number {
-                        fail(first...lastNumber)
-                        apisToReload.formUnion(queued.map(\.api))
-                        queued = []
-                        settledThrough = lastNumber
-                    }
+                    failUnstored(queued)
                 }
             } else if !queued.isEmpty {
                 flushQueue()
             } else if fileReady && compactionDue(now: now) {
-                condition.unlock()
-                compact()
-                condition.lock()
+                unlocked { compact() }
+            } else if fileReady {
+                condition.wait()
             } else {
-                let ready = takeSettledWaiters()
-                if !ready.isEmpty {
-                    condition.unlock()
-                    for waiter in ready { waiter.done(waiter.outcome) }
-                    condition.lock()
-                    continue
-                }
-                if fileReady {
-                    condition.wait()
-                } else {
-                    _ = condition.wait(until: Date(timeIntervalSinceNow: max(0.01, nextRepair - now)))
-                }
-                continue
+                _ = condition.wait(until: Date(timeIntervalSinceNow: max(0.01, nextRepair - now)))
             }
-            let ready = takeSettledWaiters()
-            condition.unlock()
-            for waiter in ready { waiter.done(waiter.outcome) }
-            condition.lock()
         }
-    }
-
-    /// The waiters whose records are settled, taken out. Called with the lock held.
-    private func takeSettledWaiters() -> [(done: (Bool) -> Void, outcome: Bool)] {
-        var ready: [(done: (Bool) -> Void, outcome: Bool)] = []
-        waiters.removeAll { waiter in
-            guard let outcome = outcome(of: waiter.records) else { return false }
-            ready.append((waiter.done, outcome))
-            return true
-        }
-        return ready
     }
 
     /// Writes and flushes every queued record. Called and returns with the lock held.
@@ -347,25 +287,21 @@ public final class StateLog: @unchecked Sendable {
             checksum = line.checksum
         }
         let (fd, offset, identity, cutTail) = (self.fd, storedLength, self.identity, tailDirty)
-        condition.unlock()
-        if flushHold > 0 { Thread.sleep(forTimeInterval: flushHold) }
         var outcome: DiskFile.Failure?
-        do throws(DiskFile.Failure) {
-            if cutTail { try DiskFile.truncate(fd, to: offset, path: path) }
-            try DiskFile.write(fd, bytes, at: offset, path: path)
-            try DiskFile.sync(fd, path: path)
-            if let identity { try DiskFile.confirm(fd, is: identity, at: path) }
-        } catch {
-            outcome = error
+        unlocked {
+            if flushHold > 0 { Thread.sleep(forTimeInterval: flushHold) }
+            do throws(DiskFile.Failure) {
+                if cutTail { try DiskFile.truncate(fd, to: offset, path: path) }
+                try DiskFile.write(fd, bytes, at: offset, path: path)
+                try DiskFile.sync(fd, path: path)
+                if let identity { try DiskFile.confirm(fd, is: identity, at: path) }
+            } catch {
+                outcome = error
+            }
         }
-        condition.lock()
         busy = false
         if let error = outcome {
-            // Everything not stored fails with it: later records may build on the failed ones.
-            if let first = batch.first?.number { fail(first...lastNumber) }
-            apisToReload.formUnion(batch.map(\.api) + queued.map(\.api))
-            queued = []
-            settledThrough = lastNumber
+            failUnstored(batch + queued)
             noteFailure(error)
         } else {
             tailDirty = false
@@ -376,6 +312,16 @@ public final class StateLog: @unchecked Sendable {
             flushes += 1
         }
         condition.broadcast()
+    }
+
+    /// Every record from the first of `unstored` on fails (later ones may build on it) and is
+    /// withdrawn by reloading its API. Called with the lock held.
+    private func failUnstored(_ unstored: [Record]) {
+        guard let first = unstored.first?.number else { return }
+        fail(first...lastNumber)
+        apisToReload.formUnion(unstored.map(\.api))
+        queued = []
+        settledThrough = lastNumber
     }
 
     /// Called with the lock held.
@@ -390,20 +336,13 @@ public final class StateLog: @unchecked Sendable {
     /// After a failure: the file cut back to its last stored record, or a whole new one. Called
     /// without the lock.
     private func repairFile() {
-        condition.lock()
-        let rewriteNeeded = mustRewrite
-        condition.unlock()
         var outcome: DiskFile.Failure?
-        if rewriteNeeded {
-            holdingAll {
-                do throws(DiskFile.Failure) { try rewrite() } catch { outcome = error }
-            }
+        if locked({ mustRewrite }) {
+            outcome = rewriteHoldingAll()
         } else {
             do throws(DiskFile.Failure) {
                 try exclusively { fd throws(DiskFile.Failure) in
-                    condition.lock()
-                    let (length, identity) = (storedLength, self.identity)
-                    condition.unlock()
+                    let (length, identity) = locked { (storedLength, self.identity) }
                     try DiskFile.truncate(fd, to: length, path: path)
                     try DiskFile.sync(fd, path: path)
                     if let identity { try DiskFile.confirm(fd, is: identity, at: path) }
@@ -412,17 +351,17 @@ public final class StateLog: @unchecked Sendable {
                 outcome = error
             }
         }
-        condition.lock()
-        if let outcome {
-            if outcome.needsNewFile { mustRewrite = true }
-            failure = outcome.description
-        } else {
-            tailDirty = false
-            mustRewrite = false
-            if failure != nil { console("state file: changes are stored again") }
-            failure = nil
+        locked {
+            if let outcome {
+                if outcome.needsNewFile { mustRewrite = true }
+                failure = outcome.description
+            } else {
+                tailDirty = false
+                mustRewrite = false
+                if failure != nil { console("state file: changes are stored again") }
+                failure = nil
+            }
         }
-        condition.unlock()
     }
 
     private func hasFailed(_ numbers: ClosedRange<Int>) -> Bool {
@@ -465,39 +404,34 @@ public final class StateLog: @unchecked Sendable {
                 console("state file: cannot reload \(path) to withdraw a refused change (\(error)); stopping")
                 exit(1)
             }
-            condition.lock()
-            withdrawnThrough = through
-            condition.unlock()
+            locked { withdrawnThrough = through }
         }
     }
 
     // MARK: Snapshots
 
-    /// With the lock held: the log is longer than worth replaying, and no recent attempt failed.
+    /// With the lock held: no recent attempt failed, and the log is longer than its snapshot (or
+    /// than 64 KiB), so replaying it at start would cost more than reading the snapshot twice.
     private func compactionDue(now: Double) -> Bool {
-        now >= nextCompaction && !snapshotPending
-            && StateFileContents.logNeedsCompaction(logLength: storedLength - snapshotLength, snapshotLength: snapshotLength)
+        now >= nextCompaction && !snapshotPending && storedLength - snapshotLength > max(snapshotLength, 64 << 10)
     }
 
     /// A new snapshot in place of the long log; without room for it the log stays as it is (every
     /// change is in it), health says so, and it is tried again in 10 seconds.
     private func compact() {
-        var outcome: DiskFile.Failure?
-        holdingAll {
-            do throws(DiskFile.Failure) { try rewrite() } catch { outcome = error }
-        }
-        condition.lock()
-        if let outcome {
-            if compactionFailure == nil {
-                console("state file: cannot compact the log (\(outcome)); it keeps every change and grows until there is room")
+        let outcome = rewriteHoldingAll()
+        locked {
+            if let outcome {
+                if compactionFailure == nil {
+                    console("state file: cannot compact the log (\(outcome)); it keeps every change and grows until there is room")
+                }
+                compactionFailure = outcome.description
+                nextCompaction = Self.now() + 10
+            } else {
+                if compactionFailure != nil { console("state file: the log is compacted again") }
+                compactionFailure = nil
             }
-            compactionFailure = outcome.description
-            nextCompaction = Self.now() + 10
-        } else {
-            if compactionFailure != nil { console("state file: the log is compacted again") }
-            compactionFailure = nil
         }
-        condition.unlock()
     }
 
     private func documents() -> [(api: String, document: [UInt8])] {
@@ -519,37 +453,59 @@ public final class StateLog: @unchecked Sendable {
             }
             // Still the only writer: a flush waiting to start must find the new file, not write
             // the old one's length and chain into it (or its records into the old one).
-            condition.lock()
-            if fd >= 0 { Foundation.close(fd) }
-            fd = newFD
-            identity = newIdentity
-            storedLength = snapshot.count
-            snapshotLength = snapshot.count
-            chain = 0
-            tailDirty = false
-            mustRewrite = false
-            if let last = queued.last { settledThrough = max(settledThrough, last.number) }
-            storedRecords += queued.count
-            queued = []
-            condition.broadcast()
-            condition.unlock()
+            locked {
+                if fd >= 0 { Foundation.close(fd) }
+                fd = newFD
+                identity = newIdentity
+                storedLength = snapshot.count
+                snapshotLength = snapshot.count
+                chain = 0
+                tailDirty = false
+                mustRewrite = false
+                if let last = queued.last { settledThrough = max(settledThrough, last.number) }
+                storedRecords += queued.count
+                queued = []
+                condition.broadcast()
+            }
         }
+    }
+
+    /// `rewrite` with every store held; nil when it succeeded.
+    private func rewriteHoldingAll() -> DiskFile.Failure? {
+        var failure: DiskFile.Failure?
+        holdingAll {
+            do throws(DiskFile.Failure) { try rewrite() } catch { failure = error }
+        }
+        return failure
     }
 
     /// Runs `body` on the file as the only writer: no flush runs meanwhile.
     private func exclusively<Result>(_ body: (Int32) throws(DiskFile.Failure) -> Result) throws(DiskFile.Failure) -> Result {
-        condition.lock()
-        while busy { condition.wait() }
-        busy = true
-        let current = fd
-        condition.unlock()
+        let current = locked {
+            while busy { condition.wait() }
+            busy = true
+            return fd
+        }
         defer {
-            condition.lock()
-            busy = false
-            condition.broadcast()
-            condition.unlock()
+            locked {
+                busy = false
+                condition.broadcast()
+            }
         }
         return try body(current)
+    }
+
+    private func locked<Result>(_ body: () -> Result) -> Result {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
+
+    /// Runs `body` with the lock, which the caller holds, let go meanwhile.
+    private func unlocked(_ body: () -> Void) {
+        condition.unlock()
+        defer { condition.lock() }
+        body()
     }
 
     /// Seconds on a clock that only goes forward.
@@ -588,35 +544,33 @@ public struct StateFileError: Error, CustomStringConvertible {
         let file = failure.path
         var folder = (file as NSString).deletingLastPathComponent
         if folder.isEmpty { folder = "." }
-        let advice: String
         switch failure.code {
         case ENOSPC:
             let free = DiskFile.freeBytes(in: folder).map { "\($0) bytes free" } ?? "no room"
-            advice = "the disk holding \(folder) is full (\(free))\(stateSize.map { "; the state needs \($0) bytes" } ?? "")."
+            return "the disk holding \(folder) is full (\(free))\(stateSize.map { "; the state needs \($0) bytes" } ?? "")."
                 + " Free space there, or give --state a file on another disk"
         case EDQUOT:
-            advice = "the disk quota of uid \(getuid()) on \(folder) is used up\(stateSize.map { "; the state needs \($0) bytes" } ?? "")."
+            return "the disk quota of uid \(getuid()) on \(folder) is used up\(stateSize.map { "; the state needs \($0) bytes" } ?? "")."
                 + " Free some of that user's files or raise the quota, or give --state a file elsewhere"
         case EROFS:
-            advice = "\(folder) is on a read-only file system. Give --state a file on a writable one; in Docker with"
+            return "\(folder) is on a read-only file system. Give --state a file on a writable one; in Docker with"
                 + " --read-only, mount a volume there (-v mock-data:/data -e MOCK_STATE=/data/state.json)"
         case ENOENT:
-            advice = "the folder \(folder) does not exist. Create it (mkdir -p \(folder)) or give --state a file in an existing folder"
+            return "the folder \(folder) does not exist. Create it (mkdir -p \(folder)) or give --state a file in an existing folder"
         case ENOTDIR:
-            advice = "a part of \(folder) is a file, not a folder. Give --state a path whose folders exist"
+            return "a part of \(folder) is a file, not a folder. Give --state a path whose folders exist"
         case EISDIR:
-            advice = "\(file) is a folder. Give --state a file, e.g. --state \((file as NSString).appendingPathComponent("state.json"))"
+            return "\(file) is a folder. Give --state a file, e.g. --state \((file as NSString).appendingPathComponent("state.json"))"
         case EFBIG where failure.finding != nil:
-            advice = "Raise --memory-budget if it really is a state file, or move it away"
+            return "Raise --memory-budget if it really is a state file, or move it away"
         case EINVAL where failure.finding != nil:
-            advice = "Give --state a regular file (mock-backend writes it itself)"
+            return "Give --state a regular file (mock-backend writes it itself)"
         case EACCES, EPERM:
-            advice = "running as uid \(getuid()), which may not write there. Give --state a file in a folder this user can"
+            return "running as uid \(getuid()), which may not write there. Give --state a file in a folder this user can"
                 + " write; in Docker, use a named volume (-v mock-data:/data) or a host folder writable by uid 10001"
                 + " (chown 10001 \(folder))"
         default:
-            advice = "Give --state a file on a disk that works"
+            return "Give --state a file on a disk that works"
         }
-        return advice
     }
 }

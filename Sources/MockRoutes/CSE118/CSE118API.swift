@@ -4,26 +4,7 @@ import MockKit
 import MockSupport
 
 /// UC Santa Cruz CSE 118 "cse118.com" Slack-like API (docs/apis/cse118.md), served identically
-/// under `/api/v2` and `/api/v1`, trailing slash tolerated.
-///
-/// | #  | method | path                                | who                       | input        |
-/// |----|--------|-------------------------------------|---------------------------|--------------|
-/// | 1  | POST   | /login                              | anyone                    | email, password |
-/// | 2  | GET    | /workspace                          | any user                  |              |
-/// | 3  | POST   | /workspace                          | any user                  | name         |
-/// | 4  | DELETE | /workspace/{id}                     | owner                     |              |
-/// | 5  | GET    | /workspace/{id}/channel             | owner or member           |              |
-/// | 6  | POST   | /workspace/{id}/channel             | owner                     | name         |
-/// | 7  | DELETE | /channel/{id}                       | workspace owner           |              |
-/// | 8  | GET    | /channel/{id}/message               | owner or member           |              |
-/// | 9  | POST   | /channel/{id}/message               | owner or member           | content      |
-/// | 10 | DELETE | /message/{id}                       | poster or workspace owner |              |
-/// | 11 | GET    | /member                             | any user                  |              |
-/// | 12 | GET    | /workspace/{id}/member              | owner or member           |              |
-/// | 13 | POST   | /workspace/{id}/member?mid=…        | owner                     |              |
-/// | 14 | DELETE | /workspace/{id}/member?mid=…        | owner                     |              |
-/// | 15 | PUT    | /reset                              | any user (own fixtures)   |              |
-/// |    | GET    | /api-docs                           | anyone (HTML page)        |              |
+/// under `/api/v2` and `/api/v1`, trailing slash tolerated. Each route says who may call it.
 public final class CSE118API: CourseAPI {
     public typealias Failure = CSE118Error
     public static let name = "cse118"
@@ -31,21 +12,21 @@ public final class CSE118API: CourseAPI {
 
     public var routes: RouteGroup {
         let endpoints: [(Methods, String, Handler)] = [
-            (.post, "/login", endpoint(login)),
-            ([.get, .head], "/workspace", endpoint(listWorkspaces)),
-            (.post, "/workspace", endpoint(createWorkspace)),
-            (.delete, "/workspace/{id}", endpoint(deleteWorkspace)),
-            ([.get, .head], "/workspace/{id}/channel", endpoint(listChannels)),
-            (.post, "/workspace/{id}/channel", endpoint(createChannel)),
-            (.delete, "/channel/{id}", endpoint(deleteChannel)),
-            ([.get, .head], "/channel/{id}/message", endpoint(listMessages)),
-            (.post, "/channel/{id}/message", endpoint(postMessage)),
-            (.delete, "/message/{id}", endpoint(deleteMessage)),
-            ([.get, .head], "/member", endpoint(listMembers)),
-            ([.get, .head], "/workspace/{id}/member", endpoint(listWorkspaceMembers)),
-            (.post, "/workspace/{id}/member", endpoint(addMember)),
-            (.delete, "/workspace/{id}/member", endpoint(removeMember)),
-            (.put, "/reset", endpoint(resetCaller)),
+            (.post, "/login", endpoint(login)), // anyone
+            ([.get, .head], "/workspace", endpoint(listWorkspaces)), // any user
+            (.post, "/workspace", endpoint(createWorkspace)), // any user
+            (.delete, "/workspace/{id}", endpoint(deleteWorkspace)), // owner
+            ([.get, .head], "/workspace/{id}/channel", endpoint(listChannels)), // owner or member
+            (.post, "/workspace/{id}/channel", endpoint(createChannel)), // owner
+            (.delete, "/channel/{id}", endpoint(deleteChannel)), // workspace owner
+            ([.get, .head], "/channel/{id}/message", endpoint(listMessages)), // owner or member
+            (.post, "/channel/{id}/message", endpoint(postMessage)), // owner or member
+            (.delete, "/message/{id}", endpoint(deleteMessage)), // poster or workspace owner
+            ([.get, .head], "/member", endpoint(listMembers)), // any user
+            ([.get, .head], "/workspace/{id}/member", endpoint(listWorkspaceMembers)), // owner or member
+            (.post, "/workspace/{id}/member", endpoint(addMember)), // owner
+            (.delete, "/workspace/{id}/member", endpoint(removeMember)), // owner
+            (.put, "/reset", endpoint(resetCaller)), // any user (own fixtures)
             ([.get, .head], "/api-docs", { request in .html(CSE118OpenAPI.html(base: Self.base(of: request.path))) }),
         ]
         return routeGroup(matching: PathMatching(toleratesTrailingSlash: true),
@@ -55,9 +36,7 @@ public final class CSE118API: CourseAPI {
     public var openAPIDocument: [UInt8]? { CSE118OpenAPI.document }
 
     public let state: SeededStore<CSE118State, CSE118State>
-    private let clock: @Sendable () -> Date
     private let random: RandomStream
-    private let issuedTokenLimit: Int
 
     public let context: SeedContext
 
@@ -69,9 +48,7 @@ public final class CSE118API: CourseAPI {
             return fresh
         }
         self.context = context
-        clock = context.options.clock
         random = context.options.randomness.stream(Self.name)
-        issuedTokenLimit = context.options.issuedTokenLimit
     }
 
     /// Channels and messages sit nested in the workspaces, and are counted too.
@@ -88,7 +65,7 @@ public final class CSE118API: CourseAPI {
 
     public var summary: APISummary {
         let seed = state.seed, members = seed.members
-        return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: ["/api/v2", "/api/v1"],
+        return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: Self.basePaths,
                           note: "each student has a private copy of the graded fixtures; PUT /api/v2/reset restores the caller's",
                           seeded: members.rows, count: members.count, accounts: { .init(login: $0.email, password: $0.password, detail: $0.name) })
     }
@@ -97,13 +74,13 @@ public final class CSE118API: CourseAPI {
 
     private func login(_ request: Request) throws(CSE118Error) -> Response {
         let input = try CSE118Input(request, body: .credentials)
-        let issuedAt = Int(clock().timeIntervalSince1970)
+        let issuedAt = Int(options.clock().timeIntervalSince1970)
         return try state.withLock { state throws(CSE118Error) in
             guard let member = state.member(email: input[field: "email"]),
                   member.password.hasSameBytes(as: input[field: "password"]) else { throw .invalidCredentials }
             let token = CSE118Token.mint(for: member, issuedAt: issuedAt, random: random)
-            state.issueToken(token, member: member.id, limit: issuedTokenLimit)
-            return Self.json(CSE118Shape.Login(id: member.id.text, name: member.name, accessToken: token))
+            state.issueToken(token, member: member.id, limit: options.issuedTokenLimit)
+            return Self.json(object: ["id": member.id.text, "name": member.name, "role": "member", "accessToken": token])
         }
     }
 
@@ -182,7 +159,7 @@ public final class CSE118API: CourseAPI {
     static let channelsPerWorkspace = 100_000
 
     private func postMessage(_ request: Request) throws(CSE118Error) -> Response {
-        let posted = CSE118Time(clock())
+        let posted = CSE118Time(options.clock())
         return try withCaller(request, pathID: true, body: .content) { state, caller, input throws(CSE118Error) in
             let channel = try state.visibleChannel(input.id, to: caller).channel
             if let full = refusedStoring([input[field: "content"]], in: "messages in that channel",
@@ -242,7 +219,7 @@ public final class CSE118API: CourseAPI {
         try withCaller(request) { state, caller, _ throws(CSE118Error) in
             let removed = state.restoreFixtures(of: caller)
             releaseStored(removed, rows: removed.count)
-            return Self.json(CSE118Shape.Empty())
+            return Self.json(object: [:])
         }
     }
 
@@ -277,7 +254,4 @@ public final class CSE118API: CourseAPI {
     private static func base(of path: String) -> String {
         basePaths.first { path.hasPrefix($0 + "/") } ?? basePaths[0]
     }
-
-    /// `/` not escaped, as Express writes it.
-    public static let escapesSlash = false
 }

@@ -23,38 +23,29 @@ public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {
     case memberAlreadyInWorkspace
     case serviceUnavailable
 
-    public var status: Int {
+    /// Each error's status and message, as the course's server answered it.
+    private var answer: (status: Int, message: String) {
         switch self {
-        case .invalidJSON, .validation: return 400
-        case .invalidCredentials, .authorizationRequired: return 401
-        case .invalidToken, .ownerOnly, .posterOrOwnerOnly: return 403
-        case .workspaceNotFound, .channelNotFound, .messageNotFound, .memberNotFound, .memberNotInWorkspace: return 404
-        case .methodNotAllowed: return 405
-        case .memberOwnsWorkspace, .memberAlreadyInWorkspace: return 409
-        case .serviceUnavailable: return 503
+        case .invalidJSON: return (400, "Request body is not valid JSON")
+        case let .validation(problems): return (400, problems.map(\.summary).joined(separator: ", "))
+        case .invalidCredentials: return (401, "Invalid credentials")
+        case .authorizationRequired: return (401, "Authorization header required")
+        case .invalidToken: return (403, "Invalid access token")
+        case .ownerOnly: return (403, "Only the workspace owner may do that")
+        case .posterOrOwnerOnly: return (403, "Only the poster or the workspace owner may delete this message")
+        case .workspaceNotFound: return (404, "Workspace not found")
+        case .channelNotFound: return (404, "Channel not found")
+        case .messageNotFound: return (404, "Message not found")
+        case .memberNotFound: return (404, "Member not found")
+        case .memberNotInWorkspace: return (404, "Member not in workspace")
+        case .methodNotAllowed: return (405, "Method not allowed")
+        case .memberOwnsWorkspace: return (409, "Member owns this workspace")
+        case .memberAlreadyInWorkspace: return (409, "Member already in workspace")
+        case .serviceUnavailable: return (503, "Service Unavailable")
         }
     }
 
-    var message: String {
-        switch self {
-        case .invalidJSON: return "Request body is not valid JSON"
-        case let .validation(problems): return problems.map(\.summary).joined(separator: ", ")
-        case .invalidCredentials: return "Invalid credentials"
-        case .authorizationRequired: return "Authorization header required"
-        case .invalidToken: return "Invalid access token"
-        case .ownerOnly: return "Only the workspace owner may do that"
-        case .posterOrOwnerOnly: return "Only the poster or the workspace owner may delete this message"
-        case .workspaceNotFound: return "Workspace not found"
-        case .channelNotFound: return "Channel not found"
-        case .messageNotFound: return "Message not found"
-        case .memberNotFound: return "Member not found"
-        case .memberNotInWorkspace: return "Member not in workspace"
-        case .methodNotAllowed: return "Method not allowed"
-        case .memberOwnsWorkspace: return "Member owns this workspace"
-        case .memberAlreadyInWorkspace: return "Member already in workspace"
-        case .serviceUnavailable: return "Service Unavailable"
-        }
-    }
+    public var status: Int { answer.status }
 
     public func explanation(for request: Request) -> String {
         switch self {
@@ -64,7 +55,7 @@ public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {
             if let missing, missing.path.hasPrefix("/body/") {
                 return ErrorReason.missingField(String(missing.path.dropFirst(6)), in: request, reads: .json)
             }
-            return message + "; " + ErrorReason.arrived(in: request, reads: .json)
+            return answer.message + "; " + ErrorReason.arrived(in: request, reads: .json)
         case .invalidCredentials: return ErrorReason.badCredentials
         case .authorizationRequired: return ErrorReason.authorization(request)
         case let .invalidToken(reload):
@@ -78,18 +69,16 @@ public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {
         case .messageNotFound: return "no such message in your workspaces (wrong id, or deleted)"
         case .memberNotFound: return "no such member id"
         case .memberNotInWorkspace: return "that member is not in the workspace"
-        case .methodNotAllowed: return "this path does not take \(request.method)"
         case .memberOwnsWorkspace: return "that member owns the workspace already"
         case .memberAlreadyInWorkspace: return "that member is in the workspace already"
-        case .serviceUnavailable: return "injected fault"
+        case .methodNotAllowed, .serviceUnavailable: return "" // never thrown: the kit answers these and says why
         }
     }
 
     public func response(status: Int) -> Response {
-        if case let .validation(problems) = self {
-            return CSE118API.json(ValidationBody(message: message, errors: problems, status: status), status: status)
-        }
-        return CSE118API.json(ErrorBody(message: message, status: status), status: status)
+        var problems: [ValidationProblem]?
+        if case let .validation(list) = self { problems = list }
+        return CSE118API.json(ErrorBody(message: answer.message, errors: problems, status: status), status: status)
     }
 
     /// In the words of Express's body parser, whose limit the real server had.
@@ -97,14 +86,10 @@ public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {
         CSE118API.json(ErrorBody(message: "request entity too large", status: 413), status: 413)
     }
 
+    /// `errors` in the validation envelope only.
     private struct ErrorBody: Encodable {
         var message: String
-        var status: Int
-    }
-
-    private struct ValidationBody: Encodable {
-        var message: String
-        var errors: [ValidationProblem]
+        var errors: [ValidationProblem]?
         var status: Int
     }
 }

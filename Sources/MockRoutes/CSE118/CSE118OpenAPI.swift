@@ -5,10 +5,8 @@ import MockSupport
 
 /// This API's OpenAPI 3.1 document (served at `/_mock/openapi/cse118.json`) and the HTML page
 /// of `/api/v2/api-docs/`, which is built from the document so the two never disagree.
-enum CSE118OpenAPI {
+enum CSE118OpenAPI: OpenAPIDescription {
     static let document: [UInt8] = {
-        typealias Operation = OpenAPIBuilder.Operation
-        let ref = OpenAPIBuilder.ref
         func json(_ schema: String) -> (schema: String, mediaTypes: [String]) { (schema, ["application/json"]) }
         func list(_ item: String) -> String { #"{"type":"array","items":\#(ref(item))}"# }
         /// Every operation on an id can meet a malformed id, a missing token, an unknown one and an invisible resource.
@@ -94,34 +92,29 @@ enum CSE118OpenAPI {
         ]
         let uuid = #"{"type":"string","format":"uuid"}"#
         /// A closed object: express-openapi-validator rejects any other property.
-        func object(_ properties: String, _ required: String) -> String {
-            #"{"type":"object","required":[\#(required)],"properties":{\#(properties)},"additionalProperties":false}"#
+        func object(_ properties: String) -> String {
+            let required = CSE118OpenAPI.required(properties)
+            return #"{"type":"object","required":[\#(required)],"properties":{\#(properties)},"additionalProperties":false}"#
         }
         let error = ref("Error")
         builder.schemas = [
-            ("Credentials", object(#""email":{"type":"string"},"password":{"type":"string"}"#, #""email","password""#)),
-            ("NameInput", object(#""name":{"type":"string","minLength":1,"maxLength":32}"#, #""name""#)),
-            ("ContentInput", object(#""content":{"type":"string","minLength":1,"maxLength":1000}"#, #""content""#)),
-            ("LoginAnswer", object(#""id":\#(uuid),"name":{"type":"string"},"role":{"type":"string","const":"member"},"accessToken":{"type":"string"}"#,
-                                   #""id","name","role","accessToken""#)),
+            ("Credentials", object(#""email":{"type":"string"},"password":{"type":"string"}"#)),
+            ("NameInput", object(#""name":{"type":"string","minLength":1,"maxLength":32}"#)),
+            ("ContentInput", object(#""content":{"type":"string","minLength":1,"maxLength":1000}"#)),
+            ("LoginAnswer", object(#""id":\#(uuid),"name":{"type":"string"},"role":{"type":"string","const":"member"},"accessToken":{"type":"string"}"#)),
             ("Workspace", object(#""id":\#(uuid),"name":{"type":"string"},"#
                                      + #""owner":{"type":"string","format":"uuid","description":"The owner's member id"},"#
-                                     + #""channels":{"type":"integer","minimum":0,"description":"Number of channels now in the workspace"}"#,
-                                 #""id","name","owner","channels""#)),
+                                     + #""channels":{"type":"integer","minimum":0,"description":"Number of channels now in the workspace"}"#)),
             ("Channel", object(#""id":\#(uuid),"name":{"type":"string"},"#
-                                   + #""messages":{"type":"integer","minimum":0,"description":"Number of messages now in the channel"}"#,
-                               #""id","name","messages""#)),
+                                   + #""messages":{"type":"integer","minimum":0,"description":"Number of messages now in the channel"}"#)),
             ("Message", object(#""id":\#(uuid),"member":{"type":"string","format":"uuid","description":"The poster's member id"},"#
-                                   + #""posted":{"type":"string","format":"date-time","examples":["2023-05-01T12:18:48.000Z"]},"content":{"type":"string"}"#,
-                               #""id","member","posted","content""#)),
-            ("Member", object(#""id":\#(uuid),"name":{"type":"string"}"#, #""id","name""#)),
-            ("Error", object(#""message":{"type":"string"},"status":{"type":"integer"}"#, #""message","status""#)),
+                                   + #""posted":{"type":"string","format":"date-time","examples":["2023-05-01T12:18:48.000Z"]},"content":{"type":"string"}"#)),
+            ("Member", object(#""id":\#(uuid),"name":{"type":"string"}"#)),
+            ("Error", object(#""message":{"type":"string"},"status":{"type":"integer"}"#)),
             ("ValidationError", object(#""message":{"type":"string"},"errors":{"type":"array","items":"#
                                            + object(#""path":{"type":"string","examples":["/body/name"]},"message":{"type":"string"},"#
-                                                        + #""errorCode":{"type":"string","examples":["minLength.openapi.validation"]}"#,
-                                                    #""path","message","errorCode""#)
-                                           + #"},"status":{"type":"integer","const":400}"#,
-                                       #""message","errors","status""#)),
+                                                        + #""errorCode":{"type":"string","examples":["minLength.openapi.validation"]}"#)
+                                           + #"},"status":{"type":"integer","const":400}"#)),
         ]
         builder.responses = [
             ("BadRequest", "A path id, query parameter or body that breaks the schema (validation envelope), or a body that "

@@ -4,12 +4,6 @@ import MockKit
 
 /// Endava School of iOS "InternProducts" LocalBackend (docs/apis/internproducts.md).
 /// Paths match case-insensitively; parameters come from the query only; every answer is 200.
-///
-/// | method    | path      | query                        | answer                                  |
-/// |-----------|-----------|------------------------------|-----------------------------------------|
-/// | GET, HEAD | /login    | username, password           | the user's lifelong `loginToken`        |
-/// | GET, HEAD | /register | username, password           | a new user and its `loginToken`         |
-/// | GET, HEAD | /products | loginToken                   | every product, newest first, base64 art |
 public final class InternProductsAPI: CourseAPI {
     public typealias Failure = InternProductsError
     public static let name = "internproducts"
@@ -17,23 +11,21 @@ public final class InternProductsAPI: CourseAPI {
     public var routes: RouteGroup {
         routeGroup(matching: PathMatching(caseInsensitive: true), [
             // HEAD runs the GET handler, side effects included, as GCDWebServer did.
-            Route([.get, .head], "/login", endpoint(login)),
-            Route([.get, .head], "/register", endpoint(register)),
-            Route([.get, .head], "/products", endpoint(products)),
+            Route([.get, .head], "/login", endpoint(login)), // the user's lifelong loginToken
+            Route([.get, .head], "/register", endpoint(register)), // a new user and its loginToken
+            Route([.get, .head], "/products", endpoint(products)), // every product, newest first, base64 art
         ])
     }
 
     public var openAPIDocument: [UInt8]? { InternProductsOpenAPI.document }
 
     public let state: SeededStore<InternProductsState, InternProductsState>
-    private let clock: @Sendable () -> Date
 
     public let context: SeedContext
 
     public init(seed: InternProductsState, context: SeedContext) {
         state = SeededStore(seed)
         self.context = context
-        clock = context.options.clock
     }
 
     /// Product images may be files under `Seed/internproducts/`, in a seed file and in a state
@@ -61,14 +53,14 @@ public final class InternProductsAPI: CourseAPI {
             guard user.password.hasSameBytes(as: password) else { throw .wrongPassword(username) }
             return user.loginToken ?? ""
         }
-        return Self.json(TokenAnswer(loginToken: token))
+        return Self.json(object: ["status": "SUCCESS", "loginToken": token])
     }
 
     private func register(_ request: Request) throws(InternProductsError) -> Response {
         let query = InternProductsInput(request)
         let username = try query.required("username")
         let password = try query.required("password")
-        let now = clock()
+        let now = options.clock()
         return try state.withLock { state throws(InternProductsError) in
             guard state.user(named: username) == nil else { throw .usernameUsed(username) }
             if let full = refusedStoring([username, password], in: "users", holding: state.users.count, cap: Self.userCap) {
@@ -77,7 +69,7 @@ public final class InternProductsAPI: CourseAPI {
             guard let token = state.register(username: username, password: password, at: now) else {
                 throw .usernameUsed(username)
             }
-            return Self.json(TokenAnswer(loginToken: token))
+            return Self.json(object: ["status": "SUCCESS", "loginToken": token])
         }
     }
 

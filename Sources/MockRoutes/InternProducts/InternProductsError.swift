@@ -14,25 +14,20 @@ public enum InternProductsError: HTTPStatusError {
     case methodNotAllowed(String)
     case serviceUnavailable
 
-    public var status: Int {
+    /// Each error's status and message: 200 but for 405 and injected faults.
+    private var answer: (status: Int, message: String) {
         switch self {
-        case .methodNotAllowed: return 405
-        case .serviceUnavailable: return 503
-        default: return 200
+        case let .missingParameter(name): return (200, "Missing parameter: \(name)")
+        case let .noSuchUser(username): return (200, "No such user with username: \(username)")
+        case let .wrongPassword(username): return (200, "Wrong password for username: \(username)")
+        case let .usernameUsed(username): return (200, "Username already used: \(username)")
+        case .invalidToken: return (200, "Invalid login token")
+        case let .methodNotAllowed(method): return (405, "Method not allowed: \(method)")
+        case .serviceUnavailable: return (503, "Service unavailable")
         }
     }
 
-    var message: String {
-        switch self {
-        case let .missingParameter(name): return "Missing parameter: \(name)"
-        case let .noSuchUser(username): return "No such user with username: \(username)"
-        case let .wrongPassword(username): return "Wrong password for username: \(username)"
-        case let .usernameUsed(username): return "Username already used: \(username)"
-        case .invalidToken: return "Invalid login token"
-        case let .methodNotAllowed(method): return "Method not allowed: \(method)"
-        case .serviceUnavailable: return "Service unavailable"
-        }
-    }
+    public var status: Int { answer.status }
 
     public func explanation(for request: Request) -> String {
         switch self {
@@ -41,8 +36,7 @@ public enum InternProductsError: HTTPStatusError {
         case .wrongPassword: return "wrong password for that username"
         case .usernameUsed: return "that username is taken; log in instead"
         case let .invalidToken(reload): return "loginToken: " + ErrorReason.unknownToken(endedBy: reload)
-        case .methodNotAllowed: return "this path takes GET only"
-        case .serviceUnavailable: return "injected fault"
+        case .methodNotAllowed, .serviceUnavailable: return "" // never thrown: the kit answers these and says why
         }
     }
 
@@ -51,10 +45,10 @@ public enum InternProductsError: HTTPStatusError {
     }
 
     public func response(status: Int) -> Response {
-        InternProductsAPI.json(InternProductsAPI.Failed(message: message), status: status)
+        InternProductsAPI.json(object: ["status": "FAILED", "message": answer.message], status: status)
     }
 
     public static func bodyTooLarge(_ reason: String) -> Response {
-        InternProductsAPI.json(InternProductsAPI.Failed(message: reason), status: 413)
+        InternProductsAPI.json(object: ["status": "FAILED", "message": reason], status: 413)
     }
 }

@@ -2,10 +2,8 @@ import MockKit
 
 /// The OpenAPI 3.1 description of the InternProducts API as this server serves it
 /// (`GET /_mock/openapi/internproducts.json`).
-enum InternProductsOpenAPI {
+enum InternProductsOpenAPI: OpenAPIDescription {
     static let document: [UInt8] = {
-        typealias Operation = OpenAPIBuilder.Operation
-        let ref = OpenAPIBuilder.ref
         /// Every answer is 200: SUCCESS with the endpoint's shape, or FAILED with a message.
         func answer(_ success: String, _ description: String) -> [(status: Int, description: String, schema: String?)] {
             [(200, "\(description), or FAILED with a message", #"{"oneOf":[\#(ref(success)),\#(ref("Failed"))]}"#)]
@@ -29,17 +27,11 @@ enum InternProductsOpenAPI {
             Operation(methods: ["GET"], path: "/products", summary: "Every product, newest first (the same for every user)",
                       query: [("loginToken", true)], responses: answer("ProductList", "The products")),
         ]
-        func object(_ properties: String, _ required: String) -> String {
-            #"{"type":"object","properties":{\#(properties)},"required":[\#(required)],"additionalProperties":false}"#
-        }
         builder.schemas = [
-            ("Failed", object(#""status":{"const":"FAILED"},"message":{"type":"string"}"#, #""status","message""#)),
-            ("Token", object(#""status":{"const":"SUCCESS"},"loginToken":{"type":"string","pattern":"^[1-9][0-9]{8,9}\\.[0-9]{5}[1-9]$"}"#,
-                             #""status","loginToken""#)),
-            ("Product", object(#""tags":{"type":"array","items":{"type":"string"}},"title":{"type":"string"},"image":{"type":"string","contentEncoding":"base64","description":"A PNG or JPEG file"},"description":{"type":"string"},"date":{"type":"integer","description":"UNIX seconds"}"#,
-                               #""tags","title","image","description","date""#)),
-            ("ProductList", object(#""status":{"const":"SUCCESS"},"products":{"type":"array","items":\#(ref("Product"))}"#,
-                                   #""status","products""#)),
+            ("Failed", object(#""status":{"const":"FAILED"},"message":{"type":"string"}"#)),
+            ("Token", object(#""status":{"const":"SUCCESS"},"loginToken":{"type":"string","pattern":"^[1-9][0-9]{8,9}\\.[0-9]{5}[1-9]$"}"#)),
+            ("Product", object(#""tags":{"type":"array","items":{"type":"string"}},"title":{"type":"string"},"image":{"type":"string","contentEncoding":"base64","description":"A PNG or JPEG file"},"description":{"type":"string"},"date":{"type":"integer","description":"UNIX seconds"}"#)),
+            ("ProductList", object(#""status":{"const":"SUCCESS"},"products":{"type":"array","items":\#(ref("Product"))}"#)),
         ]
         return builder.build()
     }()

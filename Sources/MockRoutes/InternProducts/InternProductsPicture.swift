@@ -1,3 +1,5 @@
+import MockKit
+
 /// Checks that bytes are a whole PNG or JPEG file, as docs/apis/internproducts.md#seed-reset-and-state describes them. Clients
 /// force-unwrap the decoded picture, so a truncated or foreign file must never reach them.
 enum InternProductsPicture {
@@ -21,7 +23,8 @@ enum InternProductsPicture {
             guard length <= bytes.count - position - 12 else { return "PNG chunk \(type) runs past the end" }
             let dataStart = position + 8
             let crcStart = dataStart + length
-            guard crc32(bytes[(position + 4)..<crcStart]) == UInt32(bigEndian(bytes, at: crcStart, count: 4)) else {
+            let checksum = UInt32(bigEndian(bytes, at: crcStart, count: 4))
+            guard CRC32.checksum(bytes[(position + 4)..<crcStart]) == checksum else {
                 return "PNG chunk \(type) has a bad CRC"
             }
             if position == pngSignature.count {
@@ -74,21 +77,5 @@ enum InternProductsPicture {
 
     private static func bigEndian(_ bytes: [UInt8], at position: Int, count: Int) -> Int {
         bytes[position..<(position + count)].reduce(0) { $0 << 8 | Int($1) }
-    }
-
-    private static let crcTable: [UInt32] = (0..<256).map { index in
-        var value = UInt32(index)
-        for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
-        return value
-    }
-
-    /// The CRC-32 of PNG chunks (ISO 3309, as zlib computes it).
-    private static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        // A loop, not `reduce` with a closure: Swift 6.0 took 3 s to type-check that.
-        var crc: UInt32 = ~0
-        for byte in bytes {
-            crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
-        }
-        return ~crc
     }
 }

@@ -1,17 +1,6 @@
 /// The JSON shapes of the InternProducts API (docs/apis/internproducts.md#endpoints), keys in declaration order;
 /// `status` always comes first.
 extension InternProductsAPI {
-    struct Failed: Encodable {
-        var status = "FAILED"
-        var message: String
-    }
-
-    /// The answer of a successful `/login` or `/register`.
-    struct TokenAnswer: Encodable {
-        var status = "SUCCESS"
-        var loginToken: String
-    }
-
     struct ProductShape: Encodable {
         var tags: [String]
         var title: String

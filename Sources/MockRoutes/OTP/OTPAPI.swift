@@ -3,36 +3,27 @@ import MockHTTP
 import MockKit
 import MockSupport
 
-/// UC Davis ECS 189E one-time-code login and wallet user (docs/apis/otp.md).
-///
-/// | method | path                          | auth          | body (JSON, whatever Content-Type) |
-/// |--------|-------------------------------|---------------|------------------------------------|
-/// | POST   | /api/send_verification_code   | no            | phone_number                       |
-/// | POST   | /api/verify_code              | no            | e164_phone_number, code            |
-/// | POST   | /api/user                     | x-authtoken   | {} reads; name and/or accounts     |
-/// | GET    | /_mock/otp/outbox?phone=P     | admin surface | the codes that would have been texted |
-///
-/// Every answer of the three endpoints is HTTP 200; only the body's `status` tells success.
+/// UC Davis ECS 189E one-time-code login and wallet user (docs/apis/otp.md). Bodies are JSON whatever
+/// the `Content-Type`; every answer of the three endpoints is HTTP 200: only the body's `status` tells success.
 public final class OTPAPI: CourseAPI {
     public typealias Failure = OTPError
     public static let name = "otp"
 
     public var routes: RouteGroup {
         routeGroup([
-            Route(.post, "/api/send_verification_code", endpoint(sendVerificationCode)),
-            Route(.post, "/api/verify_code", endpoint(verifyCode)),
-            Route(.post, "/api/user", endpoint(user)),
+            Route(.post, "/api/send_verification_code", endpoint(sendVerificationCode)), // phone_number
+            Route(.post, "/api/verify_code", endpoint(verifyCode)), // e164_phone_number, code
+            Route(.post, "/api/user", endpoint(user)), // x-authtoken; {} reads, name and/or accounts write
         ])
     }
 
     public var openAPIDocument: [UInt8]? { OTPOpenAPI.document }
 
     public var adminRoutes: [Route] {
-        [Route([.get, .head], "/_mock/otp/outbox", outbox)]
+        [Route([.get, .head], "/_mock/otp/outbox", outbox)] // ?phone=P: the codes that would have been texted
     }
 
     public let state: SeededStore<OTPDirectory, OTPState>
-    private let options: APIOptions
     private let random: RandomStream
 
     public let context: SeedContext
@@ -40,8 +31,7 @@ public final class OTPAPI: CourseAPI {
     public init(seed: OTPDirectory, context: SeedContext) {
         state = SeededStore(seed: seed, fresh: OTPState.init(directory:))
         self.context = context
-        options = context.options
-        random = options.randomness.stream(Self.name)
+        random = context.options.randomness.stream(Self.name)
     }
 
     public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> OTPDirectory {
@@ -83,7 +73,7 @@ public final class OTPAPI: CourseAPI {
         }
         // Printed even under --quiet: it stands in for the text message.
         options.console("otp: code \(code) for \(phone)")
-        return Self.json(OTPSent())
+        return Self.json(object: ["status": "ok"])
     }
 
     private func verifyCode(_ request: Request) throws(OTPError) -> Response {
@@ -112,7 +102,9 @@ public final class OTPAPI: CourseAPI {
     private func user(_ request: Request) throws(OTPError) -> Response {
         let token = (request.headers["x-authtoken"] ?? "").trimmingCharacters(in: [" ", "\t"])
         // The token is checked before the body is read (docs/apis/otp.md#errors).
-        try requireLiveToken(token)
+        guard state.withLock({ $0.directory.user(token: token) }) != nil else {
+            throw .invalidAuthToken(state.endedByReload(token))
+        }
         let body = try OTPInput(request)
         var name: String?
         var accounts: [OTPAccount]?
@@ -152,10 +144,6 @@ public final class OTPAPI: CourseAPI {
 
     // MARK: Helpers
 
-    private func requireLiveToken(_ token: String) throws(OTPError) {
-        guard state.withLock({ $0.directory.user(token: token) }) != nil else { throw .invalidAuthToken(state.endedByReload(token)) }
-    }
-
     /// Users clients may create, the seed's included (docs/apis/otp.md#size-limits).
     static let userCap = 100_000
 
@@ -175,6 +163,4 @@ public final class OTPAPI: CourseAPI {
     private func nowMillis() -> Int {
         Int((options.clock().timeIntervalSince1970 * 1000).rounded(.down))
     }
-
-    public static let escapesSlash = false
 }

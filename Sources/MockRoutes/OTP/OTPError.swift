@@ -18,42 +18,30 @@ public enum OTPError: APIError, MethodNotAllowedCase, Equatable {
     case methodNotAllowed
     case serverError
 
-    var code: String {
+    /// Each error's `error_code` and `error_message`.
+    private var answer: (code: String, message: String) {
         switch self {
-        case .invalidRequest, .notAString: return "invalid_request"
-        case .invalidPhoneNumber: return "invalid_phone_number"
-        case .incorrectCode: return "incorrect_code"
-        case .codeExpired: return "code_expired"
-        case .tooManyCodes: return "too_many_requests"
-        case .invalidAuthToken: return "invalid_auth_token"
-        case .invalidName: return "invalid_name"
-        case .invalidAccounts: return "invalid_accounts"
-        case .methodNotAllowed: return "method_not_allowed"
-        case .serverError: return "server_error"
-        }
-    }
-
-    var message: String {
-        switch self {
-        case .invalidRequest: return "The request body must be a JSON object"
-        case let .notAString(field): return "\(field) must be a string"
-        case .invalidPhoneNumber: return "Your phone number is invalid"
-        case .incorrectCode: return "Incorrect verification code"
-        case .codeExpired: return "Your code expired"
-        case .tooManyCodes: return "Too many codes were sent to this number; try again later"
-        case .invalidAuthToken: return "Your auth token is invalid"
-        case .invalidName: return "Your name must be a string of at most 64 characters"
-        case .invalidAccounts: return "Accounts must be a list of objects with string name, ID and amount"
-        case .methodNotAllowed: return "This endpoint only accepts POST"
-        case .serverError: return "Server error"
+        case .invalidRequest: return ("invalid_request", "The request body must be a JSON object")
+        case let .notAString(field): return ("invalid_request", "\(field) must be a string")
+        case .invalidPhoneNumber: return ("invalid_phone_number", "Your phone number is invalid")
+        case .incorrectCode: return ("incorrect_code", "Incorrect verification code")
+        case .codeExpired: return ("code_expired", "Your code expired")
+        case .tooManyCodes: return ("too_many_requests", "Too many codes were sent to this number; try again later")
+        case .invalidAuthToken: return ("invalid_auth_token", "Your auth token is invalid")
+        case .invalidName: return ("invalid_name", "Your name must be a string of at most 64 characters")
+        case .invalidAccounts:
+            return ("invalid_accounts", "Accounts must be a list of objects with string name, ID and amount")
+        case .methodNotAllowed: return ("method_not_allowed", "This endpoint only accepts POST")
+        case .serverError: return ("server_error", "Server error")
         }
     }
 
     public var response: Response {
-        OTPAPI.json(ErrorBody(errorCode: code, errorMessage: message), status: self == .methodNotAllowed ? 405 : 200)
+        let (code, message) = answer
+        return OTPAPI.json(object: ["error_code": code, "error_message": message, "status": "error"],
+                           status: self == .methodNotAllowed ? 405 : 200)
     }
 
-    /// Status 200 whatever was configured, like every answer of this API (docs/admin.md#faults-and-latency).
     public func explanation(for request: Request) -> String {
         switch self {
         case .invalidRequest: return ErrorReason.arrived(in: request, reads: .json)
@@ -74,28 +62,17 @@ public enum OTPError: APIError, MethodNotAllowedCase, Equatable {
             return ErrorReason.unknownToken(endedBy: reload)
         case .invalidName: return "`name` must be a string of at most 64 characters"
         case .invalidAccounts: return "`accounts` must be a list of objects with string name, ID and amount"
-        case .methodNotAllowed: return "this path takes POST only"
-        case .serverError: return "injected fault"
+        case .methodNotAllowed, .serverError: return "" // never thrown: the kit answers these and says why
         }
     }
 
+    /// Status 200 whatever was configured, like every answer of this API (docs/admin.md#faults-and-latency).
     public static func injectedFault(status: Int) -> Response {
         serverError.response
     }
 
     /// With its status, like the 405: the body was never read, so the client must see it was refused.
     public static func bodyTooLarge(_ reason: String) -> Response {
-        OTPAPI.json(ErrorBody(errorCode: "request_too_large", errorMessage: reason), status: 413)
-    }
-
-    /// Keys sorted, as every object of this API.
-    private struct ErrorBody: Encodable {
-        var errorCode: String
-        var errorMessage: String
-        var status = "error"
-
-        enum CodingKeys: String, CodingKey {
-            case errorCode = "error_code", errorMessage = "error_message", status
-        }
+        OTPAPI.json(object: ["error_code": "request_too_large", "error_message": reason, "status": "error"], status: 413)
     }
 }

@@ -1,10 +1,8 @@
 import MockKit
 
 /// The OpenAPI 3.1 description of the OTP API as this server serves it (`GET /_mock/openapi/otp.json`).
-enum OTPOpenAPI {
+enum OTPOpenAPI: OpenAPIDescription {
     static let document: [UInt8] = {
-        typealias Operation = OpenAPIBuilder.Operation
-        let ref = OpenAPIBuilder.ref
         /// The body is parsed as JSON whatever its `Content-Type` (the course's client sends none).
         func json(_ schema: String) -> (schema: String, mediaTypes: [String]) { (schema, ["application/json", "*/*"]) }
         /// Every answer is 200: `status` `ok` with the endpoint's shape, or the flat error.
@@ -39,20 +37,13 @@ enum OTPOpenAPI {
                                         errors: "invalid_auth_token, invalid_request, invalid_name, invalid_accounts")),
         ]
         let secret = { (length: Int) in #"{"type":"string","pattern":"^[A-Za-z0-9_-]{\#(length)}$"}"# }
-        func object(_ properties: String, _ required: String) -> String {
-            #"{"type":"object","properties":{\#(properties)},"required":[\#(required)],"additionalProperties":false}"#
-        }
         builder.schemas = [
-            ("Error", object(#""error_code":{"type":"string"},"error_message":{"type":"string"},"status":{"const":"error"}"#,
-                             #""error_code","error_message","status""#)),
-            ("Sent", object(#""status":{"const":"ok"}"#, #""status""#)),
-            ("Account", object(#""ID":{"type":"string"},"amount":{"type":"string","pattern":"^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?$"},"name":{"type":"string"}"#,
-                               #""ID","amount","name""#)),
-            ("User", object(#""accounts":{"type":"array","items":\#(ref("Account")),"description":"Absent until accounts were first saved"},"drivers_license":{"type":"null"},"e164_phone_number":{"type":"string","pattern":"^\\+1[2-9][0-9]{2}[2-9][0-9]{6}$"},"email":{"type":"null"},"keyfile_password":\#(secret(32)),"name":{"type":"string"},"payment_methods":{"type":"array","maxItems":0},"tos_accpted":{"const":0},"user_id":\#(secret(24))"#,
-                            #""drivers_license","e164_phone_number","email","keyfile_password","name","payment_methods","tos_accpted","user_id""#)),
-            ("Verified", object(#""auth_token":\#(secret(32)),"is_new_user":{"enum":[0,1]},"status":{"const":"ok"},"user":\#(ref("User"))"#,
-                                #""auth_token","is_new_user","status","user""#)),
-            ("UserAnswer", object(#""status":{"const":"ok"},"user":\#(ref("User"))"#, #""status","user""#)),
+            ("Error", object(#""error_code":{"type":"string"},"error_message":{"type":"string"},"status":{"const":"error"}"#)),
+            ("Sent", object(#""status":{"const":"ok"}"#)),
+            ("Account", object(#""ID":{"type":"string"},"amount":{"type":"string","pattern":"^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?$"},"name":{"type":"string"}"#)),
+            ("User", object(#""accounts":{"type":"array","items":\#(ref("Account")),"description":"Absent until accounts were first saved"},"drivers_license":{"type":"null"},"e164_phone_number":{"type":"string","pattern":"^\\+1[2-9][0-9]{2}[2-9][0-9]{6}$"},"email":{"type":"null"},"keyfile_password":\#(secret(32)),"name":{"type":"string"},"payment_methods":{"type":"array","maxItems":0},"tos_accpted":{"const":0},"user_id":\#(secret(24))"#, optional: ["accounts"])),
+            ("Verified", object(#""auth_token":\#(secret(32)),"is_new_user":{"enum":[0,1]},"status":{"const":"ok"},"user":\#(ref("User"))"#)),
+            ("UserAnswer", object(#""status":{"const":"ok"},"user":\#(ref("User"))"#)),
         ]
         return builder.build()
     }()

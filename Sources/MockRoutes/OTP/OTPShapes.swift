@@ -32,11 +32,6 @@ struct OTPUserShape: Encodable {
     }
 }
 
-/// `{"status":"ok"}`, the answer of a send.
-struct OTPSent: Encodable {
-    var status = "ok"
-}
-
 struct OTPVerified: Encodable {
     var authToken: String
     /// 1 when this verify created the user, else 0: an integer, never a boolean.

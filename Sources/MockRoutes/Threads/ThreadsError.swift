@@ -23,39 +23,28 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
     case idsUsedUp(table: String)
     case serviceUnavailable
 
-    public var status: Int {
+    /// Each error's status and message, as the course's server answered it.
+    private var answer: (status: Int, message: String) {
         switch self {
-        case .invalidJSON, .missingField: return 400
-        case .tooLong: return 413
-        case .badCredentials, .tokenNotFound, .invalidToken, .expiredToken: return 401
-        case .notYourThread, .notYourMessage: return 403
-        case .threadNotFound, .messageNotFound: return 404
-        case .methodNotAllowed: return 405
-        case .emailExists: return 409
-        case .idsUsedUp: return 500
-        case .serviceUnavailable: return 503
+        case .invalidJSON: return (400, "Invalid JSON body.")
+        case let .missingField(_, message): return (400, message)
+        case let .tooLong(name): return (413, "\(name) is longer than \(ThreadsInput.maxLength) bytes.")
+        case .badCredentials: return (401, "Invalid email or password.")
+        case .tokenNotFound: return (401, "Token not found.")
+        case .invalidToken: return (401, "Invalid token.")
+        case .expiredToken: return (401, "Expired token.")
+        case .notYourThread: return (403, "You can only delete your own threads.")
+        case .notYourMessage: return (403, "You can only delete your own messages.")
+        case .threadNotFound: return (404, "Thread not found.")
+        case .messageNotFound: return (404, "Message not found.")
+        case .methodNotAllowed: return (405, "Method not allowed.")
+        case .emailExists: return (409, "Email already exists.")
+        case let .idsUsedUp(table): return (500, "No \(table) id is left.")
+        case .serviceUnavailable: return (503, "Service unavailable.")
         }
     }
 
-    var message: String {
-        switch self {
-        case .invalidJSON: return "Invalid JSON body."
-        case let .missingField(_, message): return message
-        case let .tooLong(name): return "\(name) is longer than \(ThreadsInput.maxLength) bytes."
-        case .badCredentials: return "Invalid email or password."
-        case .tokenNotFound: return "Token not found."
-        case .invalidToken: return "Invalid token."
-        case .expiredToken: return "Expired token."
-        case .notYourThread: return "You can only delete your own threads."
-        case .notYourMessage: return "You can only delete your own messages."
-        case .threadNotFound: return "Thread not found."
-        case .messageNotFound: return "Message not found."
-        case .methodNotAllowed: return "Method not allowed."
-        case .emailExists: return "Email already exists."
-        case let .idsUsedUp(table): return "No \(table) id is left."
-        case .serviceUnavailable: return "Service unavailable."
-        }
-    }
+    public var status: Int { answer.status }
 
     public func explanation(for request: Request) -> String {
         switch self {
@@ -70,24 +59,18 @@ public enum ThreadsError: HTTPStatusError, MethodNotAllowedCase {
         case .notYourMessage: return ErrorReason.notYours("message \(request[parameter: "message_id"] ?? "?")")
         case .threadNotFound: return "no such thread (never created, or deleted)"
         case .messageNotFound: return "no such message (never created, or deleted)"
-        case .methodNotAllowed: return "this path does not take \(request.method)"
         case .emailExists: return "an account with that email exists already; log in instead"
         case let .idsUsedUp(table): return "the next \(table) id would be \(Int.max), the largest integer, which is never an id: "
             + "the seed or state file set `next_ids` or an id that high"
-        case .serviceUnavailable: return "injected fault"
+        case .methodNotAllowed, .serviceUnavailable: return "" // never thrown: the kit answers these and says why
         }
     }
 
     public func response(status: Int) -> Response {
-        ThreadsAPI.json(ErrorBody(message: message), status: status)
+        ThreadsAPI.json(object: ["status": "error", "message": answer.message], status: status)
     }
 
     public static func bodyTooLarge(_ reason: String) -> Response {
-        ThreadsAPI.json(ErrorBody(message: reason), status: 413)
-    }
-
-    private struct ErrorBody: Encodable {
-        var status = "error"
-        var message: String
+        ThreadsAPI.json(object: ["status": "error", "message": reason], status: 413)
     }
 }

@@ -2,17 +2,14 @@ import MockKit
 
 /// The OpenAPI 3.1 description of the threads API as this server serves it
 /// (`GET /_mock/openapi/threads.json`).
-enum ThreadsOpenAPI {
+enum ThreadsOpenAPI: OpenAPIDescription {
     static let document: [UInt8] = {
-        typealias Operation = OpenAPIBuilder.Operation
-        let ref = OpenAPIBuilder.ref
         let bodyTypes = ["application/x-www-form-urlencoded", "multipart/form-data", "application/json"]
         /// A field that is absent, empty or only whitespace is missing (400); in a JSON body a number
         /// counts as its decimal text, and `null`, booleans, arrays and objects as absent.
         func fields(_ names: [String]) -> (schema: String, mediaTypes: [String]) {
             let properties = names.map { #""\#($0)":{"type":["string","number"],"pattern":"\\S"}"# }.joined(separator: ",")
-            let required = names.map { #""\#($0)""# }.joined(separator: ",")
-            return (#"{"type":"object","properties":{\#(properties)},"required":[\#(required)]}"#, bodyTypes)
+            return (ThreadsOpenAPI.object(properties, closed: false), bodyTypes)
         }
         let error = (description: "Error: {\"status\":\"error\",\"message\":…}", schema: ref("Error"))
         func errors(_ statuses: Int...) -> [(status: Int, description: String, schema: String?)] {
@@ -56,28 +53,21 @@ enum ThreadsOpenAPI {
         func either(_ shape: String) -> String {
             #"{"anyOf":[\#(ref(shape)),\#(ref("Legacy" + shape))]}"#
         }
-        func object(_ properties: String, _ required: String) -> String {
-            #"{"type":"object","properties":{\#(properties)},"required":[\#(required)]}"#
-        }
+        let object = { (properties: String) in ThreadsOpenAPI.object(properties, closed: false) }
         builder.schemas = [
-            ("Error", object(#""status":{"const":"error"},"message":{"type":"string"}"#, #""status","message""#)),
-            ("Auth", object(#""status":{"const":"ok"},"token":{"type":"string"},"user_id":{"type":"integer"},"user_email":{"type":"string"},"user_fname":{"type":"string"},"user_lname":{"type":"string"},"user_role":{"const":"USER"}"#,
-                            #""status","token","user_id","user_email","user_fname","user_lname","user_role""#)),
-            ("Creator", object(#""fname":{"type":"string"},"lname":{"type":"string"},"user_id":{"type":"integer"}"#, #""fname","lname","user_id""#)),
-            ("Thread", object(#""created_by":\#(ref("Creator")),"thread_id":{"type":"integer"},"title":{"type":"string"},"created_at":\#(stamp)"#,
-                              #""created_by","thread_id","title","created_at""#)),
-            ("Message", object(#""created_by":\#(ref("Creator")),"message_id":{"type":"integer"},"message":{"type":"string"},"created_at":\#(stamp)"#,
-                               #""created_by","message_id","message","created_at""#)),
-            ("LegacyThread", object(#""id":{"type":"integer"},"user_id":{"type":"integer"},"user_fname":{"type":"string"},"user_lname":{"type":"string"},"title":{"type":"string"},"created_at":\#(stamp)"#,
-                                    #""id","user_id","user_fname","user_lname","title","created_at""#)),
-            ("ThreadList", object(#""status":{"const":"ok"},"threads":{"type":"array","items":\#(ref("Thread"))}"#, #""status","threads""#)),
-            ("LegacyMessage", object(#""id":{"type":"integer"},"user_id":{"type":"integer"},"user_fname":{"type":"string"},"user_lname":{"type":"string"},"message":{"type":"string"},"created_at":\#(stamp)"#,
-                                     #""id","user_id","user_fname","user_lname","message","created_at""#)),
-            ("LegacyThreadList", object(#""status":{"const":"ok"},"threads":{"type":"array","items":\#(ref("LegacyThread"))}"#, #""status","threads""#)),
-            ("ThreadAdded", object(#""status":{"const":"ok"},"thread":\#(either("Thread"))"#, #""status","thread""#)),
-            ("MessageList", object(#""status":{"const":"ok"},"messages":{"type":"array","items":\#(either("Message"))}"#, #""status","messages""#)),
-            ("MessageAdded", object(#""status":{"const":"ok"},"message":\#(either("Message"))"#, #""status","message""#)),
-            ("Deleted", object(#""status":{"const":"ok"},"message":{"type":"string"}"#, #""status","message""#)),
+            ("Error", object(#""status":{"const":"error"},"message":{"type":"string"}"#)),
+            ("Auth", object(#""status":{"const":"ok"},"token":{"type":"string"},"user_id":{"type":"integer"},"user_email":{"type":"string"},"user_fname":{"type":"string"},"user_lname":{"type":"string"},"user_role":{"const":"USER"}"#)),
+            ("Creator", object(#""fname":{"type":"string"},"lname":{"type":"string"},"user_id":{"type":"integer"}"#)),
+            ("Thread", object(#""created_by":\#(ref("Creator")),"thread_id":{"type":"integer"},"title":{"type":"string"},"created_at":\#(stamp)"#)),
+            ("Message", object(#""created_by":\#(ref("Creator")),"message_id":{"type":"integer"},"message":{"type":"string"},"created_at":\#(stamp)"#)),
+            ("LegacyThread", object(#""id":{"type":"integer"},"user_id":{"type":"integer"},"user_fname":{"type":"string"},"user_lname":{"type":"string"},"title":{"type":"string"},"created_at":\#(stamp)"#)),
+            ("ThreadList", object(#""status":{"const":"ok"},"threads":{"type":"array","items":\#(ref("Thread"))}"#)),
+            ("LegacyMessage", object(#""id":{"type":"integer"},"user_id":{"type":"integer"},"user_fname":{"type":"string"},"user_lname":{"type":"string"},"message":{"type":"string"},"created_at":\#(stamp)"#)),
+            ("LegacyThreadList", object(#""status":{"const":"ok"},"threads":{"type":"array","items":\#(ref("LegacyThread"))}"#)),
+            ("ThreadAdded", object(#""status":{"const":"ok"},"thread":\#(either("Thread"))"#)),
+            ("MessageList", object(#""status":{"const":"ok"},"messages":{"type":"array","items":\#(either("Message"))}"#)),
+            ("MessageAdded", object(#""status":{"const":"ok"},"message":\#(either("Message"))"#)),
+            ("Deleted", object(#""status":{"const":"ok"},"message":{"type":"string"}"#)),
         ]
         return builder.build()
     }()

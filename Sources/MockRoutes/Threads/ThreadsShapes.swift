@@ -83,17 +83,14 @@ enum ThreadListKind {
     case current, legacy
 }
 
-struct ThreadList: Encodable {
+/// The envelopes are generic over the shape: `ThreadShape`/`MessageShape`, or `LegacyShape` for a
+/// 2017–2018 session.
+struct ThreadList<Shape: Encodable>: Encodable {
     var status = "ok"
-    var threads: [ThreadShape]
+    var threads: [Shape]
 }
 
-/// The envelopes below are generic over the shape: `ThreadShape`/`MessageShape`, or `LegacyShape`
-/// for a 2017–2018 session.
-struct LegacyThreadList: Encodable {
-    var status = "ok"
-    var threads: [LegacyShape]
-}
+typealias LegacyThreadList = ThreadList<LegacyShape>
 
 struct ThreadAdded<Shape: Encodable>: Encodable {
     var status = "ok"

@@ -1,25 +1,20 @@
 import MockHTTP
 import MockKit
 
-/// Every error the five scripts answer (docs/apis/wsuv-twitter.md#errors), in one place. An error is only a status
-/// line with the scripts' own reason phrase and an empty body, typed as JSON like the successes.
+/// Every error the five scripts answer (docs/apis/wsuv-twitter.md#errors), in one place, each explained below. An
+/// error is only a status line with the scripts' own reason phrase and an empty body, typed as JSON like the successes.
 public enum WSUVError: APIError {
     /// A required parameter is absent or empty, or `action` is not `login`/`logout`.
     case badRequest
-    /// A stored parameter (username, password, tweet) over the cap (docs/apis/wsuv-twitter.md#size-limits).
     case tooLong(String)
-    /// Wrong password, or a session token that is not the user's live one.
     case unauthorized
-    /// The tweet belongs to someone else.
     case notYourTweet
     case noSuchUser
     case noSuchTweet
     case userExists
-    /// The SQL statement failed: a `date` with a NUL byte.
     case queryFailed
     /// The script died before answering: CGI.pm could not read a multipart body.
     case scriptDied
-    /// A `..` in the path climbed above the root: Apache refused the request before any script ran.
     case pathAboveRoot
     /// SQLite refused the insert: the newest tweet has the largest id an AUTOINCREMENT column gives.
     case tweetIDsUsedUp
@@ -75,20 +70,13 @@ public enum WSUVError: APIError {
         // A 400 means the parameters were read (a multipart body CGI.pm died on is a 500).
         guard let parameters = try? WSUVInput(request) else { return "" }
         let source: FieldSource = ["POST", "PUT", "PATCH"].contains(request.method) ? .form : .query
-        let missing = (requiredParameters[script] ?? []).filter { parameters[$0] == nil }
-        guard let first = missing.first else {
+        let missing = (WSUVTwitterAPI.parameters[script] ?? []).filter { $0.required && parameters[$0.name] == nil }
+        guard let first = missing.first?.name else {
             return "action must be login or logout, got `\(parameters["action"] ?? "")`"
         }
         if let unread = parameters.unreadBecause { return "required field `\(first)` missing: \(unread)" }
         return ErrorReason.missingField(first, in: request, reads: source)
     }
-
-    private static let requiredParameters = [
-        "register.cgi": ["username", "password"],
-        "login.cgi": ["username", "password"],
-        "add-tweet.cgi": ["username", "session_token", "tweet"],
-        "del-tweet.cgi": ["username", "session_token", "tweet_id"],
-    ]
 
     /// Any status in this format, with the scripts' phrase where they had their own
     /// (`409 Conflict User Exists`, `503 Database Unavailable`): also the injected faults.

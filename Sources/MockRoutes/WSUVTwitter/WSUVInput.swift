@@ -24,7 +24,7 @@ struct WSUVInput {
         }
         // CGI.pm erased every parameter when `.defaults` (the reset button of its HTML forms) was
         // true in Perl: anything but empty and `0`.
-        if let defaults = value(named: ".defaults"), defaults != "0" {
+        if let defaults = self[".defaults"], defaults != "0" {
             form = []
             parts = [:]
             unreadBecause = "CGI.pm erases every parameter when `.defaults` is sent with a value other than empty or 0"
@@ -72,10 +72,6 @@ struct WSUVInput {
     /// Bytes that are not UTF-8 become U+FFFD. Names are compared byte for byte: the scripts ask
     /// for ASCII names, which no other string equals.
     subscript(name: String) -> String? {
-        value(named: name)
-    }
-
-    private func value(named name: String) -> String? {
         guard let value = parts[name] ?? CGIForm.firstValue(named: Array(name.utf8), in: form).map({
             String(decoding: $0, as: UTF8.self)
         }), !value.isEmpty else { return nil }

@@ -17,20 +17,6 @@ struct TweetList: Encodable {
     var tweets: [TweetShape]
 }
 
-/// `register.cgi` and `login.cgi`: `{"session_token":"…"}` (`"0"` after a logout).
-struct SessionAnswer: Encodable {
-    var sessionToken: String
-
-    enum CodingKeys: String, CodingKey {
-        case sessionToken = "session_token"
-    }
-}
-
-/// `add-tweet.cgi`: the text as decoded.
-struct TweetAdded: Encodable {
-    var tweet: String
-}
-
 /// `del-tweet.cgi`: the id echoed as the string that was sent (`"008"`).
 struct TweetDeleted: Encodable {
     var tweetID: String

@@ -4,14 +4,6 @@ import MockKit
 
 /// WSU Vancouver CS 458 "WSUV Twitter" (docs/apis/wsuv-twitter.md): five Perl CGI scripts on one
 /// SQLite database, each under four prefixes. The scripts never looked at the method.
-///
-/// | script          | parameters                          | answer                                   |
-/// |-----------------|-------------------------------------|------------------------------------------|
-/// | get-tweets.cgi  | [date]                              | {"tweets":[…]} stamped after `date`      |
-/// | register.cgi    | username, password                  | {"session_token":"…"} (logs in)          |
-/// | login.cgi       | username, password, [action]        | {"session_token":"…"} or "0" on logout   |
-/// | add-tweet.cgi   | username, session_token, tweet      | {"tweet":"…"}                            |
-/// | del-tweet.cgi   | username, session_token, tweet_id   | {"tweet_id":"…","isdeleted":1,"tweet":"[deleted]"} |
 public final class WSUVTwitterAPI: CourseAPI {
     public typealias Failure = WSUVError
     public static let name = "wsuv"
@@ -19,6 +11,14 @@ public final class WSUVTwitterAPI: CourseAPI {
     /// `/login.cgi`, `/cgi-bin/login.cgi`, `/~cs458/cgi-bin/login.cgi` (test server), `/~wcochran/cgi-bin/login.cgi` (main).
     static let prefixes = ["", "/cgi-bin", "/~cs458/cgi-bin", "/~wcochran/cgi-bin"]
     static let scriptNames = ["get-tweets.cgi", "register.cgi", "login.cgi", "add-tweet.cgi", "del-tweet.cgi"]
+    /// What each script reads, and whether it must be there (docs/apis/wsuv-twitter.md#endpoints).
+    static let parameters: [String: [(name: String, required: Bool)]] = [
+        "get-tweets.cgi": [("date", false)],
+        "register.cgi": [("username", true), ("password", true)],
+        "login.cgi": [("username", true), ("password", true), ("action", false)],
+        "add-tweet.cgi": [("username", true), ("session_token", true), ("tweet", true)],
+        "del-tweet.cgi": [("username", true), ("session_token", true), ("tweet_id", true)],
+    ]
     /// The 20 script paths, and how Apache reached them from other spellings.
     static let paths = ApachePath(scripts: prefixes.flatMap { prefix in scriptNames.map { "\(prefix)/\($0)" } })
 
@@ -57,18 +57,14 @@ public final class WSUVTwitterAPI: CourseAPI {
     public var openAPIDocument: [UInt8]? { WSUVTwitterOpenAPI.document }
 
     public let state: SeededStore<WSUVState, WSUVState>
-    private let clock: @Sendable () -> Date
     private let random: RandomStream
-    private let timeZone: TimeZone
 
     public let context: SeedContext
 
     public init(seed: WSUVState, context: SeedContext) {
         state = SeededStore(seed)
         self.context = context
-        clock = context.options.clock
         random = context.options.randomness.stream(Self.name)
-        timeZone = context.options.wsuvTimeZone
     }
 
     public var summary: APISummary {
@@ -112,7 +108,7 @@ public final class WSUVTwitterAPI: CourseAPI {
             }
             let token = state.mintToken(random)
             state.add(WSUVState.User(username: username, password: password, sessionToken: token))
-            return Self.json(SessionAnswer(sessionToken: token))
+            return Self.json(object: ["session_token": token])
         }
     }
 
@@ -133,7 +129,7 @@ public final class WSUVTwitterAPI: CourseAPI {
                 // Login keeps a live token; only a logged-out user gets a new one.
                 state.setSessionToken(state.mintToken(random), of: username)
             }
-            return Self.json(SessionAnswer(sessionToken: state.user(username)?.sessionToken ?? WSUVState.loggedOut))
+            return Self.json(object: ["session_token": state.user(username)?.sessionToken ?? WSUVState.loggedOut])
         }
     }
 
@@ -146,7 +142,7 @@ public final class WSUVTwitterAPI: CourseAPI {
             try Self.authorize(username, token, in: state)
             if let full = refusedStoring([text], in: "tweets", holding: state.tweets.count, cap: Self.rowCap) { return full }
             try state.addTweet(text, author: username, stamp: stamp)
-            return Self.json(TweetAdded(tweet: text))
+            return Self.json(object: ["tweet": text])
         }
     }
 
@@ -176,10 +172,7 @@ public final class WSUVTwitterAPI: CourseAPI {
         guard let stored = user.sessionToken, stored.hasSameBytes(as: token) else { throw .unauthorized }
     }
 
-    private func stampNow() -> String { WSUVState.stamp(clock(), in: timeZone) }
-
-    /// `/` unescaped, non-ASCII raw, no trailing newline (JSON::PP's defaults).
-    public static let escapesSlash = false
+    private func stampNow() -> String { WSUVState.stamp(options.clock(), in: options.wsuvTimeZone) }
 
     /// Turns a script into a handler: parameters read as CGI.pm did, thrown errors become bare statuses.
     private func script(_ body: @escaping @Sendable (WSUVInput) throws(WSUVError) -> Response) -> Handler {

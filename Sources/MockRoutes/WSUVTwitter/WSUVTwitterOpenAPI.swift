@@ -3,11 +3,9 @@ import MockKit
 /// The OpenAPI 3.1 description of WSUV Twitter as this server serves it (`GET /_mock/openapi/wsuv.json`).
 /// The scripts take any method; the document lists GET (parameters in the query) and POST (in the
 /// body) for each of the 20 paths.
-enum WSUVTwitterOpenAPI {
+enum WSUVTwitterOpenAPI: OpenAPIDescription {
     static let document: [UInt8] = {
-        typealias Operation = OpenAPIBuilder.Operation
         typealias Responses = [(status: Int, description: String, schema: String?)]
-        let ref = OpenAPIBuilder.ref
         /// Errors are a status line with the scripts' reason phrase and an empty body.
         func errors(_ statuses: (Int, String)...) -> Responses {
             statuses.map { ($0.0, "\($0.1) (empty body)", nil) }
@@ -15,29 +13,24 @@ enum WSUVTwitterOpenAPI {
         struct Script {
             var file: String
             var summary: String
-            var parameters: [(name: String, required: Bool)]
             var responses: Responses
         }
         let scripts = [
             Script(file: "get-tweets.cgi",
                    summary: "Every tweet (deleted ones included) whose time_stamp is greater than `date` byte by byte, by tweet_id",
-                   parameters: [("date", false)], responses: [(200, "The tweets", ref("TweetList"))]),
+                   responses: [(200, "The tweets", ref("TweetList"))]),
             Script(file: "register.cgi", summary: "Create a user and log it in",
-                   parameters: [("username", true), ("password", true)],
                    responses: [(200, "The new session token", ref("Session"))]
                        + errors((400, "A parameter is missing"), (409, "Conflict User Exists: the username is taken"))),
             Script(file: "login.cgi", summary: "Log in (keeps a live token) or, with action=logout, log out",
-                   parameters: [("username", true), ("password", true), ("action", false)],
                    responses: [(200, "The live session token, or \"0\" after a logout", ref("Session"))]
                        + errors((400, "A parameter is missing or action is not login/logout"),
                                 (401, "Wrong password"), (404, "No such user"))),
             Script(file: "add-tweet.cgi", summary: "Post a tweet as the logged-in user",
-                   parameters: [("username", true), ("session_token", true), ("tweet", true)],
                    responses: [(200, "The text as received", ref("TweetAdded"))]
                        + errors((400, "A parameter is missing"), (401, "The token is not the user's live one"),
                                 (404, "No such user"))),
             Script(file: "del-tweet.cgi", summary: "Soft-delete one of your tweets (text [deleted], stamp bumped)",
-                   parameters: [("username", true), ("session_token", true), ("tweet_id", true)],
                    responses: [(200, "The id as sent", ref("TweetDeleted"))]
                        + errors((400, "A parameter is missing"), (401, "The token is not the user's live one"),
                                 (403, "The tweet is someone else's"), (404, "No such user or no such tweet"))),
@@ -69,24 +62,20 @@ enum WSUVTwitterOpenAPI {
         }
         builder.operations = WSUVTwitterAPI.prefixes.flatMap { prefix in
             scripts.flatMap { script in
-                [Operation(methods: ["GET"], path: "\(prefix)/\(script.file)", summary: script.summary,
-                           query: script.parameters, responses: script.responses + died(script.file, method: "GET")),
-                 Operation(methods: ["POST"], path: "\(prefix)/\(script.file)", summary: script.summary,
-                           body: form(script.parameters), responses: script.responses + died(script.file, method: "POST"))]
+                let parameters = WSUVTwitterAPI.parameters[script.file] ?? []
+                return [Operation(methods: ["GET"], path: "\(prefix)/\(script.file)", summary: script.summary,
+                                  query: parameters, responses: script.responses + died(script.file, method: "GET")),
+                        Operation(methods: ["POST"], path: "\(prefix)/\(script.file)", summary: script.summary,
+                                  body: form(parameters), responses: script.responses + died(script.file, method: "POST"))]
             }
         }
         let stamp = #"{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$","description":"Local time of the server's zone"}"#
-        func object(_ properties: String, _ required: String) -> String {
-            #"{"type":"object","properties":{\#(properties)},"required":[\#(required)],"additionalProperties":false}"#
-        }
         builder.schemas = [
-            ("Tweet", object(#""tweet_id":{"type":"integer"},"username":{"type":"string"},"time_stamp":\#(stamp),"tweet":{"type":"string"},"isdeleted":{"enum":[0,1]}"#,
-                             #""tweet_id","username","time_stamp","tweet","isdeleted""#)),
-            ("TweetList", object(#""tweets":{"type":"array","items":\#(ref("Tweet"))}"#, #""tweets""#)),
-            ("Session", object(#""session_token":{"type":"string","pattern":"^([0-9a-f]{40}|0)$"}"#, #""session_token""#)),
-            ("TweetAdded", object(#""tweet":{"type":"string"}"#, #""tweet""#)),
-            ("TweetDeleted", object(#""tweet_id":{"type":"string"},"isdeleted":{"const":1},"tweet":{"const":"[deleted]"}"#,
-                                    #""tweet_id","isdeleted","tweet""#)),
+            ("Tweet", object(#""tweet_id":{"type":"integer"},"username":{"type":"string"},"time_stamp":\#(stamp),"tweet":{"type":"string"},"isdeleted":{"enum":[0,1]}"#)),
+            ("TweetList", object(#""tweets":{"type":"array","items":\#(ref("Tweet"))}"#)),
+            ("Session", object(#""session_token":{"type":"string","pattern":"^([0-9a-f]{40}|0)$"}"#)),
+            ("TweetAdded", object(#""tweet":{"type":"string"}"#)),
+            ("TweetDeleted", object(#""tweet_id":{"type":"string"},"isdeleted":{"const":1},"tweet":{"const":"[deleted]"}"#)),
         ]
         return builder.build()
     }()

@@ -1,0 +1,27 @@
+import MockHTTP
+import MockSupport
+
+extension CourseAPI {
+    /// The command line's settings, as the API was made with them.
+    public var options: APIOptions { context.options }
+
+    /// A flat object of string members in the order given, in this API's JSON style: the answers
+    /// too small for a shape of their own (`{"session_token":"…"}`, most error bodies).
+    public static func json(object members: KeyValuePairs<String, String>, status: Int = 200) -> Response {
+        json(JSONWriter.flatObject(members, escapeSlash: escapesSlash), status: status)
+    }
+}
+
+extension JSONWriter {
+    /// A JSON object of string members in the order given.
+    public static func flatObject(_ members: KeyValuePairs<String, String>, escapeSlash: Bool) -> [UInt8] {
+        var writer = JSONWriter(escapeSlash: escapeSlash)
+        writer.beginObject()
+        for (key, value) in members {
+            writer.key(key)
+            writer.string(value)
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+}
