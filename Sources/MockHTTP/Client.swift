@@ -1,4 +1,5 @@
-/// A response as read by `BlockingClient`.
+import MockSupport
+
 public struct ClientResponse: Sendable {
     public var status: Int
     public var reason: String
@@ -20,6 +21,8 @@ public final class BlockingClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var closed = false
+    /// The last read failed with ECONNRESET.
+    private var wasReset = false
 
     public init(host: String = "127.0.0.1", port: Int, timeout: Double = 10) throws(SocketError) {
         fd = try Sys.dial(host: host, port: port, timeout: timeout)
@@ -98,9 +101,7 @@ public final class BlockingClient {
 
     /// Everything until the server closes (or the timeout passes).
     public func readToEnd() -> [UInt8] {
-        while !closed && receive() {}
-        defer { buffer.removeAll() }
-        return buffer
+        readUntilEnd().bytes
     }
 
     /// How the server ended the stream, as a client's read sees it.
@@ -115,17 +116,11 @@ public final class BlockingClient {
 
     /// Everything until the server ends the stream, and how it did.
     public func readUntilEnd() -> (bytes: [UInt8], end: StreamEnd) {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Sys.receive(fd, into: $0) }
-            if count > 0 {
-                buffer += chunk[0..<count]
-                continue
-            }
-            let end: StreamEnd = count == 0 ? .endOfStream : (count == -2 && Sys.lastCallWasReset ? .reset : .timedOut)
-            defer { buffer.removeAll() }
-            return (buffer, end)
-        }
+        var count = receive()
+        while count > 0 { count = receive() }
+        let end: StreamEnd = count == 0 ? .endOfStream : (wasReset ? .reset : .timedOut)
+        defer { buffer.removeAll() }
+        return (buffer, end)
     }
 
     /// The bytes of one read, or none at end of stream, on error or on timeout.
@@ -137,40 +132,31 @@ public final class BlockingClient {
 
     /// True when the server has closed its side: a read returns end of stream (or a reset).
     public func isClosedByServer() -> Bool {
-        while !closed {
-            guard receive() else { break }
-        }
+        while !closed && receive() > 0 {}
         return closed
     }
 
     private func readUntil(_ marker: [UInt8]) throws(ClientError) -> Int {
-        var from = 0
+        let search = ByteSearch(marker)
         while true {
-            if buffer.count >= marker.count {
-                for index in from...(buffer.count - marker.count) where buffer[index..<(index + marker.count)].elementsEqual(marker) {
-                    return index
-                }
-                from = buffer.count - marker.count + 1
-            }
-            guard receive() else { throw .closed }
+            if let found = search.firstRange(in: buffer) { return found.lowerBound }
+            guard receive() > 0 else { throw .closed }
         }
     }
 
     private func fill(_ count: Int) throws(ClientError) {
         while buffer.count < count {
-            guard receive() else { throw .closed }
+            guard receive() > 0 else { throw .closed }
         }
     }
 
-    /// One read; false at end of stream, on error or on timeout.
-    private func receive() -> Bool {
+    /// One read into the buffer: the count, 0 at end of stream, -1 on timeout, -2 on error.
+    private func receive() -> Int {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = chunk.withUnsafeMutableBytes { Sys.receive(fd, into: $0) }
-        if count > 0 {
-            buffer += chunk[0..<count]
-            return true
-        }
+        wasReset = count == -2 && Sys.lastCallWasReset
+        if count > 0 { buffer += chunk[0..<count] }
         if count == 0 || count == -2 { closed = true }
-        return false
+        return count
     }
 }

@@ -19,24 +19,16 @@ extension Router {
                 // Each segment one has and the other lacks costs at least `extraSegment`.
                 let leastCost = abs(pieces.count - pattern.count) * RouteDistance.extraSegment
                 guard leastCost <= min(tolerance, best?.cost ?? Int.max) else { continue }
-                let takesMethod = route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty
                 // A route the method does not reach is a worse guess than one it does.
-                let cost = RouteDistance.between(pieces, pattern, tolerance: tolerance) + (takesMethod ? 0 : 1)
+                let cost = RouteDistance.between(pieces, pattern, tolerance: tolerance)
+                    + (route.methods.takes(wanted) ? 0 : 1)
                 if cost < best?.cost ?? Int.max { best = (cost, route, group.name) }
             }
         }
         guard let (cost, route, group) = best, cost <= tolerance,
               cost <= 1 + RouteDistance.spelledOut(route.pattern) / 3 else { return nil }
-        let shownMethod = route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty
-            ? method : Methods.canonicalNames(in: route.methods).first ?? method
+        let shownMethod = route.methods.takes(wanted) ? method : route.methods.names.first ?? method
         return ("\(shownMethod) \(RouteDistance.filled(route.pattern, from: pieces))", group)
-    }
-}
-
-extension Methods {
-    /// The names of the methods in the set, in canonical order.
-    static func canonicalNames(in set: Methods) -> [String] {
-        set.headerValue.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 }
 
@@ -65,17 +57,26 @@ enum RouteDistance {
     /// Exact up to `tolerance`; above it, any cost above it (nothing beyond is a hint).
     static func between(_ path: [Substring], _ pattern: [Substring], tolerance: Int) -> Int {
         let missing = pattern.map { isParameter($0) ? extraSegment : max(extraSegment, $0.count / 2) }
+        return editDistance(path, pattern, extra: extraSegment, missing: missing) {
+            substitution($0, $1, tolerance: tolerance)
+        }
+    }
+
+    /// Levenshtein distance from `typed` to `expected`: an element of `typed` not in `expected`
+    /// costs `extra`, the one at `expected[i]` missing from `typed` costs `missing[i]`.
+    private static func editDistance<Element>(_ typed: [Element], _ expected: [Element], extra: Int, missing: [Int],
+                                              substitution: (Element, Element) -> Int) -> Int {
         var previous = [0]
         for cost in missing { previous.append(previous.last! + cost) }
-        for (row, piece) in path.enumerated() {
-            var current = [(row + 1) * extraSegment]
-            for (column, expected) in pattern.enumerated() {
-                let replace = previous[column] + substitution(piece, expected, tolerance: tolerance)
-                current.append(min(replace, previous[column + 1] + extraSegment, current[column] + missing[column]))
+        for (row, x) in typed.enumerated() {
+            var current = [(row + 1) * extra]
+            for (column, y) in expected.enumerated() {
+                let replace = previous[column] + substitution(x, y)
+                current.append(min(replace, previous[column + 1] + extra, current[column] + missing[column]))
             }
             previous = current
         }
-        return previous[pattern.count]
+        return previous[expected.count]
     }
 
     private static func substitution(_ piece: Substring, _ expected: Substring, tolerance: Int) -> Int {
@@ -83,24 +84,12 @@ enum RouteDistance {
         let (typed, served) = (Array(piece.lowercased().utf8), Array(expected.lowercased().utf8))
         // At least one edit per byte of difference in length: past the tolerance, no need to count.
         let lengthDifference = abs(typed.count - served.count)
-        return lengthDifference > tolerance ? lengthDifference : letters(typed, served)
+        if lengthDifference > tolerance { return lengthDifference }
+        return editDistance(typed, served, extra: 1, missing: Array(repeating: 1, count: served.count)) { $0 == $1 ? 0 : 1 }
     }
 
     private static func isParameter(_ segment: Substring) -> Bool {
         segment.hasPrefix("{") && segment.hasSuffix("}")
-    }
-
-    /// Levenshtein distance over bytes.
-    private static func letters(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        var previous = Array(0...b.count)
-        for (row, x) in a.enumerated() {
-            var current = [row + 1]
-            for (column, y) in b.enumerated() {
-                current.append(min(previous[column] + (x == y ? 0 : 1), previous[column + 1] + 1, current[column] + 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 
     /// The pattern with its `{name}` segments taken from the path, when they line up.

@@ -53,31 +53,25 @@ enum Sys {
         case failed
     }
 
-    static func ignoreBrokenPipes() {
-        signal(SIGPIPE, SIG_IGN)
-    }
-
     /// Raises the soft open-files limit to the hard one; returns the soft limit in force.
     static func raiseOpenFilesLimit() -> Int {
-        guard var limit = OS.openFilesLimit() else { return 1024 }
+        var limit = rlimit()
+        guard getrlimit(OS.openFilesResource, &limit) == 0 else { return 1024 }
         let wanted = min(limit.rlim_max, OS.openFilesCeiling)
         if limit.rlim_cur < wanted {
             var raised = limit
             raised.rlim_cur = wanted
-            if OS.setOpenFilesLimit(raised) { limit = raised }
+            if setrlimit(OS.openFilesResource, &raised) == 0 { limit = raised }
         }
         return limit.rlim_cur > rlim_t(Int32.max) ? Int(Int32.max) : Int(limit.rlim_cur)
     }
 
     /// 127.0.0.1 and ::1, both with port 0.
-    private static var loopbackAddresses: [SocketAddress] {
-        var loopback4 = sockaddr_in()
-        loopback4.sin_family = sa_family_t(AF_INET)
-        loopback4.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-        var loopback6 = sockaddr_in6()
-        loopback6.sin6_family = sa_family_t(AF_INET6)
-        loopback6.sin6_addr = in6addr_loopback
-        return [SocketAddress(family: AF_INET, bytes: bytes(of: loopback4)), SocketAddress(family: AF_INET6, bytes: bytes(of: loopback6))]
+    private static var loopbackAddresses: [SocketAddress] { numeric(["127.0.0.1", "::1"]) }
+
+    /// The addresses numeric hosts spell, with port 0 (the resolver needs no network for them).
+    private static func numeric(_ hosts: [String]) -> [SocketAddress] {
+        hosts.flatMap { (try? resolve(host: $0, port: 0)) ?? [] }
     }
 
     /// A socket address as bytes, ready for bind or connect.
@@ -95,11 +89,7 @@ enum Sys {
 
         var port: Int { Int(bytes[2]) << 8 | Int(bytes[3]) }
 
-        var host: String {
-            var storage = sockaddr_storage()
-            withUnsafeMutableBytes(of: &storage) { $0.copyBytes(from: bytes.prefix($0.count)) }
-            return Sys.address(of: storage).host
-        }
+        var host: String { bytes.withUnsafeBytes { Sys.address(of: $0.baseAddress!).host } }
     }
 
     /// Listening sockets for `host`, all on one port. nil, `::` and `*` mean every interface: one
@@ -111,13 +101,7 @@ enum Sys {
         let everywhere = host == nil || host == "::" || host == "*"
         var wanted: [SocketAddress] = []
         if everywhere {
-            var any6 = sockaddr_in6()
-            any6.sin6_family = sa_family_t(AF_INET6)
-            any6.sin6_addr = in6addr_any
-            var any4 = sockaddr_in()
-            any4.sin_family = sa_family_t(AF_INET)
-            any4.sin_addr = in_addr(s_addr: INADDR_ANY)
-            wanted = [SocketAddress(family: AF_INET6, bytes: bytes(of: any6)), SocketAddress(family: AF_INET, bytes: bytes(of: any4))]
+            wanted = numeric(["::", "0.0.0.0"])
         } else if host == "localhost" {
             wanted = loopbackAddresses
         } else if let host {
@@ -245,17 +229,13 @@ enum Sys {
         return found
     }
 
-    private static func bytes<T>(of value: T) -> [UInt8] {
-        withUnsafeBytes(of: value) { Array($0) }
-    }
-
     private static func boundPort(_ fd: Int32) -> Int {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
         }
-        return address(of: storage).port
+        return withUnsafeBytes(of: storage) { address(of: $0.baseAddress!) }.port
     }
 
     static func setNonBlocking(_ fd: Int32) {
@@ -278,35 +258,29 @@ enum Sys {
         }
         var on: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        return .accepted(fd, address(of: storage))
+        return .accepted(fd, withUnsafeBytes(of: storage) { address(of: $0.baseAddress!) })
     }
 
-    static func address(of storage: sockaddr_storage) -> PeerAddress {
-        var storage = storage
+    /// The address and port of the `sockaddr` at `raw`.
+    static func address(of raw: UnsafeRawPointer) -> PeerAddress {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        switch Int32(storage.ss_family) {
+        let port: UInt16
+        switch Int32(raw.load(as: sockaddr.self).sa_family) {
         case AF_INET:
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                    var address = v4.pointee.sin_addr
-                    inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
-                    return PeerAddress(host: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: Int(UInt16(bigEndian: v4.pointee.sin_port)))
-                }
-            }
+            var v4 = raw.load(as: sockaddr_in.self)
+            inet_ntop(AF_INET, &v4.sin_addr, &text, socklen_t(text.count))
+            port = v4.sin_port
         case AF_INET6:
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                    var address = v6.pointee.sin6_addr
-                    inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
-                    var host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    // An IPv4 client on the dual-stack socket: show it as the IPv4 address it is.
-                    if host.hasPrefix("::ffff:") && host.contains(".") { host.removeFirst(7) }
-                    return PeerAddress(host: host, port: Int(UInt16(bigEndian: v6.pointee.sin6_port)))
-                }
-            }
+            var v6 = raw.load(as: sockaddr_in6.self)
+            inet_ntop(AF_INET6, &v6.sin6_addr, &text, socklen_t(text.count))
+            port = v6.sin6_port
         default:
             return PeerAddress(host: "local", port: 0)
         }
+        var host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // An IPv4 client on the dual-stack socket: show it as the IPv4 address it is.
+        if host.hasPrefix("::ffff:") && host.contains(".") { host.removeFirst(7) }
+        return PeerAddress(host: host, port: Int(UInt16(bigEndian: port)))
     }
 
     /// Waits at most `milliseconds` for `fd` to have something to read (or its end): true when it
@@ -389,18 +363,10 @@ enum Sys {
         var node = list
         while let entry = node {
             node = entry.pointee.ifa_next
-            guard let address = entry.pointee.ifa_addr else { continue }
-            let size: Int
-            switch Int32(address.pointee.sa_family) {
-            case AF_INET: size = MemoryLayout<sockaddr_in>.size
-            case AF_INET6: size = MemoryLayout<sockaddr_in6>.size
-            default: continue
+            guard let address = entry.pointee.ifa_addr, [AF_INET, AF_INET6].contains(Int32(address.pointee.sa_family)) else {
+                continue
             }
-            var storage = sockaddr_storage()
-            withUnsafeMutableBytes(of: &storage) { target in
-                target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: size))
-            }
-            found.append((String(cString: entry.pointee.ifa_name), Sys.address(of: storage).host))
+            found.append((String(cString: entry.pointee.ifa_name), Sys.address(of: address).host))
         }
         return found
     }
@@ -466,27 +432,17 @@ enum Sys {
     }
 }
 
-/// Getting written bytes onto the disk itself, for state that must survive a power cut.
+/// Getting written bytes onto the disk itself, for state that must survive a power cut. Each system
+/// has its own `sync(fd)` (flushes what was written to `fd` to stable storage; false on failure,
+/// errno says why) and `confirmJournal(fd)` (after a successful flush: the file system still takes
+/// a journalled change, so no journal abort let the flush through without the data; true where
+/// the check cannot be made).
 public enum Durability {
-    /// Flushes what was written to `fd` to stable storage; false on failure (errno says why).
-    /// On macOS `fsync` only reaches the drive's cache and `F_FULLFSYNC` is needed; Linux's `fsync`
-    /// already flushes the cache.
-    public static func sync(_ fd: Int32) -> Bool {
-        OS.fullSync(fd)
-    }
-
-    /// After a successful flush of `fd`: the file system still takes a journalled change, so the
-    /// flush was not one that a journal abort let through without the data (Linux's ext4); true
-    /// where the check cannot be made.
-    public static func confirmJournal(_ fd: Int32) -> Bool {
-        OS.confirmJournal(fd)
-    }
-
     /// Makes a rename or a new file in `directory` durable by syncing the directory itself.
     public static func syncDirectory(_ directory: String) -> Bool {
         let fd = open(directory, O_RDONLY)
         guard fd >= 0 else { return false }
         defer { OS.close(fd) }
-        return OS.fullSync(fd)
+        return sync(fd)
     }
 }

@@ -12,21 +12,12 @@ enum OS {
     static let listenBacklog = SOMAXCONN
     /// setrlimit refuses a soft open-files limit above OPEN_MAX, even under an unlimited hard one.
     static let openFilesCeiling = rlim_t(OPEN_MAX)
+    static let openFilesResource = RLIMIT_NOFILE
     /// No epoll on macOS.
     static let pollers: [PollerKind] = [.poll]
 
     static func makePoller(_ kind: PollerKind) -> any Poller {
         PollPoller()
-    }
-
-    static func openFilesLimit() -> rlimit? {
-        var limit = rlimit()
-        return getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit : nil
-    }
-
-    static func setOpenFilesLimit(_ limit: rlimit) -> Bool {
-        var limit = limit
-        return setrlimit(RLIMIT_NOFILE, &limit) == 0
     }
 
     /// No accept4 on macOS: the flags are set one call at a time.
@@ -47,15 +38,17 @@ enum OS {
     static func close(_ fd: Int32) {
         _ = Darwin.close(fd)
     }
+}
 
+extension Durability {
     /// fsync on macOS stops at the drive's cache; F_FULLFSYNC reaches the medium. Some file systems
     /// (network, FAT) refuse F_FULLFSYNC: fsync is the best they offer.
-    static func fullSync(_ fd: Int32) -> Bool {
+    public static func sync(_ fd: Int32) -> Bool {
         fcntl(fd, F_FULLFSYNC) != -1 || fsync(fd) == 0
     }
 
     /// APFS and HFS+ have no journal abort that lets a flush through: nothing to check.
-    static func confirmJournal(_ fd: Int32) -> Bool {
+    public static func confirmJournal(_ fd: Int32) -> Bool {
         true
     }
 }

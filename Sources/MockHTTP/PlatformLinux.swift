@@ -11,20 +11,11 @@ enum OS {
     /// The kernel caps it at net.core.somaxconn (4096 on current kernels).
     static let listenBacklog: Int32 = 4096
     static let openFilesCeiling = rlim_t.max
+    static let openFilesResource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     static let pollers: [PollerKind] = [.epoll, .poll]
 
     static func makePoller(_ kind: PollerKind) -> any Poller {
         kind == .epoll ? EpollPoller() : PollPoller()
-    }
-
-    static func openFilesLimit() -> rlimit? {
-        var limit = rlimit()
-        return getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? limit : nil
-    }
-
-    static func setOpenFilesLimit(_ limit: rlimit) -> Bool {
-        var limit = limit
-        return setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
     }
 
     /// accept4: non-blocking and close-on-exec in the same call.
@@ -38,16 +29,18 @@ enum OS {
     static func close(_ fd: Int32) {
         _ = Glibc.close(fd)
     }
+}
 
+extension Durability {
     /// Linux's fsync flushes the drive's write cache too.
-    static func fullSync(_ fd: Int32) -> Bool {
+    public static func sync(_ fd: Int32) -> Bool {
         fsync(fd) == 0
     }
 
     /// Sets a one-byte user attribute on the file: a change that needs a journal handle, refused at
-    /// once (EROFS, EIO) once the journal has aborted. File systems without user attributes
+    /// once (EROFS, EIO) once ext4's journal has aborted. File systems without user attributes
     /// (ENOTSUP, EOPNOTSUPP; EPERM where the file's type forbids them) offer no such check.
-    static func confirmJournal(_ fd: Int32) -> Bool {
+    public static func confirmJournal(_ fd: Int32) -> Bool {
         var mark: UInt8 = 1
         if fsetxattr(fd, "user.mock-backend.flushed", &mark, 1, 0) == 0 { return true }
         return [ENOTSUP, EOPNOTSUPP, EPERM, ENOSYS].contains(errno)

@@ -6,7 +6,6 @@ import Glibc
 #error("mock-backend builds on macOS (Darwin) and Linux (Glibc) only")
 #endif
 
-/// Readiness of one descriptor.
 struct PollEvent {
     var fd: Int32
     var readable: Bool

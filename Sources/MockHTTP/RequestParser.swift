@@ -10,7 +10,6 @@ public struct ParserLimits: Sendable {
     public init() {}
 }
 
-/// The head of a request as parsed from the wire.
 struct RequestHead {
     var method: String
     var target: String
@@ -38,12 +37,9 @@ struct RequestLine: Equatable {
     var target: String
 
     static let targetLimit = 256
+}
 
-    init(method: String, target: String) {
-        self.method = method
-        self.target = target
-    }
-
+extension RequestLine {
     /// The first two words of the line at the start of `bytes`; nil when there are not two.
     init?(_ bytes: ArraySlice<UInt8>) {
         let line = bytes.prefix { $0 != 13 && $0 != 10 }
@@ -102,7 +98,6 @@ struct RequestParser {
 
     var hasBufferedBytes: Bool { start < buffer.count }
 
-    /// True once the head is read and the body is still arriving.
     var isReadingBody: Bool {
         if case .head = state { return false }
         return true
@@ -117,7 +112,6 @@ struct RequestParser {
         }
     }
 
-    /// Bytes read but not yet parsed.
     var unparsedBytes: Int { buffer.count - start }
 
     /// Bytes of an admitted body that have not arrived yet.
@@ -234,7 +228,6 @@ struct RequestParser {
         case let .success((head, framing)):
             switch framing {
             case .none:
-                state = .head
                 return .request(head, [])
             case let .length(length):
                 guard admit(length, length) else { return .bodyRefused(head, overBudget) }
@@ -358,7 +351,7 @@ struct RequestParser {
             if !lengths.isEmpty {
                 return bad("Content-Length together with Transfer-Encoding.", reason: "both Content-Length and Transfer-Encoding")
             }
-            guard encodings.count == 1, encodings[0].trimmingASCIIWhitespace().caseInsensitiveEquals("chunked") else {
+            guard encodings.count == 1, encodings[0].trimmingASCIISpaces().caseInsensitiveEquals("chunked") else {
                 return bad("Only Transfer-Encoding: chunked is supported.", 501, reason: "a Transfer-Encoding other than chunked")
             }
             framing = .chunked
@@ -379,14 +372,14 @@ struct RequestParser {
 
         var expectsContinue = false
         if let expect = headers["Expect"] {
-            guard expect.trimmingASCIIWhitespace().caseInsensitiveEquals("100-continue") else {
+            guard expect.trimmingASCIISpaces().caseInsensitiveEquals("100-continue") else {
                 return bad("Only Expect: 100-continue is supported.", 417, reason: "an Expect header other than 100-continue")
             }
             expectsContinue = versionMinor == 1
         }
 
         let connection = headers.values("Connection").flatMap { $0.split(separator: ",") }
-            .map { String($0).trimmingASCIIWhitespace() }
+            .map { String($0).trimmingASCIISpaces() }
         // RFC 9112 §6.1: HTTP/1.0 did not have chunked framing, so the connection cannot be trusted after one.
         let keepAlive = versionMinor == 1
             ? !connection.contains { $0.caseInsensitiveEquals("close") }
@@ -426,26 +419,25 @@ struct RequestParser {
         while true {
             switch phase {
             case .size:
-                let lineEnd: Int
-                switch scanLine(from: start) {
-                case .malformed:
+                guard let scanned = scanLine(from: start) else {
                     return .failure(chunkFailure("Bare CR, LF or NUL in a chunk size line.", reason: "bad chunk size line (a bare CR, LF or NUL)", head))
-                case let .partial(length):
-                    if length > Self.maxChunkSizeLine { return .failure(chunkSizeLineTooLong(head)) }
+                }
+                if scanned.length > Self.maxChunkSizeLine {
+                    return .failure(chunkFailure("Chunk size line too long.",
+                                                 reason: "bad chunk size line (over \(Self.maxChunkSizeLine) bytes)", head))
+                }
+                guard scanned.complete else {
                     state = .chunkedBody(head, phase: phase)
                     return continueIfExpected(head)
-                case let .line(end):
-                    if end - start > Self.maxChunkSizeLine { return .failure(chunkSizeLineTooLong(head)) }
-                    lineEnd = end
                 }
+                let lineEnd = start + scanned.length
                 let line = buffer[start..<lineEnd]
                 let sizeText = line.prefix { $0 != 59 }  // extensions after ';' are ignored
-                let size: Int
                 let trimmed = sizeText.reversed().drop { $0 == 32 || $0 == 9 }.reversed()
-                guard !trimmed.isEmpty, trimmed.count <= 15, trimmed.allSatisfy({ hexValue($0) != nil }) else {
+                guard !trimmed.isEmpty, trimmed.count <= 15, trimmed.allSatisfy({ hexDigitValue($0) != nil }) else {
                     return .failure(chunkFailure("Invalid chunk size.", reason: "bad chunk size (expected up to 15 hexadecimal digits)", head))
                 }
-                size = trimmed.reduce(0) { $0 * 16 + (hexValue($1) ?? 0) }
+                let size = trimmed.reduce(0) { $0 * 16 + Int(hexDigitValue($1) ?? 0) }
                 start = lineEnd + 2
                 if chunkedBody.count + size > limits.maxBody {
                     return .bodyRefused(head, bodyTooLarge)
@@ -473,20 +465,19 @@ struct RequestParser {
                 start += 2
                 phase = .size
             case let .trailers(count, bytes):
-                let lineEnd: Int
-                switch scanLine(from: start) {
-                case .malformed:
+                guard let scanned = scanLine(from: start) else {
                     return .failure(chunkFailure("Bare CR, LF or NUL in a trailer field.", reason: "a bare CR, LF or NUL in a trailer field", head))
-                case let .partial(length):
-                    if bytes + length > limits.maxHeaderBlock { return .failure(trailersTooLarge(head)) }
+                }
+                if bytes + scanned.length > limits.maxHeaderBlock {
+                    return .failure(chunkFailure("Trailer section is larger than \(limits.maxHeaderBlock) bytes.", 431,
+                                                 reason: "trailer section over \(Self.size(limits.maxHeaderBlock))", head))
+                }
+                guard scanned.complete else {
                     state = .chunkedBody(head, phase: phase)
                     return .incomplete
-                case let .line(end):
-                    if bytes + end - start > limits.maxHeaderBlock { return .failure(trailersTooLarge(head)) }
-                    lineEnd = end
                 }
-                let line = buffer[start..<lineEnd]
-                start = lineEnd + 2
+                let line = buffer[start..<start + scanned.length]
+                start += scanned.length + 2
                 if line.isEmpty {
                     let body = chunkedBody
                     chunkedBody = []
@@ -530,15 +521,6 @@ struct RequestParser {
                      requestLine: RequestLine(method: head.method, target: head.target))
     }
 
-    private func chunkSizeLineTooLong(_ head: RequestHead) -> ParseFailure {
-        chunkFailure("Chunk size line too long.", reason: "bad chunk size line (over \(Self.maxChunkSizeLine) bytes)", head)
-    }
-
-    private func trailersTooLarge(_ head: RequestHead) -> ParseFailure {
-        chunkFailure("Trailer section is larger than \(limits.maxHeaderBlock) bytes.", 431,
-                     reason: "trailer section over \(Self.size(limits.maxHeaderBlock))", head)
-    }
-
     /// `8 KiB` for a whole number of KiB or MiB, else bytes.
     static func size(_ bytes: Int) -> String {
         if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
@@ -546,44 +528,27 @@ struct RequestParser {
         return "\(bytes) bytes"
     }
 
-    private enum LineScan {
-        /// The CRLF ending the line starts here.
-        case line(end: Int)
-        /// No line end yet; the line's length so far, not counting a final CR.
-        case partial(length: Int)
-        /// A bare CR or LF, or a NUL.
-        case malformed
-    }
-
-    /// Scans a chunk size or trailer line. Lengths are judged the same whether the line
-    /// arrived whole or in pieces, so the split of the reads never changes the answer.
-    private func scanLine(from lineStart: Int) -> LineScan {
+    /// Scans a chunk size or trailer line: its length so far, not counting a final CR (so a line is
+    /// judged the same whether it arrived whole or in pieces), and whether its CRLF is here; nil for
+    /// a bare CR or LF, or a NUL.
+    private func scanLine(from lineStart: Int) -> (length: Int, complete: Bool)? {
         var index = lineStart
         while index < buffer.count {
             switch buffer[index] {
             case 13:
-                guard index + 1 < buffer.count else { return .partial(length: index - lineStart) }
-                return buffer[index + 1] == 10 ? .line(end: index) : .malformed
+                guard index + 1 < buffer.count else { return (index - lineStart, false) }
+                return buffer[index + 1] == 10 ? (index - lineStart, true) : nil
             case 10, 0:
-                return .malformed
+                return nil
             default:
                 index += 1
             }
         }
-        return .partial(length: index - lineStart)
+        return (index - lineStart, false)
     }
 }
 
 private func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
-
-private func hexValue(_ byte: UInt8) -> Int? {
-    switch byte {
-    case 48...57: return Int(byte - 48)
-    case 65...70: return Int(byte - 55)
-    case 97...102: return Int(byte - 87)
-    default: return nil
-    }
-}
 
 /// RFC 9110 token characters, as allowed in methods and header names.
 private func isTokenByte(_ byte: UInt8) -> Bool {
@@ -591,14 +556,5 @@ private func isTokenByte(_ byte: UInt8) -> Bool {
     case 48...57, 65...90, 97...122: return true
     case 33, 35, 36, 37, 38, 39, 42, 43, 45, 46, 94, 95, 96, 124, 126: return true
     default: return false
-    }
-}
-
-extension String {
-    func trimmingASCIIWhitespace() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
-        return String(scalars)
     }
 }

@@ -23,9 +23,15 @@ public struct Methods: OptionSet, Sendable, Hashable {
         self = Self.canonical.first { $0.1 == name }?.0 ?? []
     }
 
+    /// The names of the methods in the set, in canonical order.
+    var names: [String] { Self.canonical.filter { contains($0.0) }.map(\.1) }
+
     /// `GET, HEAD, OPTIONS` and so on, in canonical order.
-    public var headerValue: String {
-        Self.canonical.filter { contains($0.0) }.map(\.1).joined(separator: ", ")
+    public var headerValue: String { names.joined(separator: ", ") }
+
+    /// Whether a route of these methods takes a request of `method` (one bit, or none for others).
+    func takes(_ method: Methods) -> Bool {
+        self == .any || contains(method) && !method.isEmpty
     }
 }
 
@@ -219,7 +225,6 @@ public struct RouteGroup: Sendable {
     }
 }
 
-/// The outcome of routing one request.
 public enum RouteMatch {
     case found(RouteGroup, Handler, parameters: [String: String])
     /// The path is known to this group, the method is not: answer 405 with these methods in `Allow`.
@@ -271,7 +276,7 @@ public struct Router: Sendable {
 
     private static func choose(among candidates: [(Route, [String: String])], of group: RouteGroup, for method: String) -> RouteMatch {
         let wanted = Methods(named: method)
-        for (route, parameters) in candidates where route.methods == .any || route.methods.contains(wanted) && !wanted.isEmpty {
+        for (route, parameters) in candidates where route.methods.takes(wanted) {
             if method == "OPTIONS" && route.methods == .any { break }
             return .found(group, route.handler, parameters: parameters)
         }

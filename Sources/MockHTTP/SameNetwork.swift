@@ -34,9 +34,8 @@ public enum SameNetwork {
 
     /// The IPv4 addresses of real interfaces, without duplicates, in the system's order. Left out:
     /// loopback, link-local (169.254/16: no DHCP answered, not routable), container and VM bridges
-    /// (but Internet Sharing's),
-    /// and IPv6 altogether (link-local fe80::/10 is unusable in a URL without its zone, and global ones
-    /// are often temporary; a phone on the same Wi-Fi reaches the IPv4 address).
+    /// (but Internet Sharing's), and IPv6 altogether (link-local fe80::/10 is unusable in a URL
+    /// without its zone, and global ones are often temporary; a phone on the same Wi-Fi reaches the IPv4 address).
     public static func addresses(_ interfaces: [NetworkInterface]) -> [String] {
         var offered: [String] = []
         for interface in interfaces where isOffered(interface) && !offered.contains(interface.address) {

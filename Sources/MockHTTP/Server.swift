@@ -78,7 +78,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Binds and starts the loops; throws when the port is busy or the host unknown.
     public func start() throws(SocketError) {
-        Sys.ignoreBrokenPipes()
+        signal(SIGPIPE, SIG_IGN)
         let fileLimit = Sys.raiseOpenFilesLimit()
         // Keep a reserve of descriptors for seed files, state writes and the loops themselves.
         connectionCap = max(16, min(configuration.maxConnections, fileLimit - 64))
@@ -127,11 +127,7 @@ public final class HTTPServer: @unchecked Sendable {
         loops.reduce((0, 0)) { ($0.0 + $1.answered, $0.1 + $1.cutOff) }
     }
 
-    var isStopping: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopRequested
-    }
+    var isStopping: Bool { lock.locked { stopRequested } }
 
     /// The loop a new connection goes to: among those a new client would wait least on (within
     /// 5 ms of the shortest wait), the one with the fewest connections, the acceptor on a tie (no
@@ -139,15 +135,8 @@ public final class HTTPServer: @unchecked Sendable {
     func loop(forConnectionAcceptedBy acceptor: EventLoop, now: Double) -> EventLoop {
         let loads = loops.map { $0.load(now: now) }
         let shortest = loads.map(\.wait).min() ?? 0
-        var best: Int?
-        for index in loads.indices where loads[index].wait <= shortest + 0.005 {
-            guard let chosen = best else {
-                best = index
-                continue
-            }
-            let fewer = loads[index].connections < loads[chosen].connections
-            if fewer || (loads[index].connections == loads[chosen].connections && loops[index] === acceptor) { best = index }
-        }
+        func rank(_ index: Int) -> (Int, Int) { (loads[index].connections, loops[index] === acceptor ? 0 : 1) }
+        let best = loads.indices.lazy.filter { loads[$0].wait <= shortest + 0.005 }.min { rank($0) < rank($1) }
         let loop = loops[best ?? 0]
         loop.countArrival()
         return loop
@@ -155,35 +144,33 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Reserves a connection slot; false when the cap is reached.
     func reserveConnection() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard openConnections < connectionCap else { return false }
-        openConnections += 1
-        return true
+        lock.locked {
+            guard openConnections < connectionCap else { return false }
+            openConnections += 1
+            return true
+        }
     }
 
     func releaseConnection() {
-        lock.lock()
-        openConnections -= 1
-        lock.unlock()
+        lock.locked { openConnections -= 1 }
     }
 
     /// Counts an accepted connection against its peer address; false when that address holds its
     /// share already (the connection is then closed unanswered).
     func admit(_ peer: PeerAddress) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        let held = connectionsByAddress[peer.host, default: 0]
-        guard held < connectionCapPerAddress else { return false }
-        connectionsByAddress[peer.host] = held + 1
-        return true
+        lock.locked {
+            let held = connectionsByAddress[peer.host, default: 0]
+            guard held < connectionCapPerAddress else { return false }
+            connectionsByAddress[peer.host] = held + 1
+            return true
+        }
     }
 
     func dismiss(_ peer: PeerAddress) {
-        lock.lock()
-        defer { lock.unlock() }
-        let held = connectionsByAddress[peer.host, default: 1] - 1
-        connectionsByAddress[peer.host] = held > 0 ? held : nil
+        lock.locked {
+            let held = connectionsByAddress[peer.host, default: 1] - 1
+            connectionsByAddress[peer.host] = held > 0 ? held : nil
+        }
     }
 
     /// This machine's IPv4 addresses but loopback: those `--host` can listen on.
@@ -193,11 +180,7 @@ public final class HTTPServer: @unchecked Sendable {
     public var memoryInUse: Int { memory.inUse }
 
     /// Open connections across all loops (for health and tests).
-    public var connectionCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return openConnections
-    }
+    public var connectionCount: Int { lock.locked { openConnections } }
 }
 
 /// Seconds on a monotonic clock.

@@ -36,9 +36,8 @@ enum TLSClientHello {
                 continue
             }
             // server_name: list length (2), name type (1, 0 = host name), name length (2), name.
-            guard reader.skip(2), reader.byte() == 0, let nameLength = reader.uint16(),
-                  let name = reader.take(nameLength) else { return nil }
-            return String(validUTF8: name)
+            guard reader.skip(2), reader.byte() == 0, let nameLength = reader.uint16(), reader.skip(nameLength) else { return nil }
+            return String(validUTF8: bytes[(reader.offset - nameLength)..<reader.offset])
         }
         return nil
     }
@@ -62,12 +61,6 @@ enum TLSClientHello {
         mutating func uint16() -> Int? {
             guard let high = byte(), let low = byte() else { return nil }
             return Int(high) << 8 | Int(low)
-        }
-
-        mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
-            guard offset + count <= bytes.count else { return nil }
-            defer { offset += count }
-            return Array(bytes[offset..<(offset + count)])[...]
         }
     }
 }

@@ -36,29 +36,19 @@ public final class Console: @unchecked Sendable {
     /// From now on every line is one JSON object (`--log-format json`): `write` wraps a message as
     /// `{"at":"…","event":"message","message":"…"}`, and `writeRecord` lines are objects already.
     public func useJSONLines() {
-        condition.lock()
-        jsonLines = true
-        condition.unlock()
+        condition.locked { jsonLines = true }
     }
 
-    public var writesJSONLines: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return jsonLines
-    }
+    public var writesJSONLines: Bool { condition.locked { jsonLines } }
 
     /// A message for whoever reads the console: as is, or as a JSON `message` event.
     public func write(_ line: String) {
-        condition.lock()
-        defer { condition.unlock() }
-        enqueue(jsonLines ? Self.message(line) : line)
+        condition.locked { enqueue(jsonLines ? Self.message(line) : line) }
     }
 
     /// A line that is whole as given: a request log line, or a JSON event (`ConsoleEvent`).
     public func writeRecord(_ line: String) {
-        condition.lock()
-        defer { condition.unlock() }
-        enqueue(line)
+        condition.locked { enqueue(line) }
     }
 
     /// `{"at":"2026-11-21T23:59:01.123Z","event":"message","message":"…"}`.

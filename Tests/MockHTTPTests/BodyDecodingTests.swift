@@ -12,9 +12,7 @@ final class FormDecodingTests: XCTestCase {
         let decoded = FormDecoding.pairs(Array("a=1&b=x&a=2".utf8), malformed: .keepLiteral)
         XCTAssertEqual(decoded.map(\.name), ["a", "b", "a"])
         XCTAssertEqual(decoded.map(\.value), ["1", "x", "2"])
-        XCTAssertEqual(FormDecoding.first("a", in: decoded), "1")
         XCTAssertEqual(FormDecoding.last("a", in: decoded), "2")
-        XCTAssertNil(FormDecoding.first("c", in: decoded))
     }
 
     func testPlusPercentAndUTF8() {

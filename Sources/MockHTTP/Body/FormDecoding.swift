@@ -52,13 +52,12 @@ public enum FormDecoding {
     /// a body of millions of tiny pairs from costing many times its size while it is read.
     public static let maxPairs = 1000
 
-    /// The first `limit` pairs in order, repeats kept. Pieces are separated by `&` only (`;` is
+    /// The first `maxPairs` pairs in order, repeats kept. Pieces are separated by `&` only (`;` is
     /// data), empty pieces are skipped (and not counted), and a piece without `=` has the value "".
-    public static func pairs(_ bytes: [UInt8], malformed: MalformedEscape,
-                             limit: Int = maxPairs) -> [(name: String, value: String)] {
+    public static func pairs(_ bytes: [UInt8], malformed: MalformedEscape) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
         for (index, piece) in FormPieces(bytes[...], separatedBy: UInt8(ascii: "&")).enumerated() {
-            guard index < limit else { break }
+            guard index < maxPairs else { break }
             switch malformed {
             case .keepLiteral:
                 result.append((name: lenientDecode(bytes[piece.name]), value: lenientDecode(bytes[piece.value])))
@@ -75,11 +74,6 @@ public enum FormDecoding {
     /// Nil when an escape is malformed or the decoded bytes are not UTF-8.
     public static func percentDecode(_ s: some StringProtocol, plusAsSpace: Bool) -> String? {
         strictDecode(Array(s.utf8)[...], plusAsSpace: plusAsSpace)
-    }
-
-    /// The value of the first pair named `name`.
-    public static func first(_ name: String, in pairs: [(name: String, value: String)]) -> String? {
-        pairs.first { $0.name == name }?.value
     }
 
     /// The value of the last pair named `name`.

@@ -26,22 +26,20 @@ public enum Multipart {
         return boundary
     }
 
-    /// The first `limit` parts in order (`FormDecoding.maxPairs`, the cap of the course servers,
-    /// counted the same way); nil when the body is not a complete multipart body: no
-    /// opening delimiter, no closing `--boundary--`, or a part without a
-    /// `Content-Disposition: form-data` name. Preamble and epilogue are ignored.
-    public static func parse(_ body: [UInt8], boundary: String, limit: Int = FormDecoding.maxPairs) -> [MultipartPart]? {
+    /// The first `FormDecoding.maxPairs` parts in order (the cap of the course servers, counted the
+    /// same way); nil when the body is not a complete multipart body: no opening delimiter, no
+    /// closing `--boundary--`, or a part without a `Content-Disposition: form-data` name. Preamble
+    /// and epilogue are ignored.
+    public static func parse(_ body: [UInt8], boundary: String) -> [MultipartPart]? {
         guard isLegalBoundary(boundary) else { return nil }
-        let dash = UInt8(ascii: "-")
-        let delimiter = [dash, dash] + Array(boundary.utf8)
-        var finder = DelimiterFinder(body: body, delimiter: delimiter)
+        var finder = DelimiterFinder(body: body, delimiter: Array(("--" + boundary).utf8))
 
         guard var current = finder.next() else { return nil }
         var parts: [MultipartPart] = []
         while !current.isClosing {
             guard let next = finder.next() else { return nil }
             let bytes = body[current.contentStart..<next.lineBreakStart]
-            if parts.count < limit {
+            if parts.count < FormDecoding.maxPairs {
                 guard let part = parsePart(bytes) else { return nil }
                 parts.append(part)
             } else {
@@ -156,11 +154,6 @@ private struct DelimiterFinder {
     var searchFrom = 0
     var atBodyStart = true
 
-    init(body: [UInt8], delimiter: [UInt8]) {
-        self.body = body
-        self.delimiter = delimiter
-    }
-
     mutating func next() -> Found? {
         if atBodyStart {
             atBodyStart = false
@@ -239,13 +232,11 @@ struct HeaderValue {
                     raw.append(bytes[i])
                     i += 1
                 }
-                // Skip anything between the closing quote and the next ';'.
-                i = bytes[i...].firstIndex(of: semicolon) ?? bytes.endIndex
             } else {
-                let end = bytes[i...].firstIndex(of: semicolon) ?? bytes.endIndex
-                raw = Array(bytes[i..<end])
-                i = end
+                raw = Array(bytes[i..<(bytes[i...].firstIndex(of: semicolon) ?? bytes.endIndex)])
             }
+            // On to the next ';' (past anything between a closing quote and it).
+            i = bytes[i...].firstIndex(of: semicolon) ?? bytes.endIndex
             let text = String(decoding: raw, as: UTF8.self)
             parameters.append((name: name, value: quoted ? text : text.trimmingASCIISpaces()))
         }

@@ -65,7 +65,7 @@ public final class CSE118API: CourseAPI {
 
     public var summary: APISummary {
         let seed = state.seed, members = seed.members
-        return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: ["/api/v2", "/api/v1"],
+        return APISummary(title: "UC Santa Cruz CSE 118 workspaces", basePaths: Self.basePaths,
                           note: "each student has a private copy of the graded fixtures; PUT /api/v2/reset restores the caller's",
                           seeded: members.rows, count: members.count, accounts: { .init(login: $0.email, password: $0.password, detail: $0.name) })
     }
@@ -80,7 +80,7 @@ public final class CSE118API: CourseAPI {
                   member.password.hasSameBytes(as: input[field: "password"]) else { throw .invalidCredentials }
             let token = CSE118Token.mint(for: member, issuedAt: issuedAt, random: random)
             state.issueToken(token, member: member.id, limit: options.issuedTokenLimit)
-            return Self.json(CSE118Shape.Login(id: member.id.text, name: member.name, accessToken: token))
+            return Self.json(object: ["id": member.id.text, "name": member.name, "role": "member", "accessToken": token])
         }
     }
 

@@ -102,7 +102,9 @@ public final class OTPAPI: CourseAPI {
     private func user(_ request: Request) throws(OTPError) -> Response {
         let token = (request.headers["x-authtoken"] ?? "").trimmingCharacters(in: [" ", "\t"])
         // The token is checked before the body is read (docs/apis/otp.md#errors).
-        try requireLiveToken(token)
+        guard state.withLock({ $0.directory.user(token: token) }) != nil else {
+            throw .invalidAuthToken(state.endedByReload(token))
+        }
         let body = try OTPInput(request)
         var name: String?
         var accounts: [OTPAccount]?
@@ -141,10 +143,6 @@ public final class OTPAPI: CourseAPI {
     }
 
     // MARK: Helpers
-
-    private func requireLiveToken(_ token: String) throws(OTPError) {
-        guard state.withLock({ $0.directory.user(token: token) }) != nil else { throw .invalidAuthToken(state.endedByReload(token)) }
-    }
 
     /// Users clients may create, the seed's included (docs/apis/otp.md#size-limits).
     static let userCap = 100_000

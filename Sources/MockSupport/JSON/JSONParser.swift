@@ -60,44 +60,28 @@ private struct Parser {
         var key: String?
     }
 
-    var current: UInt8? { scanner.current }
-
-    mutating func skipWhitespace() { scanner.skipWhitespace() }
-
-    func error(_ message: String) -> JSONParseError { scanner.error(message) }
-
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
         // Containers live on this explicit stack instead of the call stack, so deep
         // nesting costs heap, is bounded by maxDepth, and cannot overflow the stack.
         var stack: [Open] = []
         var valueCount = 0
-        skipWhitespace()
+        scanner.skipWhitespace()
         nextValue: while true {
             var value: JSONValue
-            guard let first = current else { throw error("expected a value") }
+            guard let first = scanner.current else { throw scanner.error("expected a value") }
             valueCount += 1
-            guard valueCount <= maxValues else { throw error("more than \(maxValues) values") }
+            guard valueCount <= maxValues else { throw scanner.error("more than \(maxValues) values") }
             switch first {
-            case UInt8(ascii: "["):
-                guard stack.count < maxDepth else { throw error("nesting deeper than \(maxDepth)") }
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                guard stack.count < maxDepth else { throw scanner.error("nesting deeper than \(maxDepth)") }
+                let isObject = first == UInt8(ascii: "{")
                 scanner.position += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "]") {
+                scanner.skipWhitespace()
+                if scanner.current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     scanner.position += 1
-                    value = .array([])
+                    value = isObject ? .object(JSONObject()) : .array([])
                 } else {
-                    stack.append(Open())
-                    continue nextValue
-                }
-            case UInt8(ascii: "{"):
-                guard stack.count < maxDepth else { throw error("nesting deeper than \(maxDepth)") }
-                scanner.position += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "}") {
-                    scanner.position += 1
-                    value = .object(JSONObject())
-                } else {
-                    stack.append(Open(key: try parseKey()))
+                    try stack.append(isObject ? Open(key: parseKey()) : Open())
                     continue nextValue
                 }
             case UInt8(ascii: "\""):
@@ -116,45 +100,35 @@ private struct Parser {
                 value = .number(String(decoding: UnsafeBufferPointer(rebasing: scanner.bytes[number.start..<number.end]),
                                        as: UTF8.self))
             default:
-                throw error("expected a value")
+                throw scanner.error("expected a value")
             }
 
             // Hand the finished value to the innermost open container; a closing
             // bracket finishes that container too, so repeat outwards.
             while true {
-                skipWhitespace()
+                scanner.skipWhitespace()
                 guard let top = stack.indices.last else {
-                    guard scanner.atEnd else { throw error("unexpected data after the JSON value") }
+                    guard scanner.atEnd else { throw scanner.error("unexpected data after the JSON value") }
                     return value
                 }
+                let isObject = stack[top].key != nil
                 if let key = stack[top].key {
                     stack[top].members.append((key: key, value: value))
-                    switch current {
-                    case UInt8(ascii: ","):
-                        scanner.position += 1
-                        skipWhitespace()
-                        stack[top].key = try parseKey()
-                        continue nextValue
-                    case UInt8(ascii: "}"):
-                        scanner.position += 1
-                        value = .object(JSONObject(stack.removeLast().members))
-                    default:
-                        throw error("expected ',' or '}'")
-                    }
                 } else {
                     stack[top].elements.append(value)
-                    switch current {
-                    case UInt8(ascii: ","):
-                        scanner.position += 1
-                        skipWhitespace()
-                        continue nextValue
-                    case UInt8(ascii: "]"):
-                        scanner.position += 1
-                        value = .array(stack.removeLast().elements)
-                    default:
-                        throw error("expected ',' or ']'")
-                    }
                 }
+                if scanner.current == UInt8(ascii: ",") {
+                    scanner.position += 1
+                    scanner.skipWhitespace()
+                    if isObject { stack[top].key = try parseKey() }
+                    continue nextValue
+                }
+                guard scanner.current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
+                    throw scanner.error(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
+                }
+                scanner.position += 1
+                let closed = stack.removeLast()
+                value = isObject ? .object(JSONObject(closed.members)) : .array(closed.elements)
             }
         }
     }

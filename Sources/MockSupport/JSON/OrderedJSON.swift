@@ -1,22 +1,17 @@
-/// Encodes `Encodable` values to compact JSON with object keys in the order they
-/// were encoded. Synthesized `encode(to:)` encodes properties in declaration order,
-/// so structs come out as declared (Foundation's `JSONEncoder` does not keep any
-/// order on Linux). Nil optionals are omitted, `JSONValue`s are written verbatim.
+/// Encodes `Encodable` values to compact JSON, object keys in the order encoded: structs come out
+/// as declared (Foundation's `JSONEncoder` keeps no order on Linux). Nil optionals are omitted,
+/// `JSONValue`s are written verbatim.
 ///
-/// The encoder streams: a container writes `{` or `[` when it is created, every key
-/// and value goes straight into one `JSONWriter`, and a container is closed when the
-/// value that created it returns from `encode(to:)`, or as soon as something is
-/// written into a container further out. No tree is built. That is exactly how
-/// synthesized and ordinary hand-written `encode(to:)` work; what a streaming writer
-/// cannot do differs from `JSONEncoder`:
+/// The encoder streams into one `JSONWriter`, building no tree: a container writes `{` or `[` when
+/// created and is closed when the value that created it returns from `encode(to:)`, or as soon as
+/// something is written into a container further out. Unlike `JSONEncoder`:
 /// - a key encoded twice in one object is written twice (not "last value wins");
-/// - a nested container or `superEncoder()` must be filled before its parent is
-///   written to again; writing to a container that has been closed throws
-///   `EncodingError.invalidValue` (the output stays valid JSON, see `encode`);
-/// - a single value written twice, or a container asked for after a value was
-///   written, throws the same way; asking the same encoder twice for a keyed (or
-///   twice for an unkeyed) container returns the one already open, so class
-///   hierarchies sharing one encoder still get one object.
+/// - a nested container or `superEncoder()` must be filled before its parent is written to again;
+///   writing to a closed container, writing a single value twice, or asking for a container after
+///   a value throws `EncodingError.invalidValue` (the output stays valid JSON, see `encode`);
+/// - asking one encoder twice for a keyed (or unkeyed) container returns the one already open, so
+///   class hierarchies sharing one encoder still get one object;
+/// - `codingPath` is always empty: nothing in the package reads it, and errors are not reported.
 public enum OrderedJSON {
     /// Errors thrown by a value's own `encode(to:)` are not expected from plain data
     /// types; if one is thrown, whatever was encoded before it is written, with every
@@ -36,15 +31,11 @@ extension JSONValue: Encodable {
     /// `OrderedJSON` never calls this (it copies the value verbatim); other encoders
     /// get the nearest equivalent, with numbers as Int, Double, or their text.
     public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
         switch self {
-        case .null:
-            var c = encoder.singleValueContainer()
-            try c.encodeNil()
-        case .bool(let b):
-            var c = encoder.singleValueContainer()
-            try c.encode(b)
+        case .null: try c.encodeNil()
+        case .bool(let b): try c.encode(b)
         case .number(let text):
-            var c = encoder.singleValueContainer()
             if let i = intValue {
                 try c.encode(i)
             } else if let d = doubleValue {
@@ -52,14 +43,9 @@ extension JSONValue: Encodable {
             } else {
                 try c.encode(text)
             }
-        case .string(let s):
-            var c = encoder.singleValueContainer()
-            try c.encode(s)
-        case .array(let elements):
-            var c = encoder.unkeyedContainer()
-            for element in elements { try c.encode(element) }
-        case .object(let object):
-            try object.encode(to: encoder)
+        case .string(let s): try c.encode(s)
+        case .array(let elements): try c.encode(elements)
+        case .object(let object): try c.encode(object)
         }
     }
 }
@@ -67,7 +53,7 @@ extension JSONValue: Encodable {
 extension JSONObject: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: NameKey.self)
-        for member in members { try c.encode(member.value, forKey: NameKey(member.key)) }
+        for member in members { try c.encode(member.value, forKey: NameKey(stringValue: member.key)) }
     }
 }
 
@@ -76,10 +62,6 @@ private struct NameKey: CodingKey {
     var stringValue: String
     var intValue: Int?
 
-    init(_ name: String) {
-        stringValue = name
-    }
-
     init(stringValue: String) {
         self.stringValue = stringValue
     }
@@ -87,26 +69,6 @@ private struct NameKey: CodingKey {
     init(intValue: Int) {
         stringValue = String(intValue)
         self.intValue = intValue
-    }
-}
-
-/// A key of an array element, spelled only when someone asks for it.
-private struct IndexKey: CodingKey {
-    var index: Int
-    var intValue: Int? { index }
-    var stringValue: String { String(index) }
-
-    init(_ index: Int) {
-        self.index = index
-    }
-
-    init?(stringValue: String) {
-        guard let index = Int(stringValue) else { return nil }
-        self.index = index
-    }
-
-    init(intValue: Int) {
-        index = intValue
     }
 }
 
@@ -126,9 +88,6 @@ private struct Stream {
     var writer: JSONWriter
     /// Open containers, outermost first; a frame's index is the depth of its slot.
     var frames: [Frame] = []
-    /// `path[i]` is the key of the slot at depth `i + 1` on the way to the value
-    /// being encoded; deeper entries may be stale, so readers take a prefix.
-    var path: [any CodingKey] = []
     /// The slot whose key (or array position) is written but whose value is not yet;
     /// slots count from 1, 0 is none.
     var pending = 0
@@ -137,7 +96,6 @@ private struct Stream {
     init(writer: JSONWriter) {
         self.writer = writer
         frames.reserveCapacity(8)
-        path.reserveCapacity(8)
     }
 
     /// A new value position, waiting for its value.
@@ -168,38 +126,17 @@ private struct Stream {
         }
     }
 
-    /// Marks the pending slot `slot` as filled; false if it is not the pending one.
-    mutating func claim(_ slot: Int) -> Bool {
-        guard pending == slot else { return false }
-        pending = 0
-        return true
-    }
-
-    mutating func open(object: Bool, owner: Int) {
-        pending = 0
-        if object { writer.beginObject() } else { writer.beginArray() }
-        frames.append(Frame(owner: owner, isObject: object))
-    }
-
     /// The container of `slot` at `depth`, opening it if the slot is pending; nil if the
     /// slot already holds something else.
     mutating func container(object: Bool, slot: Int, depth: Int) -> Int? {
         if pending == slot {
-            open(object: object, owner: slot)
+            pending = 0
+            if object { writer.beginObject() } else { writer.beginArray() }
+            frames.append(Frame(owner: slot, isObject: object))
             return slot
         }
         if depth < frames.count, frames[depth].owner == slot, frames[depth].isObject == object { return slot }
         return nil
-    }
-
-    /// Records the key of a slot at `depth + 1`.
-    mutating func setKey(_ key: some CodingKey, depth: Int) {
-        if path.count > depth { path.removeSubrange(depth...) }
-        path.append(key)
-    }
-
-    func codingPath(depth: Int) -> [any CodingKey] {
-        Array(path.prefix(depth))
     }
 
     mutating func write(_ scalar: Scalar) {
@@ -211,7 +148,6 @@ private struct Stream {
         case .double(let v): writer.double(v)
         case .float(let v): writer.float(v)
         case .string(let v): writer.string(v)
-        case .number(let text): writer.raw(text.utf8)
         }
     }
 }
@@ -224,13 +160,11 @@ private enum Scalar {
     case double(Double)
     case float(Float)
     case string(String)
-    /// Integers wider than 64 bits, already in decimal.
-    case number(String)
 }
 
-private func closedError(_ value: Any, _ codingPath: [any CodingKey]) -> EncodingError {
+private func closedError(_ value: Any) -> EncodingError {
     EncodingError.invalidValue(value, EncodingError.Context(
-        codingPath: codingPath,
+        codingPath: [],
         debugDescription: "OrderedJSON streams: this container or value was closed or written already"))
 }
 
@@ -245,17 +179,12 @@ private struct StreamEncoder: Encoder {
     let stream: UnsafeMutablePointer<Stream>
     let slot: Int
     let depth: Int
-    var codingPath: [any CodingKey] { stream.pointee.codingPath(depth: depth) }
+    var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    /// An encoder whose every use throws, handed out by containers that are closed.
-    static func closed(_ stream: UnsafeMutablePointer<Stream>, depth: Int) -> StreamEncoder {
-        StreamEncoder(stream: stream, slot: -1, depth: depth)
-    }
 
     /// Writes `value` into this (pending) slot and closes whatever it opened.
     func encodeValue<T: Encodable>(_ value: T) throws {
-        guard stream.pointee.pending == slot else { throw closedError(value, codingPath) }
+        guard stream.pointee.pending == slot else { throw closedError(value) }
         // Common leaves skip their single-value container; JSON values are checked
         // before encode(to:) so number text survives unchanged.
         if T.self == String.self {
@@ -306,26 +235,17 @@ private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProto
     let stream: UnsafeMutablePointer<Stream>
     let owner: Int
     let depth: Int
-    var codingPath: [any CodingKey] { stream.pointee.codingPath(depth: depth) }
+    var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws { try put(.null, key) }
     mutating func encode(_ v: Bool, forKey key: Key) throws { try put(.bool(v), key) }
     mutating func encode(_ v: String, forKey key: Key) throws { try put(.string(v), key) }
     mutating func encode(_ v: Double, forKey key: Key) throws { try put(.double(v), key) }
-    mutating func encode(_ v: Float, forKey key: Key) throws { try put(.float(v), key) }
     mutating func encode(_ v: Int, forKey key: Key) throws { try put(.int(v), key) }
-    mutating func encode(_ v: Int8, forKey key: Key) throws { try put(.int(Int(v)), key) }
-    mutating func encode(_ v: Int16, forKey key: Key) throws { try put(.int(Int(v)), key) }
-    mutating func encode(_ v: Int32, forKey key: Key) throws { try put(.int(Int(v)), key) }
-    mutating func encode(_ v: Int64, forKey key: Key) throws { try put(.int(Int(v)), key) }
-    mutating func encode(_ v: UInt, forKey key: Key) throws { try put(.uint(v), key) }
-    mutating func encode(_ v: UInt8, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
-    mutating func encode(_ v: UInt16, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
-    mutating func encode(_ v: UInt32, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
-    mutating func encode(_ v: UInt64, forKey key: Key) throws { try put(.uint(UInt(v)), key) }
 
+    /// Also the witness of the other widths and `Float`: rare, they reach a single value container.
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        guard let encoder = memberEncoder(key) else { throw closedError(value, codingPath + [key]) }
+        guard let encoder = memberEncoder(key) else { throw closedError(value) }
         try encoder.encodeValue(value)
     }
 
@@ -339,7 +259,7 @@ private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 
     mutating func superEncoder() -> any Encoder {
-        slotEncoder(NameKey("super"))
+        slotEncoder(NameKey(stringValue: "super"))
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
@@ -348,7 +268,7 @@ private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProto
 
     @inline(__always)  // no generic metadata lookup per member
     private func put(_ scalar: Scalar, _ key: Key) throws {
-        guard stream.pointee.enter(depth: depth, owner: owner) else { throw closedError(scalar, codingPath + [key]) }
+        guard stream.pointee.enter(depth: depth, owner: owner) else { throw closedError(scalar) }
         stream.pointee.writer.key(key.stringValue)
         stream.pointee.write(scalar)
     }
@@ -358,12 +278,12 @@ private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProto
     private func memberEncoder(_ key: some CodingKey) -> StreamEncoder? {
         guard stream.pointee.enter(depth: depth, owner: owner) else { return nil }
         stream.pointee.writer.key(key.stringValue)
-        stream.pointee.setKey(key, depth: depth)
         return StreamEncoder(stream: stream, slot: stream.pointee.reserveSlot(), depth: depth + 1)
     }
 
     private func slotEncoder(_ key: some CodingKey) -> StreamEncoder {
-        memberEncoder(key) ?? StreamEncoder.closed(stream, depth: depth + 1)
+        // A closed object hands out an encoder whose every use throws.
+        memberEncoder(key) ?? StreamEncoder(stream: stream, slot: -1, depth: depth + 1)
     }
 }
 
@@ -395,7 +315,7 @@ private struct UnkeyedStreamContainer: UnkeyedEncodingContainer, ScalarPosition 
     let stream: UnsafeMutablePointer<Stream>
     let owner: Int
     let depth: Int
-    var codingPath: [any CodingKey] { stream.pointee.codingPath(depth: depth) }
+    var codingPath: [any CodingKey] { [] }
 
     var count: Int {
         let frames = stream.pointee.frames
@@ -405,12 +325,12 @@ private struct UnkeyedStreamContainer: UnkeyedEncodingContainer, ScalarPosition 
     // In the types, not in ScalarPosition: the standard library has defaults too.
 
     mutating func put(_ scalar: Scalar) throws {
-        guard enterNext() != nil else { throw closedError(scalar, codingPath) }
+        guard enterNext() else { throw closedError(scalar) }
         stream.pointee.write(scalar)
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        guard let encoder = elementEncoder() else { throw closedError(value, codingPath) }
+        guard let encoder = elementEncoder() else { throw closedError(value) }
         try encoder.encodeValue(value)
     }
 
@@ -427,22 +347,21 @@ private struct UnkeyedStreamContainer: UnkeyedEncodingContainer, ScalarPosition 
         nextEncoder()
     }
 
-    /// Makes this array the innermost container and counts one more element; returns
-    /// its index, or nil if this array is closed.
-    private func enterNext() -> Int? {
-        guard stream.pointee.enter(depth: depth, owner: owner) else { return nil }
-        defer { stream.pointee.frames[depth].count += 1 }
-        return stream.pointee.frames[depth].count
+    /// Makes this array the innermost container and counts one more element; false if
+    /// this array is closed.
+    private func enterNext() -> Bool {
+        guard stream.pointee.enter(depth: depth, owner: owner) else { return false }
+        stream.pointee.frames[depth].count += 1
+        return true
     }
 
     private func elementEncoder() -> StreamEncoder? {
-        guard let index = enterNext() else { return nil }
-        stream.pointee.setKey(IndexKey(index), depth: depth)
+        guard enterNext() else { return nil }
         return StreamEncoder(stream: stream, slot: stream.pointee.reserveSlot(), depth: depth + 1)
     }
 
     private func nextEncoder() -> StreamEncoder {
-        elementEncoder() ?? StreamEncoder.closed(stream, depth: depth + 1)
+        elementEncoder() ?? StreamEncoder(stream: stream, slot: -1, depth: depth + 1)
     }
 }
 
@@ -452,7 +371,8 @@ private struct SingleValueStreamContainer: SingleValueEncodingContainer, ScalarP
 
 
     mutating func put(_ scalar: Scalar) throws {
-        guard encoder.stream.pointee.claim(encoder.slot) else { throw closedError(scalar, codingPath) }
+        guard encoder.stream.pointee.pending == encoder.slot else { throw closedError(scalar) }
+        encoder.stream.pointee.pending = 0
         encoder.stream.pointee.write(scalar)
     }
 
