@@ -97,21 +97,18 @@ public final class ServerClock: @unchecked Sendable {
     /// (`+02:00`) if need be; nil for anything else or an impossible date.
     public static func instant(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
-        guard bytes.count >= 20, [4, 7].allSatisfy({ bytes[$0] == UInt8(ascii: "-") }),
-              bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
-              [13, 16].allSatisfy({ bytes[$0] == UInt8(ascii: ":") }),
+        // The date and the time, checked by the SQL form `YYYY-MM-DD HH:MM:SS` with the `T` made a space.
+        guard bytes.count >= 20, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
               let civil = CivilTime(sqlText: String(decoding: bytes[0..<10] + [32] + bytes[11..<19], as: UTF8.self))
         else { return nil }
         var index = 19
         var fraction = 0.0
         if bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            let digitsStart = index
-            while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
+            let digits = bytes[(index + 1)...].prefix { (48...57).contains($0) }
             // Read as one decimal, so that `.123` is the Double nearest to 0.123.
-            guard index > digitsStart, let value = Double("0." + String(decoding: bytes[digitsStart..<index], as: UTF8.self))
-            else { return nil }
+            guard !digits.isEmpty, let value = Double("0." + String(decoding: digits, as: UTF8.self)) else { return nil }
             fraction = value
+            index = digits.endIndex
         }
         guard index < bytes.count else { return nil }
         var offset = 0

@@ -108,8 +108,7 @@ enum DiskFile {
             unlink(temporary)
             throw failure
         }
-        // The folder's entries on the disk, so the rename survives a power cut; a file system that
-        // cannot flush a folder (EINVAL) has nothing more to offer.
+        // A file system that cannot flush a folder (EINVAL) has nothing more to offer.
         var folder = (path as NSString).deletingLastPathComponent
         if folder.isEmpty { folder = "." }
         guard Durability.syncDirectory(folder) || errno == EINVAL else {

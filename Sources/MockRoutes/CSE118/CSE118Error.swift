@@ -76,11 +76,9 @@ public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {
     }
 
     public func response(status: Int) -> Response {
-        let message = answer.message
-        if case let .validation(problems) = self {
-            return CSE118API.json(ValidationBody(message: message, errors: problems, status: status), status: status)
-        }
-        return CSE118API.json(ErrorBody(message: message, status: status), status: status)
+        var problems: [ValidationProblem]?
+        if case let .validation(list) = self { problems = list }
+        return CSE118API.json(ErrorBody(message: answer.message, errors: problems, status: status), status: status)
     }
 
     /// In the words of Express's body parser, whose limit the real server had.
@@ -88,14 +86,10 @@ public enum CSE118Error: HTTPStatusError, MethodNotAllowedCase, Equatable {
         CSE118API.json(ErrorBody(message: "request entity too large", status: 413), status: 413)
     }
 
+    /// `errors` in the validation envelope only.
     private struct ErrorBody: Encodable {
         var message: String
-        var status: Int
-    }
-
-    private struct ValidationBody: Encodable {
-        var message: String
-        var errors: [ValidationProblem]
+        var errors: [ValidationProblem]?
         var status: Int
     }
 }

@@ -1,12 +1,5 @@
 /// The JSON shapes of the cse118 API (docs/apis/cse118.md#endpoints), keys in declaration order.
 enum CSE118Shape {
-    struct Login: Encodable {
-        var id: String
-        var name: String
-        var role = "member"
-        var accessToken: String
-    }
-
     /// `channels` is the live number of channels in the workspace.
     struct Workspace: Encodable {
         var id: String

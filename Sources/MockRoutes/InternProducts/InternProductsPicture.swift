@@ -23,7 +23,8 @@ enum InternProductsPicture {
             guard length <= bytes.count - position - 12 else { return "PNG chunk \(type) runs past the end" }
             let dataStart = position + 8
             let crcStart = dataStart + length
-            guard CRC32.checksum(bytes[(position + 4)..<crcStart]) == UInt32(bigEndian(bytes, at: crcStart, count: 4)) else {
+            let checksum = UInt32(bigEndian(bytes, at: crcStart, count: 4))
+            guard CRC32.checksum(bytes[(position + 4)..<crcStart]) == checksum else {
                 return "PNG chunk \(type) has a bad CRC"
             }
             if position == pngSignature.count {

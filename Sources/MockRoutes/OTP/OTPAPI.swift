@@ -89,7 +89,7 @@ public final class OTPAPI: CourseAPI {
             if known == nil {
                 // Refused, the code stays pending and nothing is stored.
                 if let full = refusedStoring([user.phone, user.userID, user.keyfilePassword], in: "users",
-                                             holding: state.directory.users.count, cap: Self.userCap) { return full }
+                                             holding: state.directory.users.count, cap: Self.rowCap) { return full }
                 state.directory.add(user)
             }
             state.useCode(of: phone)
@@ -102,7 +102,9 @@ public final class OTPAPI: CourseAPI {
     private func user(_ request: Request) throws(OTPError) -> Response {
         let token = (request.headers["x-authtoken"] ?? "").trimmingCharacters(in: [" ", "\t"])
         // The token is checked before the body is read (docs/apis/otp.md#errors).
-        try requireLiveToken(token)
+        guard state.withLock({ $0.directory.user(token: token) }) != nil else {
+            throw .invalidAuthToken(state.endedByReload(token))
+        }
         let body = try OTPInput(request)
         var name: String?
         var accounts: [OTPAccount]?
@@ -141,13 +143,6 @@ public final class OTPAPI: CourseAPI {
     }
 
     // MARK: Helpers
-
-    private func requireLiveToken(_ token: String) throws(OTPError) {
-        guard state.withLock({ $0.directory.user(token: token) }) != nil else { throw .invalidAuthToken(state.endedByReload(token)) }
-    }
-
-    /// Users clients may create, the seed's included (docs/apis/otp.md#size-limits).
-    static let userCap = 100_000
 
     /// Six digits, leading zeros kept.
     private static func code(_ random: RandomStream) -> String {

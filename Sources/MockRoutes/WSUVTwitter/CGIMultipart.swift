@@ -86,7 +86,7 @@ enum CGIMultipart {
     /// `filename=0` into none, so that part is an ordinary value; `filename="0"` stays a file, but
     /// its handle kept no name and reads as empty.
     private static func value(of content: ArraySlice<UInt8>, headers: [String: [UInt8]]) -> ArraySlice<UInt8> {
-        let isMixed = headers["Content-Type"]?.firstRange(of: Array("multipart/mixed".utf8)) != nil
+        let isMixed = headers["Content-Type"]?.firstRange(of: multipartMixed) != nil
         let zero = Array("0".utf8)
         let (written, isQuoted) = filename(in: headers["Content-Disposition"] ?? [])
         let filename = !isQuoted && written.elementsEqual(zero) ? [] : written
@@ -214,13 +214,12 @@ enum CGIMultipart {
         let bytes = name.map { byte -> UInt8 in
             let isWord = isWordByte(byte)
             defer { previousIsWord = isWord }
-            return isWord && !previousIsWord && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
+            return isWord && !previousIsWord && isLetter(byte) ? byte - 32 : byte
         }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func isWordByte(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+        isLetter(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
     }
 }
