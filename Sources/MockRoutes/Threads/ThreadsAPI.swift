@@ -212,8 +212,7 @@ public final class ThreadsAPI: CourseAPI {
 
     private func unixNow() -> Int { Int(clock().timeIntervalSince1970) }
 
-    /// Users and threads clients may store; messages (docs/apis/threads.md#size-limits).
-    static let rowCap = 100_000
+    /// Messages clients may store (docs/apis/threads.md#size-limits); users and threads: the kit's `rowCap`.
     static let messageCap = 1_000_000
 
     /// `/` written `\/`, as the PHP server wrote it.
