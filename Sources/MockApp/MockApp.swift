@@ -119,7 +119,6 @@ public final class MockApp: HTTPResponder {
         return middlewares[index].respond(to: request) { self.pass($0, from: index + 1) }
     }
 
-    /// What the route answers.
     private func answer(_ routed: RoutedRequest) -> Response {
         var response: Response
         if let stub = routed.stub {
@@ -174,11 +173,8 @@ public final class MockApp: HTTPResponder {
             + "instead of https://, and see docs/clients.md for the platform's cleartext setting"
     }
 
-    /// The 404 of every path no API serves: `{"error":"not_found","path":"/as/received"}`, with
-    /// what the client most likely meant (docs/admin.md#why-a-request-failed), in this order: a stub
-    /// whose path it is but whose conditions the request missed (`"stub"`, and the reason says
-    /// which); an API `--only` left out that serves the path or the route closest to it
-    /// (`"not_served"`); the route closest to the path (`"hint":"GET /api/threads"`).
+    /// The 404 of every path no API serves, with what the client most likely meant, in this order
+    /// (docs/admin.md#why-a-request-failed): a stub it almost matched, an API `--only` left out, the closest route.
     private func notFound(_ request: Request) -> Response {
         var fields: [(String, String)] = [("error", "not_found"), ("path", request.path)]
         let reason: String

@@ -5,6 +5,11 @@ extension Request {
     init(line: RequestLine?, peer: PeerAddress) {
         self.init(method: line?.method ?? "-", target: line?.target ?? "-", peer: peer)
     }
+
+    init(_ head: RequestHead, body: [UInt8] = [], peer: PeerAddress) {
+        self.init(method: head.method, target: head.target, versionMinor: head.versionMinor, headers: head.headers,
+                  body: body, peer: peer)
+    }
 }
 
 /// One connection, owned by one loop and touched only on its thread.
@@ -19,16 +24,15 @@ final class Connection {
     var drainDeadline: Double?
     /// A delayed answer is pending; later pipelined requests wait behind it.
     var awaitingDelayedResponse = false
-    /// The request of that delayed (or dribbled) answer, for the log line if a stop cuts it off.
-    var heldAnswer: HeldAnswer?
+    /// The request and answer of that delayed (or dribbled) answer, for the log line if a stop cuts it off.
+    var heldAnswer: (request: Request, response: Response, startedAt: Double, isSending: Bool)?
     var peerClosed = false
     var lastActivity: Double
     let acceptedAt: Double
     /// Until a first request is complete, the connection must send one within the header timeout.
     var hasServedRequest = false
     var requestStartedAt: Double?
-    /// Bytes read since the connection opened, and where the body being read began (time, bytes),
-    /// for the minimum body rate.
+    /// Bytes read so far, and where the body being read began (time, bytes), for the minimum body rate.
     var bytesReceived = 0
     var bodyStarted: (at: Double, bytes: Int)?
     var interest = (readable: true, writable: false)
@@ -36,8 +40,7 @@ final class Connection {
     var charged = 0
     /// It used up its turn with requests still buffered, and is in the loop's queue for another.
     var waitsForTurn = false
-    /// The size of the body a worker thread is answering (`EventLoop.costlyBody`), counted against
-    /// the memory budget until the answer is back.
+    /// The body a worker thread is answering (`EventLoop.costlyBody`) with its parse room, counted until then.
     var bodyAtWorker = 0
 
     init(fd: Int32, peer: PeerAddress, limits: ParserLimits, now: Double) {
@@ -48,11 +51,9 @@ final class Connection {
         acceptedAt = now
     }
 
-    var pendingOutput: Int { output.count }
-
     /// Between requests: nothing of one read, held back or unsent.
     var isIdle: Bool {
-        !parser.hasBufferedBytes && !parser.isReadingBody && pendingOutput == 0 && !awaitingDelayedResponse
+        !parser.hasBufferedBytes && !parser.isReadingBody && output.count == 0 && !awaitingDelayedResponse
     }
 }
 
@@ -63,22 +64,11 @@ private struct WorkerAnswer: @unchecked Sendable {
     let request: Request
     let head: RequestHead
     let startedAt: Double
-    /// `EventLoop.costKey` of the request, to learn whether it is still costly.
-    let key: String
     var response = Response()
     /// How long the responder took; nil when no answer was built (the memory budget was full).
     var seconds: Double?
-    /// The answer's size, counted against the budget as soon as it was built, so the next answer
-    /// a worker builds sees it; the connection's own count takes it over on delivery.
+    /// The answer's size, counted as soon as it is built so the next worker sees it; the connection's on delivery.
     var charged = 0
-}
-
-/// An answer the loop holds back or sends slowly: the request, the answer, and whether it began.
-struct HeldAnswer {
-    var request: Request
-    var response: Response
-    var startedAt: Double
-    var isSending: Bool
 }
 
 /// An event loop: a thread that polls its connections and the shared listening socket.
@@ -129,11 +119,9 @@ final class EventLoop: @unchecked Sendable {
     /// Input read ahead of the request being parsed (pipelined requests), outside a body: room
     /// for the largest head the parser accepts, so that every head is read whole or refused.
     private let readAhead: Int
-    /// Bodies up to this size are never refused for memory: a login or a post gets through while
-    /// uploads hold the budget. What they hold is still counted.
+    /// Bodies up to this size are never refused for memory (but counted): a login gets through while uploads hold it.
     private static let unmeteredBody = 64 * 1024
-    /// A connection's holdings are counted in whole pieces of this size, so that small exchanges
-    /// never touch the budget's lock.
+    /// Holdings are counted in whole pieces of this size, so that small exchanges never touch the budget's lock.
     private static let accountingGranule = 16 * 1024
 
     init(server: HTTPServer, listeners: [Int32], index: Int, poller: any Poller) {
@@ -157,9 +145,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// A later call can only bring the deadline forward (a second Ctrl-C).
     func requestStop(grace: Double) {
-        stopLock.lock()
-        stopDeadline = min(stopDeadline ?? .infinity, monotonicNow() + grace)
-        stopLock.unlock()
+        stopLock.locked { stopDeadline = min(stopDeadline ?? .infinity, monotonicNow() + grace) }
         Sys.signalWakePipe(wakePipe.write)
     }
 
@@ -221,7 +207,8 @@ final class EventLoop: @unchecked Sendable {
     private func reportCutOff(_ connection: Connection) {
         guard connection.drainDeadline == nil else { return }  // answered; only lingering
         let now = monotonicNow()
-        let request: Request, response: Response, startedAt: Double, note: String
+        var (request, response, startedAt) = (Request(line: nil, peer: connection.peer), Response(status: 0), now)
+        let note: String
         if let held = connection.heldAnswer {
             (request, response, startedAt) = (held.request, held.response, held.startedAt)
             note = held.isSending
@@ -229,14 +216,10 @@ final class EventLoop: @unchecked Sendable {
                 : "cut off at shutdown: its answer was still held back by --latency or a delay fault"
         } else if connection.parser.hasBufferedBytes || connection.parser.isReadingBody {
             request = Request(line: connection.parser.pendingRequestLine, peer: connection.peer)
-            response = Response(status: 0)
             note = "cut off at shutdown: its \(connection.parser.isReadingBody ? "body" : "head") was still arriving"
             startedAt = connection.requestStartedAt ?? now
-        } else if connection.pendingOutput > 0 {
-            request = Request(line: nil, peer: connection.peer)
-            response = Response(status: 0)
-            note = "cut off at shutdown: \(connection.pendingOutput) bytes of an answer were still unsent; the client read slowly"
-            startedAt = now
+        } else if connection.output.count > 0 {
+            note = "cut off at shutdown: \(connection.output.count) bytes of an answer were still unsent; the client read slowly"
         } else {
             return
         }
@@ -315,47 +298,35 @@ final class EventLoop: @unchecked Sendable {
     /// round's length, or the current round's so far when that is longer (a loop inside a long
     /// round, or a slow handler); and how many connections the loop holds.
     func load(now: Double) -> (wait: Double, connections: Int) {
-        loadLock.lock()
-        defer { loadLock.unlock() }
-        return (max(lastRoundSeconds, roundStartedAt.map { now - $0 } ?? 0), publishedConnections)
+        loadLock.locked { (max(lastRoundSeconds, roundStartedAt.map { now - $0 } ?? 0), publishedConnections) }
     }
 
     /// A connection is on its way here: counted before the next round counts it again.
     func countArrival() {
-        loadLock.lock()
-        publishedConnections += 1
-        loadLock.unlock()
+        loadLock.locked { publishedConnections += 1 }
     }
 
     /// Called on the accepting loop's thread: queue the connection and wake this loop.
     private func hand(_ fd: Int32, _ peer: PeerAddress) {
-        handedLock.lock()
-        handed.append((fd, peer))
-        handedLock.unlock()
+        handedLock.locked { handed.append((fd, peer)) }
         Sys.signalWakePipe(wakePipe.write)
     }
 
     private func adoptHandedConnections() {
-        handedLock.lock()
-        let taken = handed
-        handed.removeAll()
-        handedLock.unlock()
+        var taken: [(fd: Int32, peer: PeerAddress)] = []
+        handedLock.locked { swap(&taken, &handed) }
         for connection in taken { serve(connection.fd, connection.peer) }
     }
 
     /// Called on any thread: run `finish` on this loop's thread.
     private func post(_ finish: @escaping () -> Void) {
-        handedLock.lock()
-        readyAnswers.append(finish)
-        handedLock.unlock()
+        handedLock.locked { readyAnswers.append(finish) }
         Sys.signalWakePipe(wakePipe.write)
     }
 
     private func finishReadyAnswers() {
-        handedLock.lock()
-        let taken = readyAnswers
-        readyAnswers.removeAll()
-        handedLock.unlock()
+        var taken: [() -> Void] = []
+        handedLock.locked { swap(&taken, &readyAnswers) }
         for finish in taken { finish() }
     }
 
@@ -379,24 +350,17 @@ final class EventLoop: @unchecked Sendable {
         while reads < 16 && (connection.parser.unparsedBytes < readAhead || connection.parser.bodyBytesAwaited > 0) {
             reads += 1
             let count = Sys.receive(connection.fd, into: readBuffer)
-            if count > 0 {
-                // The first bytes of a connection: a TLS handshake is refused at once.
-                if connection.bytesReceived == 0,
-                   refuseTLS(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]), on: connection) { return }
-                connection.lastActivity = monotonicNow()
-                if !connection.parser.hasBufferedBytes { connection.requestStartedAt = connection.lastActivity }
-                connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
-                connection.bytesReceived += count
-                if count < readBuffer.count { break }
-            } else if count == 0 {
-                connection.peerClosed = true
-                break
-            } else if count == -1 {
-                break
-            } else {
-                close(connection)
-                return
-            }
+            if count == 0 { connection.peerClosed = true }
+            if count < -1 { return close(connection) }
+            guard count > 0 else { break }  // 0: the client closed; -1: nothing more for now
+            // The first bytes of a connection: a TLS handshake is refused at once.
+            if connection.bytesReceived == 0,
+               refuseTLS(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]), on: connection) { return }
+            connection.lastActivity = monotonicNow()
+            if !connection.parser.hasBufferedBytes { connection.requestStartedAt = connection.lastActivity }
+            connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+            connection.bytesReceived += count
+            if count < readBuffer.count { break }
         }
         // Its requests already buffered wait for the turn it is queued for; once the round has
         // taken its slice, for a turn in a later round.
@@ -414,10 +378,9 @@ final class EventLoop: @unchecked Sendable {
         return true
     }
 
-    /// Lingering connections that sent more, drained after the round's requests, for a slice of
-    /// their own; the rest are reported again by the next poll (level-triggered). Drained in the
-    /// poll's own pass, 192 refused uploads of 16 MiB spent every round's slice there, so each
-    /// new client's request waited for a turn, one turn a round (a second client: 2–4 s unserved).
+    /// Lingering connections that sent more, drained after the round's requests for a slice of their own (the next
+    /// poll reports the rest): drained in the poll's pass, 192 refused 16 MiB uploads took every round's slice
+    /// and a new client waited 2–4 s for its turn.
     private func drainLingering() {
         guard !lingering.isEmpty else { return }
         let started = monotonicNow()
@@ -469,11 +432,7 @@ final class EventLoop: @unchecked Sendable {
                     refuse(failure, on: connection)
                 case let .request(head, body):
                     served += 1
-                    if server.memory.hasRoomForAnswer(to: connection.peer.host) {
-                        dispatch(head, body, on: connection)
-                    } else {
-                        refuseForMemory(head, on: connection)
-                    }
+                    dispatch(head, body, on: connection)
                 case let .bodyRefused(head, failure):
                     refuseBody(of: head, failure, on: connection)
                 }
@@ -506,16 +465,14 @@ final class EventLoop: @unchecked Sendable {
         guard !turns.isEmpty else { return }
         let waiting = turns
         turns.removeAll(keepingCapacity: true)
-        var next = 0
-        while next < waiting.count {
-            let connection = waiting[next]
-            next += 1
-            guard connections[connection.fd] === connection else { continue }
+        for (position, connection) in waiting.enumerated() where connections[connection.fd] === connection {
             connection.waitsForTurn = false
             process(connection)
-            if roundSliceSpent { break }
+            if roundSliceSpent {
+                turns.insert(contentsOf: waiting[(position + 1)...], at: 0)
+                return
+            }
         }
-        if next < waiting.count { turns.insert(contentsOf: waiting[next...], at: 0) }
     }
 
     /// More answers may be queued: none is waiting, or fewer than the high-water mark are and the
@@ -523,8 +480,8 @@ final class EventLoop: @unchecked Sendable {
     /// does not read its answers is stopped at one instead of a megabyte (and is not answered a
     /// 503 for each of its pipelined requests, which would fill the budget too).
     private func mayQueueOutput(_ connection: Connection) -> Bool {
-        connection.pendingOutput == 0
-            || (connection.pendingOutput < outputHighWater && server.memory.hasRoomForAnswer(to: connection.peer.host))
+        connection.output.count == 0
+            || (connection.output.count < outputHighWater && server.memory.hasRoomForAnswer(to: connection.peer.host))
     }
 
     /// A large body must fit in the memory budget before its first byte is stored; what it
@@ -539,7 +496,7 @@ final class EventLoop: @unchecked Sendable {
     /// Brings the connection's charge against the memory budget up to what it holds now
     /// (but its output when `countingOutput` is false).
     private func account(_ connection: Connection, countingOutput: Bool = true) {
-        let held = connection.parser.heldBytes + (countingOutput ? connection.pendingOutput : 0) + connection.bodyAtWorker
+        let held = connection.parser.heldBytes + (countingOutput ? connection.output.count : 0) + connection.bodyAtWorker
             + (connection.heldAnswer?.response.body.count ?? 0)
         let charge = held - held % Self.accountingGranule
         guard charge != connection.charged else { return }
@@ -565,10 +522,6 @@ final class EventLoop: @unchecked Sendable {
     /// An answer that took the loop this long makes its kind of request (`costKey`) costly: it
     /// held every other client of the loop that long (60 slow readers of a 20 MB list: seconds).
     static let costlyAnswerSeconds = 0.02
-    /// What parsing a body makes beside it: decoded form values, JSON strings and a multipart's
-    /// parts are at most the body's size (forms are cut at 1,000 pairs, JSON at 100,000 values).
-    /// Measured: a 16 MiB form or JSON body raised the peak by 32 MiB.
-    static func parseRoom(forBody size: Int) -> Int { size }
     /// `costlyTargets` is emptied when it reaches this many (paths with ids are many).
     private static let costlyTargetsKept = 1024
 
@@ -580,9 +533,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func dispatch(_ head: RequestHead, _ body: [UInt8], on connection: Connection) {
+        guard server.memory.hasRoomForAnswer(to: connection.peer.host) else { return refuseForMemory(head, on: connection) }
         let started = monotonicNow()
-        let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
-                              headers: head.headers, body: body, peer: connection.peer, receivedAt: Date())
+        let request = Request(head, body: body, peer: connection.peer)
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
         connection.hasServedRequest = true
         guard let parseRoom = reserveParseRoom(forBody: body.count, on: connection) else {
@@ -590,8 +543,8 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         if body.count >= Self.costlyBody || !costlyTargets.isEmpty && costlyTargets.contains(Self.costKey(head)) {
-            answerOnWorker(WorkerAnswer(connection: connection, request: request, head: head, startedAt: started,
-                                        key: Self.costKey(head)), parseRoom: parseRoom)
+            let work = WorkerAnswer(connection: connection, request: request, head: head, startedAt: started)
+            answerOnWorker(work, parseRoom: parseRoom)
             return
         }
         let response = server.responder.respond(to: request)
@@ -603,23 +556,20 @@ final class EventLoop: @unchecked Sendable {
         answer(response, to: request, head, startedAt: started, on: connection)
     }
 
-    /// Counts the room parsing a body of `size` bytes takes (`parseRoom`) for the connection's
-    /// address while the body is answered, on the loop or on a worker: for a body over
-    /// `unmeteredBody` only if it fits (nil: it does not, and it is not parsed), for a smaller one
-    /// always, as its bytes were (a login gets through while uploads hold the budget).
+    /// Counts the room parsing a body takes while it is answered: decoded form values, JSON strings and
+    /// a multipart's parts are at most the body's size (forms are cut at 1,000 pairs, JSON at 100,000
+    /// values; measured: a 16 MiB form or JSON body raised the peak by 32 MiB). Over `unmeteredBody` only
+    /// if it fits (nil: it does not, and it is not parsed); a smaller one always, as its bytes were.
     private func reserveParseRoom(forBody size: Int, on connection: Connection) -> Int? {
-        let room = Self.parseRoom(forBody: size)
         guard size > Self.unmeteredBody else {
-            server.memory.adjust(by: room, for: connection.peer.host)
-            return room
+            server.memory.adjust(by: size, for: connection.peer.host)
+            return size
         }
-        return server.memory.reserve(room, for: connection.peer.host) ? room : nil
+        return server.memory.reserve(size, for: connection.peer.host) ? size : nil
     }
 
-    /// Builds the answer on a worker thread; later pipelined requests wait, as behind a delayed
-    /// answer. The body stays counted, with the room its parse takes (`reserveParseRoom`), until
-    /// the answer is back. Answers queued for workers are checked against the memory budget
-    /// again as each is built: those built before it may have filled it.
+    /// Builds the answer on a worker thread; later pipelined requests wait, as behind a delayed answer. The body
+    /// and its parse room stay counted until it is back; the budget is checked again as each answer is built.
     private func answerOnWorker(_ work: WorkerAnswer, parseRoom: Int) {
         let connection = work.connection
         connection.bodyAtWorker = work.request.body.count + parseRoom
@@ -646,7 +596,7 @@ final class EventLoop: @unchecked Sendable {
     /// An answer a worker thread finished, sent as if the loop had made it.
     private func deliver(_ work: WorkerAnswer) {
         let connection = work.connection
-        if let seconds = work.seconds, seconds < Self.costlyAnswerSeconds { costlyTargets.remove(work.key) }
+        if (work.seconds ?? .infinity) < Self.costlyAnswerSeconds { costlyTargets.remove(Self.costKey(work.head)) }
         guard connections[connection.fd] === connection else {
             server.memory.adjust(by: -work.charged, for: connection.peer.host)
             // The client left meanwhile: the request was still served (a write is done), and logged.
@@ -670,7 +620,7 @@ final class EventLoop: @unchecked Sendable {
         let keepAlive = head.keepAlive && !connection.peerClosed
         if let pending = response.pending {
             connection.awaitingDelayedResponse = true
-            connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: false)
+            connection.heldAnswer = (request, response, started, isSending: false)
             pending.whenComplete { [unowned self] finish in
                 post { [unowned self] in
                     // Closed meanwhile (a reset, a stop): nothing to send.
@@ -685,7 +635,7 @@ final class EventLoop: @unchecked Sendable {
             }
         } else if response.delay > 0 {
             connection.awaitingDelayedResponse = true
-            connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: false)
+            connection.heldAnswer = (request, response, started, isSending: false)
             schedule(at: started + response.delay, for: connection) { [unowned self] in
                 connection.awaitingDelayedResponse = false
                 connection.heldAnswer = nil
@@ -701,8 +651,7 @@ final class EventLoop: @unchecked Sendable {
     /// the route's own format, then the connection closes.
     private func refuseBody(of head: RequestHead, _ failure: ParseFailure, on connection: Connection) {
         let started = monotonicNow()
-        let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
-                              headers: head.headers, peer: connection.peer, receivedAt: Date())
+        let request = Request(head, peer: connection.peer)
         let refusal = server.responder.refusal(of: request, status: failure.status, reason: failure.message)
         var response = refusal ?? Response.text(failure.status, failure.message + "\n")
         if failure.status == 503 && response.headers["Retry-After"] == nil {
@@ -717,8 +666,7 @@ final class EventLoop: @unchecked Sendable {
     /// read): the API's own 503 instead, with `Retry-After`. The connection stays open.
     private func refuseForMemory(_ head: RequestHead, on connection: Connection) {
         let started = monotonicNow()
-        let request = Request(method: head.method, target: head.target, versionMinor: head.versionMinor,
-                              headers: head.headers, peer: connection.peer, receivedAt: Date())
+        let request = Request(head, peer: connection.peer)
         let reason = "Answers waiting for slow readers fill the memory budget."
         var response = server.responder.refusal(of: request, status: 503, reason: reason) ?? Response.text(503, reason + "\n")
         if response.headers["Retry-After"] == nil { response.headers.set("Retry-After", Self.retryAfterSeconds) }
@@ -755,7 +703,7 @@ final class EventLoop: @unchecked Sendable {
                           versionMinor: head.versionMinor, to: connection)
             // A slow body has begun.
             if connection.awaitingDelayedResponse {
-                connection.heldAnswer = HeldAnswer(request: request, response: response, startedAt: started, isSending: true)
+                connection.heldAnswer = (request, response, started, isSending: true)
             }
         }
         report(request, response, startedAt: started, responseBytes: bytes, note: note)
@@ -839,27 +787,17 @@ final class EventLoop: @unchecked Sendable {
         // Uncharged before the write: once the client has read it, its next request (perhaps on
         // another loop) must not find it counted. What the socket did not take is charged after.
         account(connection, countingOutput: false)
-        switch connection.output.write(to: connection.fd) {
-        case .failed:
-            close(connection)
-            return
-        case .wouldBlock:
-            connection.lastActivity = monotonicNow()
-        case .drained:
-            connection.lastActivity = monotonicNow()
-            if connection.closeWhenFlushed && !connection.awaitingDelayedResponse {
-                closeLingering(connection)
-                return
-            }
-            if connection.peerClosed && !connection.awaitingDelayedResponse {
-                close(connection)
-                return
-            }
+        let result = connection.output.write(to: connection.fd)
+        guard result != .failed else { return close(connection) }
+        connection.lastActivity = monotonicNow()
+        if result == .drained && !connection.awaitingDelayedResponse {
+            if connection.closeWhenFlushed { return closeLingering(connection) }
+            if connection.peerClosed { return close(connection) }
         }
         account(connection)
         let wantsRead = !connection.peerClosed && !connection.awaitingDelayedResponse && !connection.closeWhenFlushed
             && mayQueueOutput(connection)
-        updateInterest(connection, readable: wantsRead, writable: connection.pendingOutput > 0)
+        updateInterest(connection, readable: wantsRead, writable: connection.output.count > 0)
     }
 
     private func updateInterest(_ connection: Connection, readable: Bool, writable: Bool) {
@@ -919,7 +857,7 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             if connection.awaitingDelayedResponse { continue }
-            if connection.pendingOutput > 0 {
+            if connection.output.count > 0 {
                 if now - connection.lastActivity > configuration.idleTimeout { close(connection) }
                 continue
             }

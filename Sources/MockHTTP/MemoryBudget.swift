@@ -43,10 +43,9 @@ public final class MemoryBudget: @unchecked Sendable {
         usedByAddress[address] = held > 0 ? held : nil
     }
 
-    /// Whether `address` may have another answer built: the budget is not used up, and its
-    /// connections hold less than their share. An answer's size is known only once it is built,
-    /// so the one built last may pass the mark by its own size. Below the share in all, no address's
-    /// count is looked up (an address holds part of what is used).
+    /// Whether `address` may have another answer built: the budget is not used up, and its connections hold
+    /// less than their share (not looked up while all used is below it). An answer's size is known only once
+    /// it is built, so the one built last may pass the mark by its own size.
     func hasRoomForAnswer(to address: String) -> Bool {
         lock.lock()
         defer { lock.unlock() }
@@ -66,15 +65,11 @@ public final class MemoryBudget: @unchecked Sendable {
 
     /// Stored text that is gone (a reset, a load).
     public func releaseStored(_ bytes: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        stored -= bytes
-        used -= bytes
+        lock.locked {
+            stored -= bytes
+            used -= bytes
+        }
     }
 
-    var inUse: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return used
-    }
+    var inUse: Int { lock.locked { used } }
 }

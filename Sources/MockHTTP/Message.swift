@@ -130,9 +130,8 @@ public struct Response: Sendable {
     public var pending: PendingAnswer?
     /// Break the answer on the wire instead of sending it whole (injected network faults).
     public var connectionFault: ConnectionFault?
-    /// What the responder keeps about this answer for its own records, given back to it with the
-    /// answer in `didRespond`; the HTTP layer carries it untouched and sends none of it. An object,
-    /// so that reading it back is a plain class cast.
+    /// What the responder keeps about this answer for its own records, given back in `didRespond`; the HTTP
+    /// layer sends none of it. An object, so that reading it back is a plain class cast.
     public var attachment: (any AnyObject & Sendable)?
 
     public init(status: Int = 200, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {

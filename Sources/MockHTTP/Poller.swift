@@ -39,8 +39,6 @@ public enum PollerKind: String, Sendable {
         }
         return available[0]
     }
-
-    func make() -> any Poller { OS.makePoller(self) }
 }
 
 /// poll(2): one array of descriptors, scanned by the kernel on every wait. Fine for the tens or

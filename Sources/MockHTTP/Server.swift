@@ -88,7 +88,7 @@ public final class HTTPServer: @unchecked Sendable {
         port = bound.port
         isDualStack = bound.family == AF_INET6 && (configuration.host == nil || configuration.host == "::")
         loops = (0..<configuration.threads).map {
-            EventLoop(server: self, listeners: listeners, index: $0, poller: configuration.poller.make())
+            EventLoop(server: self, listeners: listeners, index: $0, poller: OS.makePoller(configuration.poller))
         }
         for loop in loops {
             stopped.enter()

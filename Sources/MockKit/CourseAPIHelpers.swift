@@ -5,6 +5,10 @@ extension CourseAPI {
     /// The command line's settings, as the API was made with them.
     public var options: APIOptions { context.options }
 
+    /// The most rows clients may store in a table whose list answer carries them all, or under one
+    /// parent whose answer does (cse118's channels of a workspace): each API's page, "Size limits".
+    public static var rowCap: Int { 100_000 }
+
     /// A flat object of string members in the order given, in this API's JSON style: the answers
     /// too small for a shape of their own (`{"session_token":"…"}`, most error bodies).
     public static func json(object members: KeyValuePairs<String, String>, status: Int = 200) -> Response {

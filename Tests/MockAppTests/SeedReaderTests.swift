@@ -166,6 +166,9 @@ final class SeedReaderTests: XCTestCase {
         XCTAssertEqual(problem(#"{"users":[],"tweets":[],"users":[]}"#), "loaded")
         XCTAssertEqual(problem(#"{"tweets":[],"tweets":[],"users":[]}"#), "loaded")
         XCTAssertEqual(problem(#"{"users":[]}"#), "wsuv.json:1:1: $.tweets: missing")
+        // Members no one reads, and the first of a name given twice, are still checked.
+        XCTAssertEqual(problem(#"{"note":[1 2],"users":[],"tweets":[]}"#), "wsuv.json:1:12: not valid JSON: expected ',' or ']'")
+        XCTAssertEqual(problem(#"{"users":[{]},"tweets":[],"users":[]}"#), "wsuv.json:1:12: not valid JSON: expected a string key")
     }
 
     private static func range(of needle: [UInt8], in bytes: [UInt8]) -> Int? {

@@ -36,14 +36,14 @@ final class AdminAPI: Sendable {
             Route(.put, "/_mock/state/{api}", guarded(loadState)),
             Route([.get, .head], "/_mock/requests", guarded(listRequests)),
             Route([.get, .head], "/_mock/requests.har", guarded(exportHAR)),
-            Route(.delete, "/_mock/requests", guarded(clearRequests)),
+            Route(.delete, "/_mock/requests", guarded(emptied { [journal] in journal.clear() })),
             Route([.get, .head], "/_mock/faults", guarded(showFaults)),
             Route(.put, "/_mock/faults", guarded(setFaults)),
-            Route(.delete, "/_mock/faults", guarded(clearFaults)),
+            Route(.delete, "/_mock/faults", guarded(emptied { [faults] in faults.withLock { $0 = Faults() } })),
             Route([.get, .head], "/_mock/openapi/{file}", guarded(openAPI)),
             Route([.get, .head], "/_mock/stubs", guarded(listStubs)),
             Route(.put, "/_mock/stubs", guarded(addStubs)),
-            Route(.delete, "/_mock/stubs", guarded(removeAddedStubs)),
+            Route(.delete, "/_mock/stubs", guarded(emptied { [stubs] in stubs.removeAdded() })),
         ] + (ClockEndpoints(clock: settings.clock).routes + apis.flatMap(\.adminRoutes)).map {
             Route($0.methods, $0.pattern, guarded($0.handler))
         },
@@ -203,11 +203,6 @@ final class AdminAPI: Sendable {
             && FormDecoding.last("after", in: FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)) != nil
     }
 
-    private func clearRequests(_ request: Request) -> Response {
-        journal.clear()
-        return Response(status: 204)
-    }
-
     // MARK: Faults
 
     private func showFaults(_ request: Request) -> Response {
@@ -227,11 +222,6 @@ final class AdminAPI: Sendable {
         }
     }
 
-    private func clearFaults(_ request: Request) -> Response {
-        faults.withLock { $0 = Faults() }
-        return Response(status: 204)
-    }
-
     // MARK: Stubs
 
     private func listStubs(_ request: Request) -> Response {
@@ -247,11 +237,6 @@ final class AdminAPI: Sendable {
         } catch {
             return Response.json(400, ["error": "invalid_stub", "path": error.path, "detail": error.problem])
         }
-    }
-
-    private func removeAddedStubs(_ request: Request) -> Response {
-        stubs.removeAdded()
-        return Response(status: 204)
     }
 
     // MARK: OpenAPI
@@ -275,6 +260,14 @@ final class AdminAPI: Sendable {
 
     private func unknownAPI(_ request: Request) -> Response {
         Response.json(404, ["error": "unknown_api", "api": request[parameter: "api"] ?? ""])
+    }
+
+    /// The `DELETE` of the journal, the faults or the added stubs: 204 once `clear` has run.
+    private func emptied(_ clear: @escaping @Sendable () -> Void) -> Handler {
+        { _ in
+            clear()
+            return Response(status: 204)
+        }
     }
 
     /// Loopback only, unless a token is configured: then the token, from anywhere.

@@ -75,7 +75,6 @@ struct FaultRule: Equatable, Sendable {
     /// nil: every route; otherwise `METHOD /path/{param}` patterns (`*` for any method).
     var routes: [RoutePattern]?
 
-    /// What one request draws from this rule.
     struct Draw {
         var errorStatus: Int?
         var connectionFault: ConnectionFault?
@@ -226,8 +225,8 @@ struct FaultRule: Equatable, Sendable {
     }
 }
 
-/// `GET /api/thread/{id}`: a method (or `*`) and a path whose `{name}` segments match any one
-/// non-empty segment. Used by fault rules and stubs.
+/// A fault rule's `GET /api/thread/{id}`: a method (or `*`) and a path whose `{name}` segments
+/// match any one non-empty segment.
 struct RoutePattern: Equatable, Sendable {
     /// nil: any method.
     var method: String?

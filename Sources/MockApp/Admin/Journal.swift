@@ -12,11 +12,10 @@ extension Journal.Entry {
     }
 }
 
-/// The last requests to the course APIs (and common 404s), newest first, for `/_mock/requests`
-/// and the index page. Recording copies a few fields, at most 4 KiB of each body, 4 KiB of
-/// headers and 2 KiB of the reason, so an entry stays under about 20 KiB whatever a client sends
-/// (the request line is at most 8 KiB); the JSON is written only when someone asks, so the
-/// journal is cheap enough to leave on.
+/// The last requests to the course APIs (and common 404s), newest first, for `/_mock/requests` and the index
+/// page. An entry keeps at most 4 KiB of each body, 4 KiB of headers and 2 KiB of the reason, so it stays under
+/// about 20 KiB whatever a client sends (the request line is at most 8 KiB); the JSON is written only when
+/// someone asks, so the journal is cheap enough to leave on.
 final class Journal: @unchecked Sendable {
     struct Entry {
         /// 1 for the first entry of this run, then one more for each; set when recorded, never reused
@@ -54,11 +53,7 @@ final class Journal: @unchecked Sendable {
     /// Names this run of the server and, after a dash, how many clears it has seen: a reader whose
     /// cursor came from an earlier run (ids restart at 1) can tell, however quickly the restart
     /// happened, and so can a reader still showing entries a clear removed.
-    var run: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return "\(runName)-\(clears)"
-    }
+    var run: String { lock.locked { "\(runName)-\(clears)" } }
 
     private let runName = String(UInt64.random(in: 1...UInt64.max), radix: 16)
     private var clears = 0
@@ -136,12 +131,10 @@ final class Journal: @unchecked Sendable {
     func entries(limit: Int, matching filter: Filter = Filter(), after: Int = 0) -> (entries: [Entry], matching: Int) {
         lock.lock()
         defer { lock.unlock() }
-        let count = ring.count, start = next
-        var ordered: [Entry] = []
-        var matching = 0
-        ordered.reserveCapacity(min(limit, count))
-        for offset in 1...max(count, 1) where count > 0 {
-            let entry = ring[(start - offset + count * 2) % count]
+        let count = ring.count
+        var ordered: [Entry] = [], matching = 0
+        for offset in stride(from: 1, through: count, by: 1) {
+            let entry = ring[(next - offset + count) % count]
             // Ids grow with age order, so the rest are older still.
             if entry.id <= after { break }
             guard filter.keeps(entry) else { continue }
@@ -189,11 +182,11 @@ final class Journal: @unchecked Sendable {
     }
 
     func clear() {
-        lock.lock()
-        ring.removeAll(keepingCapacity: true)
-        next = 0
-        clears += 1
-        lock.unlock()
+        lock.locked {
+            ring.removeAll(keepingCapacity: true)
+            next = 0
+            clears += 1
+        }
     }
 
     static func json(_ entries: [Entry]) -> [UInt8] {

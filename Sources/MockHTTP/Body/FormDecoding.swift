@@ -52,12 +52,13 @@ public enum FormDecoding {
     /// a body of millions of tiny pairs from costing many times its size while it is read.
     public static let maxPairs = 1000
 
-    /// The first `maxPairs` pairs in order, repeats kept. Pieces are separated by `&` only (`;` is
+    /// The first `limit` pairs in order, repeats kept. Pieces are separated by `&` only (`;` is
     /// data), empty pieces are skipped (and not counted), and a piece without `=` has the value "".
-    public static func pairs(_ bytes: [UInt8], malformed: MalformedEscape) -> [(name: String, value: String)] {
+    public static func pairs(_ bytes: [UInt8], malformed: MalformedEscape,
+                             limit: Int = maxPairs) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
         for (index, piece) in FormPieces(bytes[...], separatedBy: UInt8(ascii: "&")).enumerated() {
-            guard index < maxPairs else { break }
+            guard index < limit else { break }
             switch malformed {
             case .keepLiteral:
                 result.append((name: lenientDecode(bytes[piece.name]), value: lenientDecode(bytes[piece.value])))

@@ -94,7 +94,7 @@ public final class CSE118API: CourseAPI {
         try withCaller(request, body: .name) { state, caller, input throws(CSE118Error) in
             let owned = state.workspaces(visibleTo: caller).filter { $0.owner == caller }.count
             if let full = refusedStoring([input[field: "name"]], in: "workspaces of that member", holding: owned,
-                                         cap: Self.workspacesPerMember) { return full }
+                                         cap: Self.rowCap) { return full }
             let workspace = state.createWorkspace(id: .random(random), name: input[field: "name"], owner: caller)
             return Self.json(workspace.shape(channels: 0), status: 201)
         }
@@ -123,7 +123,7 @@ public final class CSE118API: CourseAPI {
             let workspace = try state.visibleWorkspace(input.id, to: caller)
             guard workspace.owner == caller else { throw .ownerOnly }
             if let full = refusedStoring([input[field: "name"]], in: "channels in that workspace", holding: state.channelCount(of: workspace),
-                                         cap: Self.channelsPerWorkspace) { return full }
+                                         cap: Self.rowCap) { return full }
             let channel = state.addChannel(id: .random(random), name: input[field: "name"], to: input.id)
             return Self.json(channel.shape(messages: 0), status: 201)
         }
@@ -150,20 +150,12 @@ public final class CSE118API: CourseAPI {
         }
     }
 
-    /// Messages clients may post in one channel, whose list answers carry them all
-    /// (docs/apis/cse118.md#size-limits).
-    static let messagesPerChannel = 100_000
-    /// Workspaces a member may own and channels a workspace may hold, whose list answers carry
-    /// them all (docs/apis/cse118.md#size-limits).
-    static let workspacesPerMember = 100_000
-    static let channelsPerWorkspace = 100_000
-
     private func postMessage(_ request: Request) throws(CSE118Error) -> Response {
         let posted = CSE118Time(options.clock())
         return try withCaller(request, pathID: true, body: .content) { state, caller, input throws(CSE118Error) in
             let channel = try state.visibleChannel(input.id, to: caller).channel
             if let full = refusedStoring([input[field: "content"]], in: "messages in that channel",
-                                         holding: state.messageCount(of: channel), cap: Self.messagesPerChannel) { return full }
+                                         holding: state.messageCount(of: channel), cap: Self.rowCap) { return full }
             let message = CSE118State.Message(id: .random(random), member: caller, posted: posted, content: input[field: "content"],
                                               channel: channel.id)
             state.addMessage(message)

@@ -70,12 +70,10 @@ struct CSE118ID: SeedKey, Comparable {
                 guard byte == UInt8(ascii: "-") else { return nil }
                 continue
             }
-            var value = byte &- UInt8(ascii: "0")
-            if value > 9 {
-                value = (anyCase ? byte | 0x20 : byte) &- UInt8(ascii: "a")
-                guard value < 6 else { return nil }
-                value += 10
-            }
+            // Chosen without a branch: digits and letters come in no order a guess could learn.
+            let digit = byte &- UInt8(ascii: "0"), letter = (anyCase ? byte | 0x20 : byte) &- UInt8(ascii: "a")
+            let value = digit < 10 ? digit : letter < 6 ? letter + 10 : 16
+            guard value < 16 else { return nil }
             if index < 18 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
         }
         return uuid(high: high, low: low)

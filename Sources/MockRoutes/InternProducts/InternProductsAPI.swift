@@ -63,7 +63,7 @@ public final class InternProductsAPI: CourseAPI {
         let now = options.clock()
         return try state.withLock { state throws(InternProductsError) in
             guard state.user(named: username) == nil else { throw .usernameUsed(username) }
-            if let full = refusedStoring([username, password], in: "users", holding: state.users.count, cap: Self.userCap) {
+            if let full = refusedStoring([username, password], in: "users", holding: state.users.count, cap: Self.rowCap) {
                 return full
             }
             guard let token = state.register(username: username, password: password, at: now) else {
@@ -72,9 +72,6 @@ public final class InternProductsAPI: CourseAPI {
             return Self.json(object: ["status": "SUCCESS", "loginToken": token])
         }
     }
-
-    /// Users clients may register (docs/apis/internproducts.md#size-limits).
-    static let userCap = 100_000
 
     private func products(_ request: Request) throws(InternProductsError) -> Response {
         let token = try InternProductsInput(request).required("loginToken")

@@ -89,7 +89,7 @@ public final class OTPAPI: CourseAPI {
             if known == nil {
                 // Refused, the code stays pending and nothing is stored.
                 if let full = refusedStoring([user.phone, user.userID, user.keyfilePassword], in: "users",
-                                             holding: state.directory.users.count, cap: Self.userCap) { return full }
+                                             holding: state.directory.users.count, cap: Self.rowCap) { return full }
                 state.directory.add(user)
             }
             state.useCode(of: phone)
@@ -143,9 +143,6 @@ public final class OTPAPI: CourseAPI {
     }
 
     // MARK: Helpers
-
-    /// Users clients may create, the seed's included (docs/apis/otp.md#size-limits).
-    static let userCap = 100_000
 
     /// Six digits, leading zeros kept.
     private static func code(_ random: RandomStream) -> String {

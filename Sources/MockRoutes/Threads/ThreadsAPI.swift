@@ -3,19 +3,8 @@ import MockHTTP
 import MockKit
 import MockSupport
 
-/// UNC Charlotte ITIS/CS 4180 message threads (docs/apis/threads.md).
-///
-/// | method            | path                              | auth | fields                         |
-/// |-------------------|-----------------------------------|------|--------------------------------|
-/// | POST              | /api/login                        | no   | email, password                |
-/// | POST              | /api/signup                       | no   | email, password, fname, lname  |
-/// | GET, HEAD         | /api/threads                      | yes  |                                |
-/// | GET, HEAD         | /api/thread (2017–2018 shape)     | yes  |                                |
-/// | POST              | /api/thread/add                   | yes  | title                          |
-/// | GET, POST, DELETE | /api/thread/delete/{thread_id}    | yes  |                                |
-/// | GET, HEAD         | /api/messages/{thread_id}         | yes  |                                |
-/// | POST              | /api/message/add                  | yes  | thread_id, message             |
-/// | GET, POST, DELETE | /api/message/delete/{message_id}  | yes  |                                |
+/// UNC Charlotte ITIS/CS 4180 message threads (docs/apis/threads.md). Every route but login and signup
+/// needs `Authorization: Bearer <token>`; each handler reads its own fields.
 public final class ThreadsAPI: CourseAPI {
     public typealias Failure = ThreadsError
     public static let name = "threads"
@@ -40,7 +29,6 @@ public final class ThreadsAPI: CourseAPI {
     private let encodedLists = AnswerCache<ThreadListKind>()
     private let clock: @Sendable () -> Date
     private let random: RandomStream
-    private let issuedTokenLimit: Int
 
     public let context: SeedContext
 
@@ -49,7 +37,6 @@ public final class ThreadsAPI: CourseAPI {
         self.context = context
         clock = context.options.clock
         random = context.options.randomness.stream(Self.name)
-        issuedTokenLimit = context.options.issuedTokenLimit
     }
 
     public var openAPIDocument: [UInt8]? { ThreadsOpenAPI.document }
@@ -115,7 +102,7 @@ public final class ThreadsAPI: CourseAPI {
     private func addThread(_ request: Request) throws(ThreadsError) -> Response {
         try authorizeOnly(request)
         let title = try ThreadsInput(request).required("title", else: "Title is required.")
-        let createdAt = stampNow()
+        let createdAt = Stamp(unixSeconds: unixNow())
         return try state.withLock { state throws(ThreadsError) in
             let caller = try authorize(request, in: state)
             if let full = refusedStoring([title], in: "threads", holding: state.threads.count, cap: Self.rowCap) { return full }
@@ -156,7 +143,7 @@ public final class ThreadsAPI: CourseAPI {
         let fields = try ThreadsInput(request)
         let threadID = try fields.required("thread_id", else: "Thread id is required.")
         let text = try fields.required("message", else: "Message is required.")
-        let createdAt = stampNow()
+        let createdAt = Stamp(unixSeconds: unixNow())
         return try state.withLock { state throws(ThreadsError) in
             let caller = try authorize(request, in: state)
             guard let id = Self.id(threadID.trimmingCharacters(in: .whitespaces)), state.threads.contains(id) else {
@@ -200,7 +187,7 @@ public final class ThreadsAPI: CourseAPI {
         let key = ExactText(String(token))
         guard let record = state.tokens[key] else { throw .invalidToken(self.state.endedByReload(key.string)) }
         guard record.expires > unixNow() else { throw .expiredToken }
-        return Caller(token: key, userID: record.userID, isLegacy: record.isLegacy)
+        return (key, record.userID, record.isLegacy)
     }
 
     /// Authorization comes before the body is read (docs/apis/threads.md#how-requests-are-read).
@@ -208,15 +195,11 @@ public final class ThreadsAPI: CourseAPI {
         _ = try state.read { state, _ throws(ThreadsError) in try authorize(request, in: state) }
     }
 
-    private struct Caller {
-        var token: ExactText
-        var userID: Int
-        var isLegacy: Bool
-    }
+    private typealias Caller = (token: ExactText, userID: Int, isLegacy: Bool)
 
     private func issueToken(for user: ThreadsState.User, in state: inout ThreadsState, now: Int) -> AuthAnswer {
         let token = ThreadsToken.mint(userID: user.id, issuedAt: now, random: random)
-        state.issueToken(token, userID: user.id, expires: now + ThreadsToken.lifetime, limit: issuedTokenLimit)
+        state.issueToken(token, userID: user.id, expires: now + ThreadsToken.lifetime, limit: options.issuedTokenLimit)
         return AuthAnswer(token: token, userID: user.id, userEmail: user.email, userFname: user.fname,
                           userLname: user.lname, userRole: user.role)
     }
@@ -229,10 +212,7 @@ public final class ThreadsAPI: CourseAPI {
 
     private func unixNow() -> Int { Int(clock().timeIntervalSince1970) }
 
-    private func stampNow() -> Stamp { Stamp(unixSeconds: unixNow()) }
-
-    /// Users and threads clients may store; messages (docs/apis/threads.md#size-limits).
-    static let rowCap = 100_000
+    /// Messages clients may store (docs/apis/threads.md#size-limits); users and threads: the kit's `rowCap`.
     static let messageCap = 1_000_000
 
     /// `/` written `\/`, as the PHP server wrote it.

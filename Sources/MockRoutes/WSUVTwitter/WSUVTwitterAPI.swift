@@ -90,10 +90,6 @@ public final class WSUVTwitterAPI: CourseAPI {
     /// characters the real database held, far below a body that would burden every reader.
     static let fieldLimit = 1 << 20
 
-    /// Users, and tweets, clients may store: every get-tweets.cgi answer lists them all
-    /// (docs/apis/wsuv-twitter.md#size-limits).
-    static let rowCap = 100_000
-
     private static func checkLength(_ fields: KeyValuePairs<String, String>) throws(WSUVError) {
         for (name, value) in fields where value.utf8.count > fieldLimit { throw .tooLong(name) }
     }

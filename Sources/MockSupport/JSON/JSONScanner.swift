@@ -58,23 +58,9 @@ public struct JSONScanner {
         position += 1
         let start = position
         var hasEscapes = false
-        let count = bytes.count
-        guard let base = bytes.baseAddress else { throw error("unterminated string") }
         while true {
-            // Eight bytes at a time, straight to the first that is not plain ASCII: `"`, `\`, a
-            // control character or a byte of a longer UTF-8 sequence.
-            while position + 8 <= count {
-                let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
-                let special = Self.specialBytes(word)
-                if special == 0 {
-                    position += 8
-                } else {
-                    position += special.trailingZeroBitCount >> 3
-                    break
-                }
-            }
-            guard position < count else { throw error("unterminated string") }
-            let byte = base[position]
+            skipPlainASCII()
+            guard let byte = current else { throw error("unterminated string") }
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
@@ -89,6 +75,20 @@ public struct JSONScanner {
             default:
                 position += 1
             }
+        }
+    }
+
+    /// Eight bytes at a time, straight to the first that is not plain ASCII in a string: `"`, `\`,
+    /// a control character or a byte of a longer UTF-8 sequence (or to the last few bytes).
+    @inline(__always)
+    private mutating func skipPlainASCII() {
+        while position + 8 <= bytes.count {
+            let special = Self.specialBytes(UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)))
+            guard special == 0 else {
+                position += special.trailingZeroBitCount >> 3
+                return
+            }
+            position += 8
         }
     }
 
@@ -379,14 +379,7 @@ public struct JSONScanner {
     /// Past the closing quote of a checked string, from just after its opening one.
     private mutating func skipCheckedString() {
         while true {
-            while position + 8 <= bytes.count {
-                let special = Self.specialBytes(UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self))
-                guard special == 0 else {
-                    position += special.trailingZeroBitCount >> 3
-                    break
-                }
-                position += 8
-            }
+            skipPlainASCII()
             let byte = bytes[position]
             position += byte == UInt8(ascii: "\\") ? 2 : 1
             if byte == UInt8(ascii: "\"") { return }

@@ -287,31 +287,8 @@ private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 }
 
-/// Writes scalars into one position: an array's next element or a single value.
-private protocol ScalarPosition {
-    mutating func put(_ scalar: Scalar) throws
-}
-
-extension ScalarPosition {
-    mutating func encodeNil() throws { try put(.null) }
-    mutating func encode(_ v: Bool) throws { try put(.bool(v)) }
-    mutating func encode(_ v: String) throws { try put(.string(v)) }
-    mutating func encode(_ v: Double) throws { try put(.double(v)) }
-    mutating func encode(_ v: Float) throws { try put(.float(v)) }
-    mutating func encode(_ v: Int) throws { try put(.int(v)) }
-    mutating func encode(_ v: Int8) throws { try put(.int(Int(v))) }
-    mutating func encode(_ v: Int16) throws { try put(.int(Int(v))) }
-    mutating func encode(_ v: Int32) throws { try put(.int(Int(v))) }
-    mutating func encode(_ v: Int64) throws { try put(.int(Int(v))) }
-    mutating func encode(_ v: UInt) throws { try put(.uint(v)) }
-    mutating func encode(_ v: UInt8) throws { try put(.uint(UInt(v))) }
-    mutating func encode(_ v: UInt16) throws { try put(.uint(UInt(v))) }
-    mutating func encode(_ v: UInt32) throws { try put(.uint(UInt(v))) }
-    mutating func encode(_ v: UInt64) throws { try put(.uint(UInt(v))) }
-}
-
 /// The array of slot `owner` (0: every write throws).
-private struct UnkeyedStreamContainer: UnkeyedEncodingContainer, ScalarPosition {
+private struct UnkeyedStreamContainer: UnkeyedEncodingContainer {
     let stream: UnsafeMutablePointer<Stream>
     let owner: Int
     let depth: Int
@@ -322,13 +299,14 @@ private struct UnkeyedStreamContainer: UnkeyedEncodingContainer, ScalarPosition 
         return depth < frames.count && frames[depth].owner == owner ? frames[depth].count : 0
     }
 
-    // In the types, not in ScalarPosition: the standard library has defaults too.
-
-    mutating func put(_ scalar: Scalar) throws {
-        guard enterNext() else { throw closedError(scalar) }
-        stream.pointee.write(scalar)
+    mutating func encodeNil() throws {
+        guard enterNext() else { throw closedError(Scalar.null) }
+        stream.pointee.write(.null)
     }
 
+    /// Also the witness of `encode(Bool)`, `encode(Int8)` and the other scalars: arrays reach it
+    /// anyway (`Array.encode(to:)` is generic), and each element's encoder writes common scalars
+    /// itself and rare ones through its single-value container.
     mutating func encode<T: Encodable>(_ value: T) throws {
         guard let encoder = elementEncoder() else { throw closedError(value) }
         try encoder.encodeValue(value)
@@ -365,10 +343,25 @@ private struct UnkeyedStreamContainer: UnkeyedEncodingContainer, ScalarPosition 
     }
 }
 
-private struct SingleValueStreamContainer: SingleValueEncodingContainer, ScalarPosition {
+private struct SingleValueStreamContainer: SingleValueEncodingContainer {
     let encoder: StreamEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
 
+    mutating func encodeNil() throws { try put(.null) }
+    mutating func encode(_ v: Bool) throws { try put(.bool(v)) }
+    mutating func encode(_ v: String) throws { try put(.string(v)) }
+    mutating func encode(_ v: Double) throws { try put(.double(v)) }
+    mutating func encode(_ v: Float) throws { try put(.float(v)) }
+    mutating func encode(_ v: Int) throws { try put(.int(v)) }
+    mutating func encode(_ v: Int8) throws { try put(.int(Int(v))) }
+    mutating func encode(_ v: Int16) throws { try put(.int(Int(v))) }
+    mutating func encode(_ v: Int32) throws { try put(.int(Int(v))) }
+    mutating func encode(_ v: Int64) throws { try put(.int(Int(v))) }
+    mutating func encode(_ v: UInt) throws { try put(.uint(v)) }
+    mutating func encode(_ v: UInt8) throws { try put(.uint(UInt(v))) }
+    mutating func encode(_ v: UInt16) throws { try put(.uint(UInt(v))) }
+    mutating func encode(_ v: UInt32) throws { try put(.uint(UInt(v))) }
+    mutating func encode(_ v: UInt64) throws { try put(.uint(UInt(v))) }
 
     mutating func put(_ scalar: Scalar) throws {
         guard encoder.stream.pointee.pending == encoder.slot else { throw closedError(scalar) }
