@@ -94,14 +94,10 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
     }
 
     private func replace(_ update: (inout State) -> Void) {
-        lock.lock()
-        defer {
-            logChanges()
-            lock.unlock()
+        withLock { state in
+            update(&state)
+            wholeStateChanged = true
         }
-        update(&state)
-        version &+= 1
-        wholeStateChanged = true
     }
 
     /// From now on every change is a record of `log`; a whole state is written as `document` makes it.
