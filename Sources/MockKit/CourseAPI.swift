@@ -76,9 +76,7 @@ extension CourseAPI {
     public func reloadSeed() throws(SeedError) -> SeedReload {
         let reloaded = try Self.seed(from: context.folder.document("\(Self.name).json"), in: context)
         let before = Self.tableCounts(of: state.seed)
-        var tokens = KeptTokens()
-        state.reseed(reloaded) { old, new in tokens = new.keepLiveTokens(of: old) }
-        state.noteEndedByReload(tokens.ended, at: context.options.clock())
+        let tokens = state.reseed(reloaded, at: context.options.clock())
         releaseStoredText()
         return SeedReload(before: before, after: Self.tableCounts(of: reloaded), tokens: tokens)
     }

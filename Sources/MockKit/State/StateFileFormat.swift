@@ -383,7 +383,7 @@ enum JSONPieces {
                     where key == nil && !name.hasEscapes && row.scanner.bytes[name.content].elementsEqual(field) {
                         // A string or an integral number; nil for anything else.
                         let isString = value.scanner.current == UInt8(ascii: "\"")
-                        key = isString ? .string(try value.string()) : (try? value.int()).map(RowKey.int)
+                        key = try isString ? .string(value.string()) : (try? value.int()).map(RowKey.int)
                     }
                 } else {
                     try row.skip()
