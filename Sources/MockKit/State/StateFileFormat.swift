@@ -49,12 +49,9 @@ struct StateFileContents {
         while offset < bytes.count, let record = Self.record(in: bytes, at: offset, after: chain) {
             let name = record.api
             if replays[name] == nil {
-                if let index = documents.firstIndex(where: { $0.api == name }) {
-                    replays[name] = DocumentReplay(documents[index].document)
-                } else {
-                    documents.append((name, SeedJSON(Array("{}".utf8))))
-                    replays[name] = DocumentReplay(documents[documents.count - 1].document)
-                }
+                let index = documents.firstIndex { $0.api == name } ?? documents.endIndex
+                if index == documents.endIndex { documents.append((name, SeedJSON(Array("{}".utf8)))) }
+                replays[name] = DocumentReplay(documents[index].document)
             }
             replays[name]!.apply(record.change)
             chain = record.checksum
@@ -91,11 +88,8 @@ struct StateFileContents {
         var start = offset
         var previous: UInt32?
         while start < bytes.count, let newline = bytes[start...].firstIndex(of: 10) {
-            let stated = statedChecksum(bytes, at: start, end: newline)
-            if let previous, record(in: bytes, at: start, after: previous) != nil {
-                return line
-            }
-            previous = stated
+            if let previous, record(in: bytes, at: start, after: previous) != nil { return line }
+            previous = statedChecksum(bytes, at: start, end: newline)
             start = newline + 1
             line += 1
         }

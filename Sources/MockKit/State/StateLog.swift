@@ -41,8 +41,7 @@ public final class StateLog: @unchecked Sendable {
     /// Failed records up to this one are gone from memory too.
     private var withdrawnThrough = 0
     private var apisToReload: Set<String> = []
-    /// Answers waiting for their records: called once they are all stored (true), or one failed
-    /// and was withdrawn (false).
+    /// Answers waiting for their records (`whenSettled`).
     private var waiters: [(records: ClosedRange<Int>, done: (Bool) -> Void)] = []
     /// Until `beginWriting` has written the file's first snapshot, records wait.
     private var snapshotPending = false
@@ -82,7 +81,6 @@ public final class StateLog: @unchecked Sendable {
     /// Why the log could not be compacted (it keeps growing, every change in it), until it can.
     public var compactionFailureReason: String? { condition.locked { compactionFailure } }
 
-    /// Records stored since start, and the flushes that stored them.
     public var counts: (records: Int, flushes: Int) { condition.locked { (storedRecords, flushes) } }
 
     // MARK: Start and stop
@@ -132,7 +130,6 @@ public final class StateLog: @unchecked Sendable {
         for api in apis { api.attach(to: self) }
     }
 
-    /// The bytes a snapshot of the state takes now.
     private func snapshotSize() -> Int {
         StateFileContents.snapshot(documents()).count
     }
@@ -303,7 +300,11 @@ public final class StateLog: @unchecked Sendable {
         busy = false
         if let error = outcome {
             failUnstored(batch + queued)
-            noteFailure(error)
+            tailDirty = true
+            if error.needsNewFile { mustRewrite = true }
+            if failure == nil { console("state file: cannot store changes: \(error); they are refused until it can") }
+            failure = error.description
+            nextRepair = Self.now() + 1
         } else {
             tailDirty = false
             storedLength = offset + bytes.count
@@ -323,15 +324,6 @@ public final class StateLog: @unchecked Sendable {
         apisToReload.formUnion(unstored.map(\.api))
         queued = []
         settledThrough = lastNumber
-    }
-
-    /// Called with the lock held.
-    private func noteFailure(_ error: DiskFile.Failure) {
-        tailDirty = true
-        if error.needsNewFile { mustRewrite = true }
-        if failure == nil { console("state file: cannot store changes: \(error); they are refused until it can") }
-        failure = error.description
-        nextRepair = Self.now() + 1
     }
 
     /// After a failure: the file cut back to its last stored record, or a whole new one. Called
