@@ -116,14 +116,9 @@ public struct WSUVState: StoredState {
     /// 160 random bits as 40 lowercase hex digits, never another user's live token.
     func mintToken(_ random: RandomStream) -> String {
         while true {
-            let token = random.bytes(20).map(hex).joined()
+            let token = random.bytes(20).map { String($0 >> 4, radix: 16) + String($0 & 0xF, radix: 16) }.joined()
             if users.row(where: "session_token", is: token) == nil { return token }
         }
-    }
-
-    private func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
     }
 
     func shape(_ tweet: Tweet) -> TweetShape {
@@ -178,22 +173,11 @@ extension WSUVState.User {
 
 extension WSUVState.Tweet {
     init(seed row: SeedFields) throws(SeedError) {
-        id = try row.value("tweet_id") { value throws(SeedError) in
-            let id = try value.int()
-            guard id >= 1 else { throw value.fail("must be 1 or more") }
-            return id
-        }
+        id = try row.int("tweet_id", where: { $0 >= 1 }, else: "must be 1 or more")
         username = try row.string("username")
-        timeStamp = try row.value("time_stamp") { value throws(SeedError) in
-            let stamp = try value.string()
-            guard WSUVState.isStamp(stamp) else { throw value.fail("expected YYYY-MM-DD HH:MM:SS, got \(stamp)") }
-            return stamp
-        }
-        isDeleted = try row.value("isdeleted") { value throws(SeedError) in
-            let deleted = try value.int()
-            guard deleted == 0 || deleted == 1 else { throw value.fail("expected 0 or 1") }
-            return deleted == 1
-        }
+        timeStamp = try row.string("time_stamp")
+        guard WSUVState.isStamp(timeStamp) else { throw row.fail("time_stamp", "expected YYYY-MM-DD HH:MM:SS, got \(timeStamp)") }
+        isDeleted = try row.int("isdeleted", where: { $0 == 0 || $0 == 1 }, else: "expected 0 or 1") == 1
         text = try row.string("tweet")
     }
 

@@ -1,0 +1,22 @@
+/// Fields an API refuses by a rule of its own, in its own words, at the field:
+/// `try row.int("tweet_id", where: { $0 >= 1 }, else: "must be 1 or more")` refuses `0` with
+/// `$.tweets[2].tweet_id: must be 1 or more`.
+extension SeedFields {
+    public func string(_ name: String, where isValid: (String) -> Bool,
+                       else problem: @autoclosure () -> String) throws(SeedError) -> String {
+        try value(name) { value throws(SeedError) in
+            let text = try value.string()
+            guard isValid(text) else { throw value.fail(problem()) }
+            return text
+        }
+    }
+
+    public func int(_ name: String, where isValid: (Int) -> Bool,
+                    else problem: @autoclosure () -> String) throws(SeedError) -> Int {
+        try value(name) { value throws(SeedError) in
+            let number = try value.int()
+            guard isValid(number) else { throw value.fail(problem()) }
+            return number
+        }
+    }
+}
