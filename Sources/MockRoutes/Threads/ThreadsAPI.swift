@@ -94,7 +94,7 @@ public final class ThreadsAPI: CourseAPI {
         return try state.read { state, version throws(ThreadsError) in
             _ = try authorize(request, in: state)
             return Self.json(encodedLists.answer(for: version, kind: .legacy) {
-                OrderedJSON.encode(LegacyThreadList(threads: state.threads.rows.map(state.legacyShape)), escapeSlash: true)
+                OrderedJSON.encode(ThreadList(threads: state.threads.rows.map(state.legacyShape)), escapeSlash: true)
             })
         }
     }

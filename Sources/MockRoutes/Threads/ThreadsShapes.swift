@@ -90,8 +90,6 @@ struct ThreadList<Shape: Encodable>: Encodable {
     var threads: [Shape]
 }
 
-typealias LegacyThreadList = ThreadList<LegacyShape>
-
 struct ThreadAdded<Shape: Encodable>: Encodable {
     var status = "ok"
     var thread: Shape

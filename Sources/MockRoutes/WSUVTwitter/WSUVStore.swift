@@ -121,10 +121,6 @@ public struct WSUVState: StoredState {
         }
     }
 
-    func shape(_ tweet: Tweet) -> TweetShape {
-        TweetShape(tweetID: tweet.id, username: tweet.username, timeStamp: tweet.timeStamp, tweet: tweet.text, isDeleted: tweet.isDeleted ? 1 : 0)
-    }
-
     /// `YYYY-MM-DD HH:MM:SS` of a moment in the given zone, truncated to the second (SQLite's
     /// localtime). A time before year 0000 or after 9999, where SQLite's own date functions stop,
     /// is taken as the nearer end of that range (docs/apis/wsuv-twitter.md#time-stamps).
@@ -137,17 +133,11 @@ public struct WSUVState: StoredState {
 
     /// `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`: only the shape is checked, stored stamps are text, never dates.
     static func isStamp(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 19 else { return false }
-        for (position, byte) in bytes.enumerated() {
-            switch position {
-            case 4, 7: guard byte == UInt8(ascii: "-") else { return false }
-            case 10: guard byte == UInt8(ascii: " ") else { return false }
-            case 13, 16: guard byte == UInt8(ascii: ":") else { return false }
-            default: guard (48...57).contains(byte) else { return false }
-            }
+        // Each `0` of the template stands for any digit.
+        let template = "0000-00-00 00:00:00".utf8
+        return text.utf8.count == template.count && zip(text.utf8, template).allSatisfy { byte, expected in
+            expected == UInt8(ascii: "0") ? (48...57).contains(byte) : byte == expected
         }
-        return true
     }
 }
 
@@ -176,12 +166,14 @@ extension WSUVState.Tweet {
         id = try row.int("tweet_id", where: { $0 >= 1 }, else: "must be 1 or more")
         username = try row.string("username")
         timeStamp = try row.string("time_stamp")
-        guard WSUVState.isStamp(timeStamp) else { throw row.fail("time_stamp", "expected YYYY-MM-DD HH:MM:SS, got \(timeStamp)") }
+        guard WSUVState.isStamp(timeStamp) else {
+            throw row.fail("time_stamp", "expected YYYY-MM-DD HH:MM:SS, got \(timeStamp)")
+        }
         isDeleted = try row.int("isdeleted", where: { $0 == 0 || $0 == 1 }, else: "expected 0 or 1") == 1
         text = try row.string("tweet")
     }
 
-    /// The answers' order: `tweet_id, username, time_stamp, tweet, isdeleted`.
+    /// Also `get-tweets.cgi`'s shape of a tweet: `tweet_id, username, time_stamp, tweet, isdeleted`.
     func write(to seed: inout SeedFieldWriter) {
         seed.field("tweet_id", id)
         seed.field("username", username)
