@@ -4,19 +4,20 @@
 extension SeedFields {
     public func string(_ name: String, where isValid: (String) -> Bool,
                        else problem: @autoclosure () -> String) throws(SeedError) -> String {
-        try value(name) { value throws(SeedError) in
-            let text = try value.string()
-            guard isValid(text) else { throw value.fail(problem()) }
-            return text
-        }
+        try value(name, isValid, problem) { value throws(SeedError) in try value.string() }
     }
 
     public func int(_ name: String, where isValid: (Int) -> Bool,
                     else problem: @autoclosure () -> String) throws(SeedError) -> Int {
+        try value(name, isValid, problem) { value throws(SeedError) in try value.int() }
+    }
+
+    private func value<Value>(_ name: String, _ isValid: (Value) -> Bool, _ problem: () -> String,
+                              _ read: (inout SeedReader) throws(SeedError) -> Value) throws(SeedError) -> Value {
         try value(name) { value throws(SeedError) in
-            let number = try value.int()
-            guard isValid(number) else { throw value.fail(problem()) }
-            return number
+            let result = try read(&value)
+            guard isValid(result) else { throw value.fail(problem()) }
+            return result
         }
     }
 }

@@ -160,10 +160,7 @@ public struct OTPDirectory: StoredState {
 
     /// `length` characters of URL-safe base64 (docs/apis/otp.md#tokens), each drawn from the API's stream.
     private static func secret(length: Int, _ random: RandomStream) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(length)
-        for _ in 0..<length { bytes.append(alphabet[Int(random.next() & 63)]) }
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: (0..<length).map { _ in alphabet[Int(random.next() & 63)] }, as: UTF8.self)
     }
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)

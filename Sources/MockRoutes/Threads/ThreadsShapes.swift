@@ -104,9 +104,3 @@ struct MessageAdded<Shape: Encodable>: Encodable {
     var status = "ok"
     var message: Shape
 }
-
-/// The answer of both deletes: `{"status":"ok","message":"Thread deleted"}`.
-struct Deleted: Encodable {
-    var status = "ok"
-    var message: String
-}
