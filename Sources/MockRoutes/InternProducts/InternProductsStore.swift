@@ -244,23 +244,21 @@ enum InternProductsToken {
 /// The product list, read-only once loaded, and its `/products` SUCCESS body, written on first
 /// use: the seed and every state made from it share one catalog, so the body (base64 pictures,
 /// a few hundred kilobytes) is written once per list, neither at start-up nor per request.
-final class InternProductsCatalog: @unchecked Sendable {
+final class InternProductsCatalog: Sendable {
     /// Newest first.
     let products: [InternProductsState.Product]
-    private let lock = NSLock()
-    private var encodedBody: [UInt8]?
+    private let encodedBody = Locked<[UInt8]?>(nil)
 
     init(_ products: [InternProductsState.Product]) {
         self.products = products
     }
 
     var body: [UInt8] {
-        lock.lock()
-        defer { lock.unlock() }
-        if let encodedBody { return encodedBody }
-        let body = OrderedJSON.encode(InternProductsAPI.ProductList(products: products), escapeSlash: true)
-        encodedBody = body
-        return body
+        encodedBody.withLock { body in
+            let encoded = body ?? OrderedJSON.encode(InternProductsAPI.ProductList(products: products), escapeSlash: true)
+            body = encoded
+            return encoded
+        }
     }
 }
 
