@@ -5,11 +5,6 @@ public struct TableCounts: Equatable, Sendable {
     public struct Count: Equatable, Sendable {
         public var table: String
         public var rows: Int
-
-        public init(table: String, rows: Int) {
-            self.table = table
-            self.rows = rows
-        }
     }
 
     public var counts: [Count]
@@ -63,8 +58,6 @@ extension TokenCarrying {
 public struct KeptTokens: Sendable {
     public var kept = 0
     public var ended: Set<String> = []
-
-    public init() {}
 
     /// `3 live tokens kept`, `2 live tokens kept, 1 ended (its user is no longer in the seed)`.
     public var description: String {

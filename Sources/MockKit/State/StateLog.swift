@@ -95,10 +95,8 @@ public final class StateLog: @unchecked Sendable {
             contents = try DiskFile.readAll(path, limit: maxFileSize).map { bytes throws(SeedError) in try StateFileContents(bytes, file: path) }
         } catch let error as DiskFile.Failure {
             throw .unreadable(error)
-        } catch let error as SeedError {
-            throw .invalid(error)
         } catch {
-            throw .invalid(SeedError(file: path, path: "$", problem: "\(error)"))
+            throw .invalid(error as? SeedError ?? SeedError(file: path, path: "$", problem: "\(error)"))
         }
         if let contents {
             try load(contents, only: nil)
