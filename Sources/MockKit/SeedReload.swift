@@ -38,22 +38,6 @@ public protocol TokenCarrying {
     mutating func keepLiveToken(_ token: String, of user: String, from old: Self) -> Bool
 }
 
-extension TokenCarrying {
-    /// Keeps the live tokens of `old` whose users this state has (those it has already count too).
-    public mutating func keepLiveTokens(of old: Self) -> KeptTokens {
-        let live = Set(liveTokenOwners.map(\.token))
-        var result = KeptTokens()
-        for (token, user) in old.liveTokenOwners {
-            if live.contains(token) || keepLiveToken(token, of: user, from: old) {
-                result.kept += 1
-            } else {
-                result.ended.insert(token)
-            }
-        }
-        return result
-    }
-}
-
 /// The live tokens a reload kept, and those it ended (their users are no longer in the seed).
 public struct KeptTokens: Sendable {
     public var kept = 0

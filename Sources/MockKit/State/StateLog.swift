@@ -379,12 +379,10 @@ public final class StateLog: @unchecked Sendable {
     /// so no request sees the state in between.
     private func withdrawFailedChanges() {
         holdingAll {
-            condition.lock()
-            let reload = apisToReload
-            apisToReload = []
-            let through = lastNumber
-            let (fd, length) = (self.fd, storedLength)
-            condition.unlock()
+            let (reload, through, fd, length) = condition.locked {
+                defer { apisToReload = [] }
+                return (apisToReload, lastNumber, self.fd, storedLength)
+            }
             do {
                 let bytes = try DiskFile.read(fd, from: 0, count: length, path: path)
                 guard bytes.count == length else { throw DiskFile.Failure(call: "read", path: path, code: EIO) }
