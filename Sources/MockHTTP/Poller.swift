@@ -10,7 +10,6 @@ struct PollEvent {
     var fd: Int32
     var readable: Bool
     var writable: Bool
-    var hangup: Bool
 }
 
 /// Watches descriptors for one event loop, level-triggered.
@@ -82,13 +81,11 @@ final class PollPoller: Poller {
         }
         guard count > 0 else { return }
         ready.removeAll(keepingCapacity: true)
-        let failed = Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)
+        // A hang-up or error is reported as readable: the read that follows finds it.
+        let readable = Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)
         for entry in watched where entry.revents != 0 {
-            let bits = entry.revents
-            ready.append(PollEvent(fd: entry.fd,
-                                   readable: bits & (Int16(POLLIN) | failed) != 0,
-                                   writable: bits & Int16(POLLOUT) != 0,
-                                   hangup: bits & failed != 0))
+            ready.append(PollEvent(fd: entry.fd, readable: entry.revents & readable != 0,
+                                   writable: entry.revents & Int16(POLLOUT) != 0))
         }
         for event in ready where slots[event.fd] != nil { body(event) }
     }

@@ -81,7 +81,7 @@ private struct Parser {
                     scanner.position += 1
                     value = isObject ? .object(JSONObject()) : .array([])
                 } else {
-                    try stack.append(isObject ? Open(key: parseKey()) : Open())
+                    try stack.append(isObject ? Open(key: scanner.decode(scanner.scanKey())) : Open())
                     continue nextValue
                 }
             case UInt8(ascii: "\""):
@@ -120,7 +120,7 @@ private struct Parser {
                 if scanner.current == UInt8(ascii: ",") {
                     scanner.position += 1
                     scanner.skipWhitespace()
-                    if isObject { stack[top].key = try parseKey() }
+                    if isObject { stack[top].key = scanner.decode(try scanner.scanKey()) }
                     continue nextValue
                 }
                 guard scanner.current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
@@ -131,10 +131,5 @@ private struct Parser {
                 value = isObject ? .object(JSONObject(closed.members)) : .array(closed.elements)
             }
         }
-    }
-
-    /// A member name and its colon; leaves the position at the value.
-    mutating func parseKey() throws(JSONParseError) -> String {
-        scanner.decode(try scanner.scanKey())
     }
 }

@@ -17,25 +17,19 @@ public struct JSONWriter: Sendable {
         self.escapeSlash = escapeSlash
     }
 
-    public mutating func beginObject() {
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    private mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(bracket)
         needsComma = false
     }
 
-    public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
-    }
-
-    public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        needsComma = false
-    }
-
-    public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
         needsComma = true
     }
 
@@ -67,16 +61,12 @@ public struct JSONWriter: Sendable {
 
     /// Integral values without a fraction (`2.0` → `2`), others in the shortest form
     /// that reads back the same, and NaN or infinity as `null` (JSON has neither).
-    public mutating func double(_ v: Double) {
-        guard v.isFinite else { return null() }
-        if let i = Int(exactly: v) { return int(i) }
-        separate()
-        bytes.append(contentsOf: v.description.utf8)
-        needsComma = true
-    }
+    public mutating func double(_ v: Double) { floatingPoint(v) }
 
     /// Like `double`, but shortest in `Float` precision (`0.1` stays `0.1`).
-    public mutating func float(_ v: Float) {
+    public mutating func float(_ v: Float) { floatingPoint(v) }
+
+    private mutating func floatingPoint(_ v: some BinaryFloatingPoint & CustomStringConvertible) {
         guard v.isFinite else { return null() }
         if let i = Int(exactly: v) { return int(i) }
         separate()
