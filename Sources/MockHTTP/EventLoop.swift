@@ -7,8 +7,7 @@ extension Request {
     }
 
     init(_ head: RequestHead, body: [UInt8] = [], peer: PeerAddress) {
-        self.init(method: head.method, target: head.target, versionMinor: head.versionMinor, headers: head.headers,
-                  body: body, peer: peer)
+        self.init(method: head.method, target: head.target, headers: head.headers, body: body, peer: peer)
     }
 }
 

@@ -152,15 +152,12 @@ public struct RouteGroup: Sendable {
         self.name = name
         self.matching = matching
         self.methodNotAllowed = methodNotAllowed
-        self.routes = routes.map { route in
+        let routes = routes.map { route in
             matching.caseInsensitive ? Route(route.methods, route.pattern.lowercased(), route.handler) : route
         }
-        var literal: [String: [Int]] = [:]
-        for (index, route) in self.routes.enumerated() where route.isLiteral {
-            literal[route.pattern, default: []].append(index)
-        }
-        self.literal = literal
-        patterned = Dictionary(grouping: self.routes.filter { !$0.isLiteral }, by: \.segments.count)
+        self.routes = routes
+        literal = Dictionary(grouping: routes.indices.filter { routes[$0].isLiteral }, by: { routes[$0].pattern })
+        patterned = Dictionary(grouping: routes.filter { !$0.isLiteral }, by: \.segments.count)
     }
 
     fileprivate func checkRoutes() throws(RouteTableError) {
