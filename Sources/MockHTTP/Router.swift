@@ -212,9 +212,8 @@ public struct RouteGroup: Sendable {
         // A path has as many segments as slashes (the text before the first one is dropped).
         let segmentCount = compared.utf8.reduce(0) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
         guard let sameLength = patterned[segmentCount] else { return found }
-        let pieces = Array(compared.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
-        let originalPieces = matching.caseInsensitive
-            ? Array(original.split(separator: "/", omittingEmptySubsequences: false).dropFirst()) : pieces
+        let pieces = RouteDistance.segments(of: compared)
+        let originalPieces = matching.caseInsensitive ? RouteDistance.segments(of: original) : pieces
         for route in sameLength {
             if let parameters = route.match(pieces, originalPieces) { found.append((route, parameters)) }
         }

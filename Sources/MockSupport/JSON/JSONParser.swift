@@ -30,8 +30,8 @@ public enum JSONParser {
                              maxValues: Int = .max) throws(JSONParseError) -> JSONValue {
         let result = Array(bytes).withUnsafeBufferPointer { buffer in
             Result { () throws(JSONParseError) in
-                var parser = Parser(scanner: JSONScanner(buffer), maxDepth: maxDepth, maxValues: maxValues)
-                return try parser.parseDocument()
+                var scanner = JSONScanner(buffer)
+                return try parseDocument(&scanner, maxDepth: maxDepth, maxValues: maxValues)
             }
         }
         return try result.get()
@@ -45,22 +45,17 @@ public enum JSONParser {
         scanner.skipWhitespace()
         guard scanner.atEnd else { throw scanner.error("unexpected data after the JSON value") }
     }
-}
-
-private struct Parser {
-    var scanner: JSONScanner
-    let maxDepth: Int
-    let maxValues: Int
 
     /// An array or object whose closing bracket has not been seen yet.
-    struct Open {
+    private struct Open {
         var elements: [JSONValue] = []
         var members: [(key: String, value: JSONValue)] = []
         /// For objects, the key awaiting its value; nil for arrays.
         var key: String?
     }
 
-    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+    private static func parseDocument(_ scanner: inout JSONScanner, maxDepth: Int,
+                                      maxValues: Int) throws(JSONParseError) -> JSONValue {
         // Containers live on this explicit stack instead of the call stack, so deep
         // nesting costs heap, is bounded by maxDepth, and cannot overflow the stack.
         var stack: [Open] = []

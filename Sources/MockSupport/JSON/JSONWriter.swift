@@ -41,21 +41,20 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
-    public mutating func string(_ s: String) {
-        separate()
-        appendQuoted(s)
-        needsComma = true
-    }
+    public mutating func string(_ s: String) { writeValue { $0.appendQuoted(s) } }
+    public mutating func int(_ v: Int) { writeValue { $0.appendDecimal(v.magnitude, negative: v < 0) } }
+    public mutating func uint(_ v: UInt) { writeValue { $0.appendDecimal(v, negative: false) } }
+    public mutating func bool(_ v: Bool) { writeValue { $0.bytes.append(contentsOf: v ? Self.trueBytes : Self.falseBytes) } }
+    public mutating func null() { writeValue { $0.bytes.append(contentsOf: Self.nullBytes) } }
 
-    public mutating func int(_ v: Int) {
-        separate()
-        appendDecimal(v.magnitude, negative: v < 0)
-        needsComma = true
-    }
+    /// One already-encoded JSON value, copied unchanged.
+    public mutating func raw(_ json: some Sequence<UInt8>) { writeValue { $0.bytes.append(contentsOf: json) } }
 
-    public mutating func uint(_ v: UInt) {
+    /// A value at the current level, after a comma if one came before it.
+    @inline(__always)
+    private mutating func writeValue(_ write: (inout JSONWriter) -> Void) {
         separate()
-        appendDecimal(v, negative: false)
+        write(&self)
         needsComma = true
     }
 
@@ -69,21 +68,7 @@ public struct JSONWriter: Sendable {
     private mutating func floatingPoint(_ v: some BinaryFloatingPoint & CustomStringConvertible) {
         guard v.isFinite else { return null() }
         if let i = Int(exactly: v) { return int(i) }
-        separate()
-        bytes.append(contentsOf: v.description.utf8)
-        needsComma = true
-    }
-
-    public mutating func bool(_ v: Bool) {
-        separate()
-        bytes.append(contentsOf: v ? Self.trueBytes : Self.falseBytes)
-        needsComma = true
-    }
-
-    public mutating func null() {
-        separate()
-        bytes.append(contentsOf: Self.nullBytes)
-        needsComma = true
+        writeValue { $0.bytes.append(contentsOf: v.description.utf8) }
     }
 
     /// One object member, `"name":value`, for writers that fill an object field by field.
@@ -108,13 +93,6 @@ public struct JSONWriter: Sendable {
         beginArray()
         for value in values { string(value) }
         endArray()
-    }
-
-    /// One already-encoded JSON value, copied unchanged.
-    public mutating func raw(_ json: some Sequence<UInt8>) {
-        separate()
-        bytes.append(contentsOf: json)
-        needsComma = true
     }
 
     /// Writes a parsed value back verbatim; number text is copied as is, except
