@@ -18,7 +18,7 @@ extension CourseAPI {
 
 extension JSONWriter {
     /// A JSON object of string members in the order given.
-    public static func flatObject(_ members: KeyValuePairs<String, String>, escapeSlash: Bool) -> [UInt8] {
+    public static func flatObject(_ members: some Sequence<(key: String, value: String)>, escapeSlash: Bool) -> [UInt8] {
         var writer = JSONWriter(escapeSlash: escapeSlash)
         writer.beginObject()
         for (key, value) in members {

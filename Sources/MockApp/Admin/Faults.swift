@@ -230,63 +230,18 @@ struct FaultRule: Equatable, Sendable {
 struct RoutePattern: Equatable, Sendable {
     /// nil: any method.
     var method: String?
-    var path: PathPattern
+    var path: PathTemplate
 
     init?(_ text: String) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true)
-        guard parts.count == 2, let path = PathPattern(String(parts[1])) else { return nil }
+        guard parts.count == 2, parts[1].hasPrefix("/") else { return nil }
         method = parts[0] == "*" ? nil : String(parts[0]).uppercased()
-        self.path = path
+        path = PathTemplate(String(parts[1]))
     }
 
     var text: String { "\(method ?? "*") \(path.text)" }
 
     func matches(method requested: String, path requestPath: String) -> Bool {
         (method == nil || method == requested) && path.match(requestPath) != nil
-    }
-}
-
-/// A path with `{name}` segments; the request path is compared segment by segment, as sent.
-struct PathPattern: Equatable, Sendable {
-    let text: String
-    private let segments: [Substring]
-
-    init?(_ text: String) {
-        guard text.hasPrefix("/") else { return nil }
-        self.text = text
-        segments = text.split(separator: "/", omittingEmptySubsequences: false)
-    }
-
-    private static func isParameter(_ segment: Substring) -> Bool {
-        segment.count > 2 && segment.first == "{" && segment.last == "}"
-    }
-
-    var parameterNames: [String] {
-        segments.filter(Self.isParameter).map { String($0.dropFirst().dropLast()) }
-    }
-
-    /// True when some path matches both patterns.
-    func overlaps(_ other: PathPattern, caseInsensitive: Bool) -> Bool {
-        // Typed closure, one condition per statement: as one expression Swift 6.0 took 1 s on it.
-        segments.count == other.segments.count && zip(segments, other.segments).allSatisfy { (mine: Substring, theirs: Substring) -> Bool in
-            if Self.isParameter(mine) || Self.isParameter(theirs) { return true }
-            return caseInsensitive ? mine.lowercased() == theirs.lowercased() : mine == theirs
-        }
-    }
-
-    /// The values of the `{name}` segments, or nil when the path does not match.
-    func match(_ path: String) -> [String: String]? {
-        let pieces = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard pieces.count == segments.count else { return nil }
-        var parameters: [String: String] = [:]
-        for (segment, piece) in zip(segments, pieces) {
-            if Self.isParameter(segment) {
-                guard !piece.isEmpty else { return nil }
-                parameters[String(segment.dropFirst().dropLast())] = String(piece)
-            } else if segment != piece {
-                return nil
-            }
-        }
-        return parameters
     }
 }

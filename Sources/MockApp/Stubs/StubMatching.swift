@@ -13,7 +13,7 @@ struct StubRoute: Sendable {
 }
 
 enum StubPath: Sendable {
-    case segments(PathPattern)
+    case segments(PathTemplate)
     case expression(PathExpression)
 
     var text: String {
