@@ -68,8 +68,7 @@ public final class MockApp: HTTPResponder {
         apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
         var middlewares: [any Middleware] = [CORS(), FaultsAndLatency(faults: faults, latency: settings.latency)]
         if let stateLog = settings.stateLog { middlewares.append(Persistence(stateLog: stateLog)) }
-        middlewares.append(JournalRecording(journal: journal))
-        if let log = settings.log { middlewares.append(RequestLogging(log: log)) }
+        middlewares.append(Recording(journal: journal, log: settings.log))
         self.middlewares = middlewares
     }
 
@@ -87,7 +86,7 @@ public final class MockApp: HTTPResponder {
         let routed = routed(request)
         guard let flag = [413: "--max-body", 503: "--memory-budget"][status] else { return nil }
         guard let api = routed.api else {
-            guard routed.group?.name == AdminAPI.name else { return nil }
+            guard routed.route.group?.name == AdminAPI.name else { return nil }
             var response = Response.json(status, ["error": status == 413 ? "body_too_large" : "memory_budget", "detail": reason])
             response.routeGroup = AdminAPI.name
             return response

@@ -5,7 +5,7 @@ import MockSupport
 
 /// Injected faults (`/_mock/faults`): slow answers, errors and broken connections on demand, so a
 /// class sees how its app copes. A request gets the first rule that applies to it, or none.
-struct Faults: Equatable, Sendable {
+struct Faults: Sendable {
     var rules: [FaultRule] = []
     /// The rules came as an array, and are shown as one.
     var listed = false
@@ -55,7 +55,7 @@ struct Faults: Equatable, Sendable {
 }
 
 /// One fault rule: where it applies (APIs, routes) and what it does, each fault with its own rate.
-struct FaultRule: Equatable, Sendable {
+struct FaultRule: Sendable {
     /// Milliseconds.
     var latency: ClosedRange<Double>?
     var errorRate: Double?
@@ -193,14 +193,10 @@ struct FaultRule: Equatable, Sendable {
             apis = names
         }
         if let texts = try strings("routes", "an array of \"METHOD /path\" strings", orNone: false) {
-            var patterns: [RoutePattern] = []
-            for text in texts {
-                guard let pattern = RoutePattern(text) else {
-                    throw Faults.Invalid(detail: "routes: \(text) is not METHOD /path (e.g. \"GET /api/thread/{id}\" or \"* /login\")")
-                }
-                patterns.append(pattern)
+            if let text = texts.first(where: { RoutePattern($0) == nil }) {
+                throw Faults.Invalid(detail: "routes: \(text) is not METHOD /path (e.g. \"GET /api/thread/{id}\" or \"* /login\")")
             }
-            routes = patterns
+            routes = texts.compactMap(RoutePattern.init)
         }
     }
 
@@ -225,23 +221,11 @@ struct FaultRule: Equatable, Sendable {
     }
 }
 
-/// A fault rule's `GET /api/thread/{id}`: a method (or `*`) and a path whose `{name}` segments
-/// match any one non-empty segment.
-struct RoutePattern: Equatable, Sendable {
-    /// nil: any method.
-    var method: String?
-    var path: PathTemplate
-
+extension RoutePattern {
+    /// A fault rule's `GET /api/thread/{id}` or `* /login`: `{name}` segments only.
     init?(_ text: String) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[1].hasPrefix("/") else { return nil }
-        method = parts[0] == "*" ? nil : String(parts[0]).uppercased()
-        path = PathTemplate(String(parts[1]))
-    }
-
-    var text: String { "\(method ?? "*") \(path.text)" }
-
-    func matches(method requested: String, path requestPath: String) -> Bool {
-        (method == nil || method == requested) && path.match(requestPath) != nil
+        self.init(method: parts[0] == "*" ? nil : String(parts[0]).uppercased(), path: .segments(PathTemplate(String(parts[1]))))
     }
 }

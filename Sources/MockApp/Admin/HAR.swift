@@ -94,10 +94,7 @@ enum HAR {
     }
 
     private static func writePair(_ name: String, _ value: String, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("name"); writer.string(name)
-        writer.key("value"); writer.string(value)
-        writer.endObject()
+        writer.raw(JSONWriter.flatObject([("name", name), ("value", value)], escapeSlash: false))
     }
 
     /// `"text"` as UTF-8, or base64 with `encodingKey` (`encoding` in `content`; `postData` has no

@@ -195,15 +195,12 @@ final class Journal: @unchecked Sendable {
             writer.key("duration_ms"); writer.double((entry.durationMilliseconds * 1000).rounded() / 1000)
             writer.key("request_bytes"); writer.int(entry.requestBytes)
             writer.key("response_bytes"); writer.int(entry.responseBytes)
+            // One member per name, in lower case, with its values joined.
+            var names: [String] = []
+            for field in entry.headers where !names.contains(field.name.lowercased()) { names.append(field.name.lowercased()) }
+            let headers = names.map { (key: $0, value: entry.headers.values($0).joined(separator: ", ")) }
             writer.key("request_headers")
-            writer.beginObject()
-            var seen: [String: String] = [:], order: [String] = []
-            for field in entry.headers {
-                let name = field.name.lowercased()
-                if let earlier = seen[name] { seen[name] = earlier + ", " + field.value } else { seen[name] = field.value; order.append(name) }
-            }
-            for name in order { writer.key(name); writer.string(seen[name]!) }
-            writer.endObject()
+            writer.raw(JSONWriter.flatObject(headers, escapeSlash: false))
             if entry.headersCut { writer.key("request_headers_cut"); writer.bool(true) }
             for (key, prefix) in [("request_body", entry.bodyPrefix), ("response_body", entry.responseBodyPrefix)] {
                 if writeBody(prefix, as: key, to: &writer) { writer.key(key + "_base64"); writer.bool(true) }

@@ -88,7 +88,7 @@ struct StubReader {
     }
 
     /// `method` and one of `path` and `path_regex`.
-    private static func route(_ request: SeedObject) throws(SeedError) -> StubRoute {
+    private static func route(_ request: SeedObject) throws(SeedError) -> RoutePattern {
         let methodNode = try request.node("method")
         let method = try methodNode.string()
         if method.isEmpty || method.contains(" ") { throw methodNode.fail("expected a method such as GET, or *") }
@@ -99,9 +99,9 @@ struct StubReader {
             guard !text.contains(" "), text.hasPrefix("/") else {
                 throw path.fail("expected a path starting with /, with {name} for a parameter")
             }
-            return StubRoute(method: routeMethod, path: .segments(PathTemplate(text)))
+            return RoutePattern(method: routeMethod, path: .segments(PathTemplate(text)))
         case let (nil, regex?):
-            return StubRoute(method: routeMethod, path: .expression(try PathExpression(regex)))
+            return RoutePattern(method: routeMethod, path: .expression(try PathExpression(regex)))
         case (_?, _?):
             throw SeedError(path: request.path, problem: "give path or path_regex, not both")
         case (nil, nil):
