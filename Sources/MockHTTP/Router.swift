@@ -115,15 +115,9 @@ public struct PathTemplate: Sendable, Equatable {
         segments.compactMap { if case let .parameter(name) = $0 { return name } else { return nil } }
     }
 
-    /// The same pattern but for the names of its parameters.
-    fileprivate func hasSameShape(as other: PathTemplate) -> Bool {
-        segments.count == other.segments.count && zip(segments, other.segments).allSatisfy { pair in
-            switch pair {
-            case let (.literal(one), .literal(two)): return one == two
-            case (.parameter, .parameter): return true
-            default: return false
-            }
-        }
+    /// The literal segments, nil for each parameter: two patterns of one shape differ only in names.
+    fileprivate var shape: [String?] {
+        segments.map { if case let .literal(text) = $0 { text } else { nil } }
     }
 
     /// Whether some path matches both patterns.
@@ -191,7 +185,7 @@ public struct RouteGroup: Sendable {
             if let problem = route.patternProblem {
                 throw RouteTableError(description: "\(name): route \(route.pattern) \(problem)")
             }
-            for earlier in routes[..<index] where earlier.path.hasSameShape(as: route.path) {
+            for earlier in routes[..<index] where earlier.path.shape == route.path.shape {
                 let methods = earlier.methods.intersection(route.methods)
                 if !methods.isEmpty {
                     throw RouteTableError(description: "\(name): \(methods.headerValue) \(route.pattern) is in the route table twice")

@@ -13,10 +13,7 @@ enum HAR {
         writer.beginObject()
         writer.key("version"); writer.string("1.2")
         writer.key("creator")
-        writer.beginObject()
-        writer.key("name"); writer.string("mock-backend")
-        writer.key("version"); writer.string(version)
-        writer.endObject()
+        writer.raw(JSONWriter.flatObject([("name", "mock-backend"), ("version", version)], escapeSlash: false))
         writer.key("entries")
         writer.beginArray()
         for entry in entries.reversed() where entry.method != "TLS" { write(entry, to: &writer) }
