@@ -194,7 +194,8 @@ struct FaultRule: Sendable {
         }
         if let texts = try strings("routes", "an array of \"METHOD /path\" strings", orNone: false) {
             if let text = texts.first(where: { RoutePattern($0) == nil }) {
-                throw Faults.Invalid(detail: "routes: \(text) is not METHOD /path (e.g. \"GET /api/thread/{id}\" or \"* /login\")")
+                throw Faults.Invalid(detail: "routes: \(text) is not METHOD /path "
+                                         + "(e.g. \"GET /api/thread/{id}\" or \"* /login\")")
             }
             routes = texts.compactMap(RoutePattern.init)
         }
@@ -226,6 +227,7 @@ extension RoutePattern {
     init?(_ text: String) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[1].hasPrefix("/") else { return nil }
-        self.init(method: parts[0] == "*" ? nil : String(parts[0]).uppercased(), path: .segments(PathTemplate(String(parts[1]))))
+        let method = parts[0] == "*" ? nil : String(parts[0]).uppercased()
+        self.init(method: method, path: .segments(PathTemplate(String(parts[1]))))
     }
 }

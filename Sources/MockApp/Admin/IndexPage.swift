@@ -151,7 +151,7 @@ struct IndexPage {
         \(baseURLs(summary.basePaths))
         <p class="endpoints">\(escape(api.endpoints.joined(separator: ", ")))</p>
         \(summary.note.map { "<p class=\"note\">\(escape($0))</p>" } ?? "")
-        \(api.openAPIDocument != nil ? "<p><a href=\"/_mock/openapi/\(escape(api.name)).json\">OpenAPI document</a></p>" : "")
+        \(api.openAPIDocument == nil ? "" : "<p><a href=\"/_mock/openapi/\(escape(api.name)).json\">OpenAPI document</a></p>")
         </div>
         <div>
         <h3>Accounts</h3>

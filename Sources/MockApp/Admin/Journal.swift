@@ -196,8 +196,8 @@ final class Journal: @unchecked Sendable {
             writer.key("request_bytes"); writer.int(entry.requestBytes)
             writer.key("response_bytes"); writer.int(entry.responseBytes)
             // One member per name, in lower case, with its values joined.
-            var names: [String] = []
-            for field in entry.headers where !names.contains(field.name.lowercased()) { names.append(field.name.lowercased()) }
+            let names = entry.headers.fields.map { $0.name.lowercased() }
+                .reduce(into: [String]()) { names, name in if !names.contains(name) { names.append(name) } }
             let headers = names.map { (key: $0, value: entry.headers.values($0).joined(separator: ", ")) }
             writer.key("request_headers")
             writer.raw(JSONWriter.flatObject(headers, escapeSlash: false))
