@@ -29,3 +29,10 @@ extension JSONWriter {
         return writer.bytes
     }
 }
+
+extension Response {
+    /// A flat JSON object of string members in the order given, `/` unescaped.
+    public static func json(_ status: Int, _ members: KeyValuePairs<String, String>) -> Response {
+        .json(status, JSONWriter.flatObject(members, escapeSlash: false))
+    }
+}
