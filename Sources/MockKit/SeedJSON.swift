@@ -205,6 +205,13 @@ public struct SeedReader {
     /// The members of an object, each name with a reader of its value, in the order of the text
     /// (a name given twice is there twice); every value is checked, and what that found kept in
     /// its reader.
+    mutating func memberValues() throws(SeedError) -> [SeedFields.Member] {
+        var found: [SeedFields.Member] = []
+        try memberValues(into: &found)
+        return found
+    }
+
+    /// The same, appended to `found`.
     mutating func memberValues(into found: inout [SeedFields.Member]) throws(SeedError) {
         guard scanner.current == UInt8(ascii: "{") else { throw fail("expected an object") }
         try open()

@@ -15,8 +15,8 @@ public struct SeedFields {
 
     /// Reads the object `reader` is at, and moves past it.
     public init(_ reader: inout SeedReader) throws(SeedError) {
-        var members: [Member] = []
-        try self.init(&reader, into: &members)
+        object = reader
+        members = try reader.memberValues()
     }
 
     /// The same, its members listed in `members` (emptied first), which can then serve the next
