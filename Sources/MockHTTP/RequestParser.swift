@@ -543,7 +543,7 @@ struct RequestParser {
 private func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
 
 /// RFC 9110 token characters, as allowed in methods and header names.
-private func isTokenByte(_ byte: UInt8) -> Bool {
+public func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {
     case 48...57, 65...90, 97...122: return true
     case 33, 35, 36, 37, 38, 39, 42, 43, 45, 46, 94, 95, 96, 124, 126: return true

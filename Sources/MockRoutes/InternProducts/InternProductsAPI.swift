@@ -60,13 +60,13 @@ public final class InternProductsAPI: CourseAPI {
         let query = InternProductsInput(request)
         let username = try query.required("username")
         let password = try query.required("password")
-        let now = options.clock()
+        var micros = InternProductsToken.micros(at: options.clock())
         return try state.withLock { state throws(InternProductsError) in
             guard state.user(named: username) == nil else { throw .usernameUsed(username) }
             if let full = refusedStoring([username, password], in: "users", holding: state.users.count, cap: Self.rowCap) {
                 return full
             }
-            guard let token = state.register(username: username, password: password, at: now) else {
+            guard let token = state.register(username: username, password: password, from: &micros) else {
                 throw .usernameUsed(username)
             }
             return Self.json(object: ["status": "SUCCESS", "loginToken": token])

@@ -4,17 +4,15 @@ import MockKit
 /// The parameters of a request, read from the URL query only (docs/apis/internproducts.md#rules-shared-by-all-three-endpoints): `+` is a space, pairs
 /// with a malformed escape or invalid UTF-8 are dropped, and a repeated key keeps its last value.
 struct InternProductsInput {
-    private var values: [String: String] = [:]
+    private let pairs: [(name: String, value: String)]
 
     init(_ request: Request) {
-        for pair in FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .dropPair) {
-            values[pair.name] = pair.value
-        }
+        pairs = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .dropPair)
     }
 
     /// The value, or `Missing parameter: <name>` when it is absent, empty or was dropped.
     func required(_ name: String) throws(InternProductsError) -> String {
-        guard let value = values[name], !value.isEmpty else { throw .missingParameter(name) }
+        guard let value = FormDecoding.last(name, in: pairs), !value.isEmpty else { throw .missingParameter(name) }
         return value
     }
 }

@@ -17,13 +17,15 @@ public struct InternProductsState: StoredState {
         var key: ExactText { ExactText(username) }
     }
 
-    struct Product: SeedRow {
-        var title: String
-        var description: String
+    /// Also its `/products` shape, keys in declaration order.
+    struct Product: SeedRow, Encodable {
         var tags: [String]
-        var date: Int
+        var title: String
         /// Standard base64 of the picture file.
         var image: String
+        var description: String
+        /// UNIX seconds.
+        var date: Int
     }
 
     /// Users in registration order (seeded ones with a token first); names and tokens compare
@@ -50,21 +52,23 @@ public struct InternProductsState: StoredState {
 
     func isLive(token: String) -> Bool { users.row(where: "loginToken", is: token) != nil }
 
-    /// Creates the user with a fresh token (docs/apis/internproducts.md#tokens); nil when the name is taken.
-    mutating func register(username: String, password: String, at now: Date) -> String? {
+    /// Creates the user with the first free token from `micros` on (docs/apis/internproducts.md#tokens),
+    /// leaving `micros` at it; nil when the name is taken.
+    mutating func register(username: String, password: String, from micros: inout Int) -> String? {
         guard user(named: username) == nil else { return nil }
-        let token = InternProductsToken.mint(at: now) { !isLive(token: $0) }
+        let token = InternProductsToken.mint(from: &micros) { !isLive(token: $0) }
         users.insert(User(username: username, password: password, loginToken: token))
         return token
     }
 
     /// Users without a token follow those with one, in document order, each minted a token once
-    /// every given one is known, so none collides with a later user's.
+    /// every given one is known, so none collides with a later user's. Each search starts at the
+    /// token minted before, every microsecond before which is taken: linear, not quadratic.
     public mutating func finishReading() {
-        let unminted = users.rows.filter { $0.loginToken == nil }
-        for user in unminted {
+        var micros = InternProductsToken.micros(at: now)
+        for user in users.rows.filter({ $0.loginToken == nil }) {
             users.remove(user.key)
-            _ = register(username: user.username, password: user.password, at: now)
+            _ = register(username: user.username, password: user.password, from: &micros)
         }
     }
 }
@@ -90,22 +94,14 @@ extension InternProductsState.Product {
     /// which knows where pictures may come from.
     init(seed row: SeedFields) throws(SeedError) {
         typealias State = InternProductsState
-        title = try row.value("title") { value throws(SeedError) in
-            let title = try value.string()
-            guard !title.isEmpty, title.count <= 60, !title.unicodeScalars.contains(where: State.isControl) else {
-                throw value.fail("expected one line of 1 to 60 characters")
-            }
-            return title
-        }
-        description = try row.value("description") { value throws(SeedError) in
-            let description = try value.string()
+        title = try row.string("title", where: { title in
+            !title.isEmpty && title.count <= 60 && !title.unicodeScalars.contains(where: State.isControl)
+        }, else: "expected one line of 1 to 60 characters")
+        description = try row.string("description", where: { description in
             let lines = description.split(separator: "\n", omittingEmptySubsequences: false)
-            guard (200...1500).contains(description.count), lines.count >= 3,
-                  lines.allSatisfy({ !$0.isEmpty && !$0.unicodeScalars.contains(where: State.isControl) }) else {
-                throw value.fail("expected 200 to 1500 characters in at least 3 non-empty lines joined by \\n")
-            }
-            return description
-        }
+            return (200...1500).contains(description.count) && lines.count >= 3
+                && lines.allSatisfy { !$0.isEmpty && !$0.unicodeScalars.contains(where: State.isControl) }
+        }, else: "expected 200 to 1500 characters in at least 3 non-empty lines joined by \\n")
         tags = try row.value("tags") { value throws(SeedError) in
             var tags: [String] = []
             try value.elements { tagValue throws(SeedError) in
@@ -117,13 +113,8 @@ extension InternProductsState.Product {
             guard (2...5).contains(tags.count) else { throw value.fail("expected 2 to 5 tags") }
             return tags
         }
-        date = try row.value("date") { value throws(SeedError) in
-            let date = try value.int()
-            guard (State.earliestDate...State.latestDate).contains(date) else {
-                throw value.fail("expected UNIX seconds in 2021 or 2022 (\(State.earliestDate)...\(State.latestDate))")
-            }
-            return date
-        }
+        date = try row.int("date", where: (State.earliestDate...State.latestDate).contains,
+                           else: "expected UNIX seconds in 2021 or 2022 (\(State.earliestDate)...\(State.latestDate))")
         image = ""
     }
 
@@ -229,19 +220,22 @@ enum InternProductsToken {
         return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
-    /// The first microsecond at or after `now` whose last digit is not 0 and whose text `isFree`,
-    /// as a token. A clock outside the years a token can name mints from the nearest of them: a
-    /// board or VM that booted without a real-time clock reads 1970, where a token would be negative.
-    static func mint(at now: Date, isFree: (String) -> Bool) -> String {
+    /// The microsecond minting at `now` starts from. A clock outside the years a token can name
+    /// mints from the nearest of them: a board or VM that booted without a real-time clock reads
+    /// 1970, where a token would be negative.
+    static func micros(at now: Date) -> Int {
         // Rounded, not truncated: a Double a hair below a whole microsecond still names it.
         let clock = (now.timeIntervalSinceReferenceDate * 1_000_000).rounded()
         let latest = mintedMicros.upperBound - 1_000_000  // a second's room to move forward
-        var micros = clock < Double(mintedMicros.lowerBound) ? mintedMicros.lowerBound
+        return clock < Double(mintedMicros.lowerBound) ? mintedMicros.lowerBound
             : clock >= Double(latest) ? latest : Int(clock)
-        while true {
-            if micros % 10 != 0, isFree(text(micros: micros)) { return text(micros: micros) }
-            micros += 1
-        }
+    }
+
+    /// The first microsecond from `micros` on whose last digit is not 0 and whose text `isFree`,
+    /// as a token; `micros` is left at it.
+    static func mint(from micros: inout Int, isFree: (String) -> Bool) -> String {
+        while micros % 10 == 0 || !isFree(text(micros: micros)) { micros += 1 }
+        return text(micros: micros)
     }
 }
 
@@ -250,27 +244,21 @@ enum InternProductsToken {
 /// The product list, read-only once loaded, and its `/products` SUCCESS body, written on first
 /// use: the seed and every state made from it share one catalog, so the body (base64 pictures,
 /// a few hundred kilobytes) is written once per list, neither at start-up nor per request.
-final class InternProductsCatalog: @unchecked Sendable {
+final class InternProductsCatalog: Sendable {
     /// Newest first.
     let products: [InternProductsState.Product]
-    private let lock = NSLock()
-    private var encodedBody: [UInt8]?
+    private let encodedBody = Locked<[UInt8]?>(nil)
 
     init(_ products: [InternProductsState.Product]) {
         self.products = products
     }
 
     var body: [UInt8] {
-        lock.lock()
-        defer { lock.unlock() }
-        if let encodedBody { return encodedBody }
-        let shapes = products.map { product in
-            InternProductsAPI.ProductShape(tags: product.tags, title: product.title, image: product.image,
-                                           description: product.description, date: product.date)
+        encodedBody.withLock { body in
+            let encoded = body ?? OrderedJSON.encode(InternProductsAPI.ProductList(products: products), escapeSlash: true)
+            body = encoded
+            return encoded
         }
-        let body = OrderedJSON.encode(InternProductsAPI.ProductList(products: shapes), escapeSlash: true)
-        encodedBody = body
-        return body
     }
 }
 

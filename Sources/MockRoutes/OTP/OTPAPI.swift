@@ -95,7 +95,7 @@ public final class OTPAPI: CourseAPI {
             state.useCode(of: phone)
             let token = state.directory.issueToken(to: phone, limit: options.issuedTokenLimit, random: random)
             // The user object carries no tokens: the row before this one was added answers.
-            return Self.json(OTPVerified(authToken: token, isNewUser: known == nil ? 1 : 0, user: OTPUserShape(user)))
+            return Self.json(OTPUserAnswer(authToken: token, isNewUser: known == nil ? 1 : 0, user: OTPUserShape(user)))
         }
     }
 

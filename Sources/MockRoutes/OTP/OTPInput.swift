@@ -8,7 +8,7 @@ struct OTPInput {
     let object: JSONObject
 
     init(_ request: Request) throws(OTPError) {
-        if request.body.allSatisfy(Self.isJSONWhitespace) {
+        if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
             object = JSONObject()
             return
         }
@@ -26,10 +26,6 @@ struct OTPInput {
         case let .string(text)?: return text
         default: throw .notAString(field: key)
         }
-    }
-
-    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 }
 

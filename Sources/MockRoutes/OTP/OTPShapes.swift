@@ -32,21 +32,17 @@ struct OTPUserShape: Encodable {
     }
 }
 
-struct OTPVerified: Encodable {
-    var authToken: String
+/// The answer of `/api/user` (the user alone) and of `/api/verify_code` (also the token).
+struct OTPUserAnswer: Encodable {
+    var authToken: String?
     /// 1 when this verify created the user, else 0: an integer, never a boolean.
-    var isNewUser: Int
+    var isNewUser: Int?
     var status = "ok"
     var user: OTPUserShape
 
     enum CodingKeys: String, CodingKey {
         case authToken = "auth_token", isNewUser = "is_new_user", status, user
     }
-}
-
-struct OTPUserAnswer: Encodable {
-    var status = "ok"
-    var user: OTPUserShape
 }
 
 /// One entry of `GET /_mock/otp/outbox`, keys in docs/admin.md's order.

@@ -15,12 +15,9 @@ struct OTPAccount: Encodable, Equatable, SeedRow {
     /// A posted or seeded account; its other keys are dropped.
     init(seed account: SeedFields) throws(SeedError) {
         id = try account.string("ID")
-        amount = try account.value("amount") { value throws(SeedError) in
-            let amount = try value.string()
-            // The app turns it into a Double: anything else would silently become 0.0 there.
-            guard DecimalLiteral.matches(amount.utf8) else { throw value.fail("expected a decimal number in a string") }
-            return amount
-        }
+        // The app turns it into a Double: anything else would silently become 0.0 there.
+        amount = try account.string("amount", where: { DecimalLiteral.matches($0.utf8) },
+                                    else: "expected a decimal number in a string")
         name = try account.string("name")
     }
 
@@ -33,7 +30,7 @@ struct OTPAccount: Encodable, Equatable, SeedRow {
     /// A posted or seeded account list (docs/apis/otp.md#endpoints).
     static func list(_ value: inout SeedReader) throws(SeedError) -> [OTPAccount] {
         var accounts: [OTPAccount] = []
-        try value.elements { item throws(SeedError) in accounts.append(try OTPAccount(seed: SeedFields(&item))) }
+        try value.objects { fields throws(SeedError) in accounts.append(try OTPAccount(seed: fields)) }
         return accounts
     }
 }
@@ -133,10 +130,15 @@ public struct OTPDirectory: StoredState {
     mutating func issueToken(to phone: String, limit: Int, random: RandomStream) -> String {
         var token = Self.secret(length: 32, random)
         while ownerByToken[ExactText(token)] != nil { token = Self.secret(length: 32, random) }
+        give(token, to: phone, limit: limit)
+        return token
+    }
+
+    /// Appends the token to the user's; the oldest issued one ends if more than `limit` were.
+    fileprivate mutating func give(_ token: String, to phone: String, limit: Int) {
         users.update(ExactText(phone)) { $0.authTokens.append(token) }
         ownerByToken[ExactText(token)] = phone
         if let ended = issuedTokens.record(token, limit: limit) { end(ended) }
-        return token
     }
 
     /// The user after the change; `name` and `accounts` replace what the user had when given.
@@ -158,10 +160,7 @@ public struct OTPDirectory: StoredState {
 
     /// `length` characters of URL-safe base64 (docs/apis/otp.md#tokens), each drawn from the API's stream.
     private static func secret(length: Int, _ random: RandomStream) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(length)
-        for _ in 0..<length { bytes.append(alphabet[Int(random.next() & 63)]) }
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: (0..<length).map { _ in alphabet[Int(random.next() & 63)] }, as: UTF8.self)
     }
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
@@ -282,13 +281,8 @@ public struct OTPState {
 
 extension OTPUser {
     init(seed row: SeedFields) throws(SeedError) {
-        phone = try row.value("e164_phone_number") { value throws(SeedError) in
-            let phone = try value.string()
-            guard PhoneNumber.isNormalized(phone) else {
-                throw value.fail("expected a valid US number written as +1 and ten digits")
-            }
-            return phone
-        }
+        phone = try row.string("e164_phone_number", where: PhoneNumber.isNormalized,
+                               else: "expected a valid US number written as +1 and ten digits")
         userID = try row.text("user_id")
         name = try row.string("name")
         keyfilePassword = try row.text("keyfile_password")
@@ -337,16 +331,8 @@ extension OTPState: TokenCarrying {
     /// Pending codes and the outbox start afresh, as after a reset; the user's token comes back
     /// after the seed's own, and counts as issued, so the bound on issued tokens still holds.
     public mutating func keepLiveToken(_ token: String, of user: String, from old: OTPState) -> Bool {
-        directory.keepToken(token, ofUserWithPhone: user)
-    }
-}
-
-extension OTPDirectory {
-    fileprivate mutating func keepToken(_ token: String, ofUserWithPhone phone: String) -> Bool {
-        guard users.contains(ExactText(phone)), ownerByToken[ExactText(token)] == nil else { return false }
-        users.update(ExactText(phone)) { $0.authTokens.append(token) }
-        ownerByToken[ExactText(token)] = phone
-        _ = issuedTokens.record(token, limit: .max)
+        guard directory.user(phone: user) != nil, directory.user(token: token) == nil else { return false }
+        directory.give(token, to: user, limit: .max)
         return true
     }
 }

@@ -94,7 +94,7 @@ public final class ThreadsAPI: CourseAPI {
         return try state.read { state, version throws(ThreadsError) in
             _ = try authorize(request, in: state)
             return Self.json(encodedLists.answer(for: version, kind: .legacy) {
-                OrderedJSON.encode(LegacyThreadList(threads: state.threads.rows.map(state.legacyShape)), escapeSlash: true)
+                OrderedJSON.encode(ThreadList(threads: state.threads.rows.map(state.legacyShape)), escapeSlash: true)
             })
         }
     }
@@ -120,7 +120,7 @@ public final class ThreadsAPI: CourseAPI {
             }
             guard thread.userID == userID else { throw .notYourThread }
             state.removeThread(id)
-            return Self.json(Deleted(message: "Thread deleted"))
+            return Self.json(object: ["status": "ok", "message": "Thread deleted"])
         }
     }
 
@@ -166,7 +166,7 @@ public final class ThreadsAPI: CourseAPI {
             guard message.userID == userID else { throw .notYourMessage }
             state.removeMessage(id)
             releaseStored([message.text])
-            return Self.json(Deleted(message: "Message deleted"))
+            return Self.json(object: ["status": "ok", "message": "Message deleted"])
         }
     }
 

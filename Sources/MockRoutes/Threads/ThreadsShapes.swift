@@ -90,8 +90,6 @@ struct ThreadList<Shape: Encodable>: Encodable {
     var threads: [Shape]
 }
 
-typealias LegacyThreadList = ThreadList<LegacyShape>
-
 struct ThreadAdded<Shape: Encodable>: Encodable {
     var status = "ok"
     var thread: Shape
@@ -105,10 +103,4 @@ struct MessageList<Shape: Encodable>: Encodable {
 struct MessageAdded<Shape: Encodable>: Encodable {
     var status = "ok"
     var message: Shape
-}
-
-/// The answer of both deletes: `{"status":"ok","message":"Thread deleted"}`.
-struct Deleted: Encodable {
-    var status = "ok"
-    var message: String
 }

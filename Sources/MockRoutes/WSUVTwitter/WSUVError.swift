@@ -3,7 +3,7 @@ import MockKit
 
 /// Every error the five scripts answer (docs/apis/wsuv-twitter.md#errors), in one place, each explained below. An
 /// error is only a status line with the scripts' own reason phrase and an empty body, typed as JSON like the successes.
-public enum WSUVError: APIError {
+public enum WSUVError: HTTPStatusError, MethodNotAllowedCase {
     /// A required parameter is absent or empty, or `action` is not `login`/`logout`.
     case badRequest
     case tooLong(String)
@@ -18,30 +18,25 @@ public enum WSUVError: APIError {
     case pathAboveRoot
     /// SQLite refused the insert: the newest tweet has the largest id an AUTOINCREMENT column gives.
     case tweetIDsUsedUp
+    case methodNotAllowed
+    case serviceUnavailable
 
-    var status: Int {
+    public var status: Int {
         switch self {
         case .badRequest, .tooLong, .pathAboveRoot: return 400
         case .unauthorized: return 401
         case .notYourTweet: return 403
         case .noSuchUser, .noSuchTweet: return 404
+        case .methodNotAllowed: return 405
         case .userExists: return 409
         case .queryFailed, .scriptDied, .tweetIDsUsedUp: return 500
+        case .serviceUnavailable: return 503
         }
     }
 
-    public var response: Response { Self.response(status: status) }
-
-    public static func injectedFault(status: Int) -> Response {
-        response(status: status)
-    }
-
-    public static func methodNotAllowed(_ request: Request) -> Response {
-        response(status: 405)
-    }
-
+    /// The status alone, like every error.
     public static func bodyTooLarge(_ reason: String) -> Response {
-        response(status: 413)
+        serviceUnavailable.response(status: 413)
     }
 
     public func explanation(for request: Request) -> String {
@@ -61,6 +56,7 @@ public enum WSUVError: APIError {
         case .pathAboveRoot: return "a `..` in the path climbs above the root, which Apache refused with 400 before any script ran"
         case .tweetIDsUsedUp: return "the newest tweet_id is \(Int.max), the largest SQLite gives: no tweet id is left; "
             + "the seed or state file holds a tweet_id that high"
+        case .methodNotAllowed, .serviceUnavailable: return "" // never thrown: the kit answers these and says why
         }
     }
 
@@ -78,9 +74,9 @@ public enum WSUVError: APIError {
         return ErrorReason.missingField(first, in: request, reads: source)
     }
 
-    /// Any status in this format, with the scripts' phrase where they had their own
+    /// Any status, whatever the error, with the scripts' phrase where they had their own
     /// (`409 Conflict User Exists`, `503 Database Unavailable`): also the injected faults.
-    private static func response(status: Int) -> Response {
+    public func response(status: Int) -> Response {
         var response = Response.json(status, [])
         switch status {
         case 409: response.reason = "Conflict User Exists"

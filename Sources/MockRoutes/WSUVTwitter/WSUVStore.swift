@@ -116,18 +116,9 @@ public struct WSUVState: StoredState {
     /// 160 random bits as 40 lowercase hex digits, never another user's live token.
     func mintToken(_ random: RandomStream) -> String {
         while true {
-            let token = random.bytes(20).map(hex).joined()
+            let token = random.bytes(20).map { String($0 >> 4, radix: 16) + String($0 & 0xF, radix: 16) }.joined()
             if users.row(where: "session_token", is: token) == nil { return token }
         }
-    }
-
-    private func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-    }
-
-    func shape(_ tweet: Tweet) -> TweetShape {
-        TweetShape(tweetID: tweet.id, username: tweet.username, timeStamp: tweet.timeStamp, tweet: tweet.text, isDeleted: tweet.isDeleted ? 1 : 0)
     }
 
     /// `YYYY-MM-DD HH:MM:SS` of a moment in the given zone, truncated to the second (SQLite's
@@ -142,17 +133,11 @@ public struct WSUVState: StoredState {
 
     /// `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`: only the shape is checked, stored stamps are text, never dates.
     static func isStamp(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 19 else { return false }
-        for (position, byte) in bytes.enumerated() {
-            switch position {
-            case 4, 7: guard byte == UInt8(ascii: "-") else { return false }
-            case 10: guard byte == UInt8(ascii: " ") else { return false }
-            case 13, 16: guard byte == UInt8(ascii: ":") else { return false }
-            default: guard (48...57).contains(byte) else { return false }
-            }
+        // Each `0` of the template stands for any digit.
+        let template = "0000-00-00 00:00:00".utf8
+        return text.utf8.count == template.count && zip(text.utf8, template).allSatisfy { byte, expected in
+            expected == UInt8(ascii: "0") ? (48...57).contains(byte) : byte == expected
         }
-        return true
     }
 }
 
@@ -178,26 +163,17 @@ extension WSUVState.User {
 
 extension WSUVState.Tweet {
     init(seed row: SeedFields) throws(SeedError) {
-        id = try row.value("tweet_id") { value throws(SeedError) in
-            let id = try value.int()
-            guard id >= 1 else { throw value.fail("must be 1 or more") }
-            return id
-        }
+        id = try row.int("tweet_id", where: { $0 >= 1 }, else: "must be 1 or more")
         username = try row.string("username")
-        timeStamp = try row.value("time_stamp") { value throws(SeedError) in
-            let stamp = try value.string()
-            guard WSUVState.isStamp(stamp) else { throw value.fail("expected YYYY-MM-DD HH:MM:SS, got \(stamp)") }
-            return stamp
+        timeStamp = try row.string("time_stamp")
+        guard WSUVState.isStamp(timeStamp) else {
+            throw row.fail("time_stamp", "expected YYYY-MM-DD HH:MM:SS, got \(timeStamp)")
         }
-        isDeleted = try row.value("isdeleted") { value throws(SeedError) in
-            let deleted = try value.int()
-            guard deleted == 0 || deleted == 1 else { throw value.fail("expected 0 or 1") }
-            return deleted == 1
-        }
+        isDeleted = try row.int("isdeleted", where: { $0 == 0 || $0 == 1 }, else: "expected 0 or 1") == 1
         text = try row.string("tweet")
     }
 
-    /// The answers' order: `tweet_id, username, time_stamp, tweet, isdeleted`.
+    /// Also `get-tweets.cgi`'s shape of a tweet: `tweet_id, username, time_stamp, tweet, isdeleted`.
     func write(to seed: inout SeedFieldWriter) {
         seed.field("tweet_id", id)
         seed.field("username", username)

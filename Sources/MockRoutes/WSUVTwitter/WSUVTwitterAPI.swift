@@ -80,10 +80,11 @@ public final class WSUVTwitterAPI: CourseAPI {
         let date = parameters["date"].map { Array($0.utf8) }
         // A NUL cut the SQL text short and the statement failed.
         if date?.contains(0) == true { throw .queryFailed }
-        let tweets = state.read { state, _ in
-            (date.map(state.tweets(after:)) ?? Array(state.tweets.rows)).map(state.shape)
-        }
-        return Self.json(TweetList(tweets: tweets))
+        let tweets = state.read { state, _ in date.map(state.tweets(after:)) ?? Array(state.tweets.rows) }
+        // `{"tweets":[…]}`, each tweet as its seed row: the scripts answered the table's columns.
+        return Self.json(SeedFieldWriter.object { list in
+            list.field("tweets", objects: tweets) { row, tweet in tweet.write(to: &row) }
+        })
     }
 
     /// The longest username, password or tweet stored, in UTF-8 bytes: ten times the 100,000

@@ -10,30 +10,24 @@ enum WSUVTwitterOpenAPI: OpenAPIDescription {
         func errors(_ statuses: (Int, String)...) -> Responses {
             statuses.map { ($0.0, "\($0.1) (empty body)", nil) }
         }
-        struct Script {
-            var file: String
-            var summary: String
-            var responses: Responses
-        }
-        let scripts = [
-            Script(file: "get-tweets.cgi",
-                   summary: "Every tweet (deleted ones included) whose time_stamp is greater than `date` byte by byte, by tweet_id",
-                   responses: [(200, "The tweets", ref("TweetList"))]),
-            Script(file: "register.cgi", summary: "Create a user and log it in",
-                   responses: [(200, "The new session token", ref("Session"))]
-                       + errors((400, "A parameter is missing"), (409, "Conflict User Exists: the username is taken"))),
-            Script(file: "login.cgi", summary: "Log in (keeps a live token) or, with action=logout, log out",
-                   responses: [(200, "The live session token, or \"0\" after a logout", ref("Session"))]
-                       + errors((400, "A parameter is missing or action is not login/logout"),
-                                (401, "Wrong password"), (404, "No such user"))),
-            Script(file: "add-tweet.cgi", summary: "Post a tweet as the logged-in user",
-                   responses: [(200, "The text as received", ref("TweetAdded"))]
-                       + errors((400, "A parameter is missing"), (401, "The token is not the user's live one"),
-                                (404, "No such user"))),
-            Script(file: "del-tweet.cgi", summary: "Soft-delete one of your tweets (text [deleted], stamp bumped)",
-                   responses: [(200, "The id as sent", ref("TweetDeleted"))]
-                       + errors((400, "A parameter is missing"), (401, "The token is not the user's live one"),
-                                (403, "The tweet is someone else's"), (404, "No such user or no such tweet"))),
+        let scripts: [(file: String, summary: String, responses: Responses)] = [
+            ("get-tweets.cgi",
+             "Every tweet (deleted ones included) whose time_stamp is greater than `date` byte by byte, by tweet_id",
+             [(200, "The tweets", ref("TweetList"))]),
+            ("register.cgi", "Create a user and log it in",
+             [(200, "The new session token", ref("Session"))]
+                 + errors((400, "A parameter is missing"), (409, "Conflict User Exists: the username is taken"))),
+            ("login.cgi", "Log in (keeps a live token) or, with action=logout, log out",
+             [(200, "The live session token, or \"0\" after a logout", ref("Session"))]
+                 + errors((400, "A parameter is missing or action is not login/logout"), (401, "Wrong password"),
+                          (404, "No such user"))),
+            ("add-tweet.cgi", "Post a tweet as the logged-in user",
+             [(200, "The text as received", ref("TweetAdded"))]
+                 + errors((400, "A parameter is missing"), (401, "The token is not the user's live one"), (404, "No such user"))),
+            ("del-tweet.cgi", "Soft-delete one of your tweets (text [deleted], stamp bumped)",
+             [(200, "The id as sent", ref("TweetDeleted"))]
+                 + errors((400, "A parameter is missing"), (401, "The token is not the user's live one"),
+                          (403, "The tweet is someone else's"), (404, "No such user or no such tweet"))),
         ]
         func form(_ parameters: [(name: String, required: Bool)]) -> (schema: String, mediaTypes: [String]) {
             let properties = parameters.map { #""\#($0.name)":{"type":"string","minLength":1}"# }.joined(separator: ",")
