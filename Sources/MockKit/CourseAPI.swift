@@ -44,12 +44,7 @@ extension CourseAPI {
     /// The API filled from `Seed/<name>.json` in the seed folder.
     public init(seed folder: SeedDirectory, options: APIOptions) throws(SeedError) {
         let context = SeedContext(folder: folder, options: options)
-        self.init(seed: try Self.seed(from: Self.seedDocument(in: folder), in: context), context: context)
-    }
-
-    /// The text of `Seed/<name>.json`.
-    public static func seedDocument(in seed: SeedDirectory) throws(SeedError) -> SeedJSON {
-        try seed.document("\(name).json")
+        self.init(seed: try Self.seed(from: folder.document("\(Self.name).json"), in: context), context: context)
     }
 
     public static func json(_ encoded: [UInt8], status: Int = 200) -> Response {
@@ -79,11 +74,9 @@ extension CourseAPI {
     }
 
     public func reloadSeed() throws(SeedError) -> SeedReload {
-        let reloaded = try Self.seed(from: Self.seedDocument(in: context.folder), in: context)
+        let reloaded = try Self.seed(from: context.folder.document("\(Self.name).json"), in: context)
         let before = Self.tableCounts(of: state.seed)
-        var tokens = KeptTokens()
-        state.reseed(reloaded) { old, new in tokens = new.keepLiveTokens(of: old) }
-        state.noteEndedByReload(tokens.ended, at: context.options.clock())
+        let tokens = state.reseed(reloaded, at: context.options.clock())
         releaseStoredText()
         return SeedReload(before: before, after: Self.tableCounts(of: reloaded), tokens: tokens)
     }

@@ -57,7 +57,7 @@ public enum ErrorReason {
     /// `unknownToken`, or, for a token a `--watch` reload ended, that reload.
     public static func unknownToken(endedBy reload: TokenEndedByReload?) -> String {
         guard let reload else { return unknownToken }
-        let at = ISO8601DateFormatter().string(from: reload.at)
+        let at = ISO8601.format(reload.at).dropLast(5) + "Z"  // to the second
         return "the --watch reload of the seed file at \(at) ended this token: its user is no longer in the seed "
             + "(or the seed now gives that user another token): log in again"
     }

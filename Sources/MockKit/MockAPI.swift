@@ -62,11 +62,6 @@ public protocol MockAPI: AnyObject, Sendable {
 }
 
 extension MockAPI {
-    /// A document already parsed (a replayed state, a test's), loaded as `loadState` loads its text.
-    public func loadState(_ document: JSONValue) throws(SeedError) {
-        try loadState(SeedJSON(document))
-    }
-
     public var adminRoutes: [Route] { [] }
     public var openAPIDocument: [UInt8]? { nil }
 

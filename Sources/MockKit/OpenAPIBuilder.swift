@@ -122,8 +122,11 @@ public struct OpenAPIBuilder {
     }
 
     private func operation(_ operation: Operation, method: String) -> JSONValue {
-        let id = operation.operationID ?? Self.operationID(method: method, path: operation.path)
-        var fields: [Member] = [("summary", .string(operation.summary)), ("operationId", .string(id)),
+        // Unless named: `post /api/thread/delete/{thread_id}` → `postApiThreadDeleteThreadId`.
+        let words = operation.path.split { !$0.isLetter && !$0.isNumber }.flatMap { $0.split(separator: "_") }
+        let derived = method.lowercased() + words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        var fields: [Member] = [("summary", .string(operation.summary)),
+                                ("operationId", .string(operation.operationID ?? derived)),
                                 ("tags", operation.tag.map { .array([.string($0)]) })]
         if security != nil {
             fields.append(("security", .array(operation.secured ? [Self.object([("token", .array([]))])] : [])))
@@ -171,13 +174,4 @@ public struct OpenAPIBuilder {
     private static func parse(_ json: String) -> JSONValue {
         (try? JSONParser.parse(Array(json.utf8))) ?? .object(JSONObject())
     }
-
-    /// `post /api/thread/delete/{thread_id}` → `postApiThreadDeleteThreadId`
-    public static func operationID(method: String, path: String) -> String {
-        let words = path.split { !$0.isLetter && !$0.isNumber }.flatMap { $0.split(separator: "_") }
-        return method.lowercased() + words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-    }
-
-    /// `{"$ref":"#/components/schemas/Name"}`
-    public static func ref(_ name: String) -> String { ##"{"$ref":"#/components/schemas/\##(name)"}"## }
 }

@@ -7,7 +7,8 @@ public protocol OpenAPIDescription {}
 extension OpenAPIDescription {
     public typealias Operation = OpenAPIBuilder.Operation
 
-    public static func ref(_ name: String) -> String { OpenAPIBuilder.ref(name) }
+    /// `{"$ref":"#/components/schemas/Name"}`
+    public static func ref(_ name: String) -> String { ##"{"$ref":"#/components/schemas/\##(name)"}"## }
 
     /// The schema of an object with `properties` (JSON text, `"id":{…},"name":{…}`), each of them
     /// required but the `optional` ones, so a property is named once; `closed` refuses any other.

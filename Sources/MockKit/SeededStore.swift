@@ -1,4 +1,5 @@
 import Foundation
+import MockSupport
 
 /// An API's live state and the seed it returns to, behind one lock: every read and change of the
 /// state goes through `withLock`, so concurrent requests on different loop threads see whole
@@ -54,26 +55,8 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
     /// The seed document, which reset returns to.
     public var seed: Seed { holding { seedValue } }
 
-    /// A new seed (its file changed, `--watch`), and the live state fresh from it, to which `keep`
-    /// carries what it keeps of the state before (live tokens).
-    public func reseed(_ seed: Seed, keeping keep: (_ old: State, _ new: inout State) -> Void) {
-        holding {
-            seedValue = seed
-            replace { state in
-                let old = state
-                state = fresh(seed)
-                keep(old, &state)
-            }
-        }
-    }
-
     /// The tokens the last `--watch` reload ended (their users left the seed), and when.
     private var endedByReload: (tokens: Set<String>, at: Date) = ([], Date.distantPast)
-
-    /// Notes the tokens a reload ended, so that their 401 can name it (`endedByReload(_:)`).
-    public func noteEndedByReload(_ tokens: Set<String>, at date: Date) {
-        holding { endedByReload = (tokens, date) }
-    }
 
     /// When the last reload ended `token`; nil when it did not.
     public func endedByReload(_ token: String) -> TokenEndedByReload? {
@@ -94,14 +77,10 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
     }
 
     private func replace(_ update: (inout State) -> Void) {
-        lock.lock()
-        defer {
-            logChanges()
-            lock.unlock()
+        withLock { state in
+            update(&state)
+            wholeStateChanged = true
         }
-        update(&state)
-        version &+= 1
-        wholeStateChanged = true
     }
 
     /// From now on every change is a record of `log`; a whole state is written as `document` makes it.
@@ -111,9 +90,7 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
 
     /// Runs `body` with the store locked: no request reads or changes it meanwhile.
     public func holding<Result>(_ body: () throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        try lock.locked(body)
     }
 
     /// The request read changes that may not be stored yet: its answer waits for them.
@@ -153,5 +130,23 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
 extension SeededStore where Seed == State {
     public convenience init(_ seed: State) {
         self.init(seed: seed, fresh: { $0 })
+    }
+}
+
+extension SeededStore where State: TokenCarrying {
+    /// A new seed (its file changed, `--watch`) and the live state fresh from it, with the live
+    /// tokens of the users it still has; the 401 of the others names this reload, made at `date`.
+    func reseed(_ seed: Seed, at date: Date) -> KeptTokens {
+        holding {
+            seedValue = seed
+            var tokens = KeptTokens()
+            replace { state in
+                let old = state
+                state = fresh(seed)
+                tokens = state.keepLiveTokens(of: old)
+            }
+            endedByReload = (tokens.ended, date)
+            return tokens
+        }
     }
 }

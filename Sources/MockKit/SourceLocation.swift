@@ -44,7 +44,9 @@ public struct FileProblem: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         "\(location): " + (path.map { "\($0): " } ?? "") + problem
     }
+}
 
+extension FileProblem {
     /// A `SeedError` found in a file: a syntax error where the text went wrong, any other where
     /// its JSONPath points.
     public init(_ error: SeedError, in bytes: [UInt8], file: String) {
@@ -70,11 +72,6 @@ public struct FileProblem: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public init(location: SourceLocation, problem: String) {
-        self.location = location
-        self.problem = problem
-    }
-
     /// Reads and parses a JSON file; a syntax error is placed where the parser stopped.
     public static func readJSON(_ url: URL) throws(FileProblem) -> (value: JSONValue, bytes: [UInt8]) {
         guard let data = FileManager.default.contents(atPath: url.path) else {
@@ -91,7 +88,7 @@ public struct FileProblem: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Finds the byte offset of a value by its JSONPath, the way back from `SeedReader.path(of:)`.
-/// On text that does not parse it stops where it can go no further.
+/// On text that does not parse it stops at the deepest value whose container it could read.
 enum JSONPathLocator {
     private enum Step {
         case key(String)
@@ -120,39 +117,30 @@ enum JSONPathLocator {
 
     /// Where the deepest value on `path` that `bytes` has starts.
     static func offset(of path: String, in bytes: [UInt8]) -> Int {
-        bytes.withUnsafeBufferPointer { buffer in
-            var scanner = JSONScanner(buffer)
-            scanner.skipWhitespace()
+        var offset = 0
+        _ = try? SeedJSON(bytes, maxDepth: .max).read { root throws(SeedError) in
+            var value = root
+            offset = value.scanner.position
             for step in steps(path) {
-                guard let start = start(of: step, inside: scanner) else { break }
-                scanner.position = start
+                var next: SeedReader?
+                switch step {
+                case let .key(key) where value.scanner.current == UInt8(ascii: "{"):
+                    // The last of repeated keys is the one read.
+                    next = try value.memberValues().last { value.scanner.decode($0.name) == key }?.value
+                case let .index(index) where value.scanner.current == UInt8(ascii: "["):
+                    var count = 0
+                    try value.elements { element throws(SeedError) in
+                        if count == index { next = element }
+                        count += 1
+                    }
+                default:
+                    break
+                }
+                guard let next else { return }
+                value = next
+                offset = value.offset
             }
-            return scanner.position
         }
-    }
-
-    /// Where the value `step` names inside the value at the scanner's position starts; nil when
-    /// it is not there.
-    private static func start(of step: Step, inside value: JSONScanner) -> Int? {
-        var scanner = value
-        let isObject = scanner.current == UInt8(ascii: "{")
-        guard isObject || scanner.current == UInt8(ascii: "[") else { return nil }
-        scanner.position += 1
-        var found: Int?
-        for index in 0... {
-            scanner.skipWhitespace()
-            if isObject {
-                guard let key = try? scanner.scanKey() else { return found }
-                // The last of repeated keys is the one read.
-                if case let .key(wanted) = step, scanner.decode(key) == wanted { found = scanner.position }
-            } else if case let .index(wanted) = step, index == wanted {
-                return scanner.current == UInt8(ascii: "]") ? nil : scanner.position
-            }
-            guard (try? scanner.skipValue(depth: 0, maxDepth: .max)) != nil else { return found }
-            scanner.skipWhitespace()
-            guard scanner.current == UInt8(ascii: ",") else { return found }
-            scanner.position += 1
-        }
-        return found
+        return offset
     }
 }

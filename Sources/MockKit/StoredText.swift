@@ -14,25 +14,9 @@ public final class StoredText: @unchecked Sendable {
         self.budget = budget
     }
 
-    /// Charges a row of `texts` to `api`; false, and nothing charged, when it does not fit.
-    func admit(_ texts: [String], for api: String) -> Bool {
-        charge(Self.rowOverhead + Self.size(texts), to: api)
-    }
-
-    /// Charges the growth from `replaced` to `texts` (an update of a row, charged before or not:
-    /// a seed's row is not); false, and nothing charged, when it does not fit. A shrink gives back.
-    func admit(_ texts: [String], replacing replaced: [String], for api: String) -> Bool {
-        charge(Self.size(texts) - Self.size(replaced), to: api)
-    }
-
-    /// Gives back the bytes of `texts` a delete removed (and `rows` rows' overhead).
-    func release(_ texts: [String], rows: Int, for api: String) {
-        _ = charge(-(rows * Self.rowOverhead + Self.size(texts)), to: api)
-    }
-
-    /// Charges `bytes` to `api` when they fit; a negative count gives back at most what `api` was
-    /// charged (the row may have come from the seed, which is not charged).
-    private func charge(_ bytes: Int, to api: String) -> Bool {
+    /// Charges `bytes` to `api` when they fit (false, and nothing charged, when they do not); a
+    /// negative count gives back at most what `api` was charged (a seed's row is not charged).
+    func charge(_ bytes: Int, to api: String) -> Bool {
         charged.withLock { charged in
             if bytes <= 0 {
                 let given = min(-bytes, charged[api, default: 0])
@@ -46,8 +30,9 @@ public final class StoredText: @unchecked Sendable {
         }
     }
 
-    private static func size(_ texts: [String]) -> Int {
-        texts.reduce(0) { $0 + $1.utf8.count }
+    /// The bytes `texts` take, and `rows` rows' overhead.
+    static func cost(_ texts: [String], rows: Int = 0) -> Int {
+        texts.reduce(rows * rowOverhead) { $0 + $1.utf8.count }
     }
 
     /// Gives back what `api` was charged: its tables went back to a seed or a loaded document.
@@ -66,7 +51,7 @@ extension CourseAPI {
         if rows >= min(cap, context.options.rowLimit ?? cap) {
             reason = "\(Self.name) holds \(rows) \(table), the most clients may store (docs/apis: size limits); "
                 + "POST /_mock/reset/\(Self.name) empties it"
-        } else if context.options.storedText?.admit(texts, for: Self.name) == false {
+        } else if context.options.storedText?.charge(StoredText.cost(texts, rows: 1), to: Self.name) == false {
             reason = Self.storedShareFull
         } else {
             return nil
@@ -78,7 +63,8 @@ extension CourseAPI {
     /// accounts): what the row grows by fits in the budget (charged then; a shrink gives back).
     /// Otherwise the same 503 as `refusedStoring`; nothing is charged.
     public func refusedChanging(_ replaced: [String], to texts: [String]) -> Response? {
-        context.options.storedText?.admit(texts, replacing: replaced, for: Self.name) == false ? unavailable(Self.storedShareFull) : nil
+        let fits = context.options.storedText?.charge(StoredText.cost(texts) - StoredText.cost(replaced), to: Self.name)
+        return fits == false ? unavailable(Self.storedShareFull) : nil
     }
 
     private static var storedShareFull: String {
@@ -94,7 +80,7 @@ extension CourseAPI {
 
     /// Called by a delete: the texts it removed (and `rows` rows) are charged no more.
     public func releaseStored(_ texts: [String], rows: Int = 1) {
-        context.options.storedText?.release(texts, rows: rows, for: Self.name)
+        _ = context.options.storedText?.charge(-StoredText.cost(texts, rows: rows), to: Self.name)
     }
 
     /// Called when the tables go back to a seed or a document: their client text is charged no more.

@@ -41,7 +41,7 @@ final class LargeSeedTests: XCTestCase {
     private func reloadExportedState() throws {
         let exported = api.exportState()
         api.reset()
-        try api.loadState(JSONParser.parse(exported))
+        try api.loadState(SeedJSON(exported))
         XCTAssertEqual(api.exportState(), exported)
     }
 

@@ -49,12 +49,9 @@ struct StateFileContents {
         while offset < bytes.count, let record = Self.record(in: bytes, at: offset, after: chain) {
             let name = record.api
             if replays[name] == nil {
-                if let index = documents.firstIndex(where: { $0.api == name }) {
-                    replays[name] = DocumentReplay(documents[index].document)
-                } else {
-                    documents.append((name, SeedJSON(Array("{}".utf8))))
-                    replays[name] = DocumentReplay(documents[documents.count - 1].document)
-                }
+                let index = documents.firstIndex { $0.api == name } ?? documents.endIndex
+                if index == documents.endIndex { documents.append((name, SeedJSON(Array("{}".utf8)))) }
+                replays[name] = DocumentReplay(documents[index].document)
             }
             replays[name]!.apply(record.change)
             chain = record.checksum
@@ -91,11 +88,8 @@ struct StateFileContents {
         var start = offset
         var previous: UInt32?
         while start < bytes.count, let newline = bytes[start...].firstIndex(of: 10) {
-            let stated = statedChecksum(bytes, at: start, end: newline)
-            if let previous, record(in: bytes, at: start, after: previous) != nil {
-                return line
-            }
-            previous = stated
+            if let previous, record(in: bytes, at: start, after: previous) != nil { return line }
+            previous = statedChecksum(bytes, at: start, end: newline)
             start = newline + 1
             line += 1
         }
@@ -115,10 +109,11 @@ struct StateFileContents {
         do {
             members = try JSONPieces.members(of: snapshot, maxDepth: maxDepth)
         } catch {
-            // The snapshot starts the file, so the offset is the file's own: `file:line:column`.
-            let place = SourceLocation(file: file, offset: error.offset, in: Array(snapshot))
+            // Only the text can be wrong. The snapshot starts the file, so the offset is the file's own.
+            let syntax = error.syntaxError ?? JSONParseError(error.problem, at: 0)
+            let place = SourceLocation(file: file, offset: syntax.offset, in: Array(snapshot))
             throw SeedError(file: place.description, path: "$",
-                            problem: "not a state file (\(error.message)); move it away or give another --state FILE")
+                            problem: "not a state file (\(syntax.message)); move it away or give another --state FILE")
         }
         guard let members else {
             throw SeedError(file: file, path: "$", problem: "not a state file: expected an object with one member per API")
@@ -350,23 +345,19 @@ struct DocumentReplay {
     }
 }
 
-/// The pieces of JSON text the state file is read in, found without building values: an object's
-/// members and an array's elements, each with where its text lies (indices of the slice given).
+/// The pieces of JSON text the state file is read in, found by the seed reader without building
+/// values: an object's members and an array's elements, each with where its text lies (indices of
+/// the slice given).
 enum JSONPieces {
     /// The members of the object `bytes` holds, checked; nil when it holds another kind of value.
-    static func members(of bytes: ArraySlice<UInt8>, maxDepth: Int) throws(JSONParseError) -> [(key: String, range: Range<Int>)]? {
-        let base = bytes.startIndex
-        return try scan(bytes) { scanner throws(JSONParseError) in
-            guard scanner.current == UInt8(ascii: "{") else {
-                try scanner.skipValue(depth: 0, maxDepth: maxDepth)
-                return nil
-            }
+    static func members(of bytes: ArraySlice<UInt8>,
+                        maxDepth: Int) throws(SeedError) -> [(key: String, range: Range<Int>)]? {
+        try SeedJSON(bytes, maxDepth: maxDepth).read { root throws(SeedError) in
+            guard root.scanner.current == UInt8(ascii: "{") else { return nil }
             var members: [(key: String, range: Range<Int>)] = []
-            try container(&scanner, closing: UInt8(ascii: "}")) { scanner throws(JSONParseError) in
-                let name = scanner.decode(try scanner.scanKey())
-                let start = scanner.position
-                try scanner.skipValue(depth: 1, maxDepth: maxDepth)
-                members.append((name, (base + start)..<(base + scanner.position)))
+            for (name, var value) in try root.memberValues() {
+                try value.skip()
+                members.append((root.scanner.decode(name), range(of: value, in: bytes)))
             }
             return members
         }
@@ -376,70 +367,29 @@ enum JSONPieces {
     /// has in `keyField`; nil when it is not an array.
     static func rows(of bytes: ArraySlice<UInt8>, keyField: String) -> [(range: Range<Int>, key: RowKey?)]? {
         let field = Array(keyField.utf8)
-        let base = bytes.startIndex
-        return try? scan(bytes) { scanner throws(JSONParseError) in
-            guard scanner.current == UInt8(ascii: "[") else { return nil }
+        return try? SeedJSON(bytes, maxDepth: .max).read { root throws(SeedError) in
+            guard root.scanner.current == UInt8(ascii: "[") else { return nil }
             var rows: [(range: Range<Int>, key: RowKey?)] = []
-            try container(&scanner, closing: UInt8(ascii: "]")) { scanner throws(JSONParseError) in
-                let start = scanner.position
+            try root.elements { row throws(SeedError) in
                 var key: RowKey?
-                if scanner.current == UInt8(ascii: "{") {
-                    try container(&scanner, closing: UInt8(ascii: "}")) { scanner throws(JSONParseError) in
-                        let name = try scanner.scanKey()
-                        let value = scanner.position
-                        try scanner.skipValue(depth: 2, maxDepth: .max)
-                        if key == nil, !name.hasEscapes, scanner.bytes[name.content].elementsEqual(field) {
-                            // A string or an integral number; nil for anything else.
-                            key = (try? JSONParser.parse(scanner.bytes[value..<scanner.position])).flatMap(RowKey.init)
-                        }
+                if row.scanner.current == UInt8(ascii: "{") {
+                    for (name, var value) in try row.memberValues()
+                    where key == nil && !name.hasEscapes && row.scanner.bytes[name.content].elementsEqual(field) {
+                        // A string or an integral number; nil for anything else.
+                        let isString = value.scanner.current == UInt8(ascii: "\"")
+                        key = try isString ? .string(value.string()) : (try? value.int()).map(RowKey.int)
                     }
                 } else {
-                    try scanner.skipValue(depth: 1, maxDepth: .max)
+                    try row.skip()
                 }
-                rows.append(((base + start)..<(base + scanner.position), key))
+                rows.append((range(of: row, in: bytes), key))
             }
             return rows
         }
     }
 
-    /// Runs `body` on a scanner over `bytes` past leading space; the value must end the text.
-    private static func scan<Found>(_ bytes: ArraySlice<UInt8>,
-                                    _ body: (inout JSONScanner) throws(JSONParseError) -> [Found]?) throws(JSONParseError) -> [Found]? {
-        let outcome = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(JSONParseError) -> [Found]? in
-                var scanner = JSONScanner(buffer)
-                scanner.skipWhitespace()
-                let found = try body(&scanner)
-                scanner.skipWhitespace()
-                guard scanner.atEnd else { throw scanner.error("unexpected data after the JSON value") }
-                return found
-            }
-        }
-        return try outcome.get()
-    }
-
-    /// Past the opening bracket at the position, calls `each` at every item (a member's key or an
-    /// element), then moves past the closing bracket.
-    private static func container(_ scanner: inout JSONScanner, closing: UInt8,
-                                  _ each: (inout JSONScanner) throws(JSONParseError) -> Void) throws(JSONParseError) {
-        scanner.position += 1
-        scanner.skipWhitespace()
-        if scanner.current == closing {
-            scanner.position += 1
-            return
-        }
-        while true {
-            try each(&scanner)
-            scanner.skipWhitespace()
-            if scanner.current == UInt8(ascii: ",") {
-                scanner.position += 1
-                scanner.skipWhitespace()
-            } else if scanner.current == closing {
-                scanner.position += 1
-                return
-            } else {
-                throw scanner.error(closing == UInt8(ascii: "}") ? "expected ',' or '}'" : "expected ',' or ']'")
-            }
-        }
+    /// Where the text of a value read to its end lies in `bytes`.
+    private static func range(of value: SeedReader, in bytes: ArraySlice<UInt8>) -> Range<Int> {
+        (bytes.startIndex + value.offset)..<(bytes.startIndex + value.scanner.position)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MockHTTP
+import MockSupport
 
 /// `--state FILE` (docs/admin.md#state-that-survives---state-file): every acknowledged change is
 /// on the disk before its answer goes out. The file is a snapshot and a log of records
@@ -40,8 +41,7 @@ public final class StateLog: @unchecked Sendable {
     /// Failed records up to this one are gone from memory too.
     private var withdrawnThrough = 0
     private var apisToReload: Set<String> = []
-    /// Answers waiting for their records: called once they are all stored (true), or one failed
-    /// and was withdrawn (false).
+    /// Answers waiting for their records (`whenSettled`).
     private var waiters: [(records: ClosedRange<Int>, done: (Bool) -> Void)] = []
     /// Until `beginWriting` has written the file's first snapshot, records wait.
     private var snapshotPending = false
@@ -76,13 +76,12 @@ public final class StateLog: @unchecked Sendable {
     }
 
     /// The state file's health: nil when writes succeed, else why they do not.
-    public var failureReason: String? { locked { failure } }
+    public var failureReason: String? { condition.locked { failure } }
 
     /// Why the log could not be compacted (it keeps growing, every change in it), until it can.
-    public var compactionFailureReason: String? { locked { compactionFailure } }
+    public var compactionFailureReason: String? { condition.locked { compactionFailure } }
 
-    /// Records stored since start, and the flushes that stored them.
-    public var counts: (records: Int, flushes: Int) { locked { (storedRecords, flushes) } }
+    public var counts: (records: Int, flushes: Int) { condition.locked { (storedRecords, flushes) } }
 
     // MARK: Start and stop
 
@@ -131,7 +130,6 @@ public final class StateLog: @unchecked Sendable {
         for api in apis { api.attach(to: self) }
     }
 
-    /// The bytes a snapshot of the state takes now.
     private func snapshotSize() -> Int {
         StateFileContents.snapshot(documents()).count
     }
@@ -143,7 +141,7 @@ public final class StateLog: @unchecked Sendable {
         if snapshotPending, let failure = rewriteHoldingAll() {
             throw .unwritable(failure, stateSize: failure.isOutOfRoom ? snapshotSize() : nil)
         }
-        let start = locked {
+        let start = condition.locked {
             snapshotPending = false
             condition.broadcast()
             let first = !writerStarted
@@ -160,7 +158,7 @@ public final class StateLog: @unchecked Sendable {
     /// A new snapshot at stop, so the file left behind is plain JSON.
     public func close() {
         guard let error = rewriteHoldingAll() else { return }
-        let refusedSince = locked { failure }
+        let refusedSince = condition.locked { failure }
         console("state file: the snapshot at stop could not be written (\(error)); "
                 + (refusedSince.map { "changes were refused since \($0), and the file holds those acknowledged before" }
                    ?? "the log before it keeps every change"))
@@ -193,7 +191,7 @@ public final class StateLog: @unchecked Sendable {
         let (first, last, saw) = (writes.firstWrote, writes.wrote, writes.saw)
         writes.clear()
         if last > 0 { return (response, first...last, true) }
-        let settled = locked { saw <= settledThrough && !hasFailed(saw...saw) }
+        let settled = condition.locked { saw <= settledThrough && !hasFailed(saw...saw) }
         return (response, saw == 0 || settled ? nil : saw...saw, false)
     }
 
@@ -220,19 +218,19 @@ public final class StateLog: @unchecked Sendable {
     /// Queues a record of `api`'s change; the change is already in memory. Called under the
     /// store's lock, so each API's records are in the order of its changes.
     func append(_ json: [UInt8], of api: String) -> Int {
-        condition.lock()
-        defer { condition.unlock() }
-        lastNumber += 1
-        if failedThrough > withdrawnThrough {
-            // A change made before the failed ones are withdrawn may build on them: it fails too.
-            fail(lastNumber...lastNumber)
-            settledThrough = lastNumber
-            apisToReload.insert(api)
-        } else {
-            queued.append((lastNumber, api, json))
+        condition.locked {
+            lastNumber += 1
+            if failedThrough > withdrawnThrough {
+                // A change made before the failed ones are withdrawn may build on them: it fails too.
+                fail(lastNumber...lastNumber)
+                settledThrough = lastNumber
+                apisToReload.insert(api)
+            } else {
+                queued.append((lastNumber, api, json))
+            }
+            condition.broadcast()
+            return lastNumber
         }
-        condition.broadcast()
-        return lastNumber
     }
 
     /// The log's thread: withdraws failed changes, makes the file whole after a failure, writes
@@ -302,7 +300,11 @@ public final class StateLog: @unchecked Sendable {
         busy = false
         if let error = outcome {
             failUnstored(batch + queued)
-            noteFailure(error)
+            tailDirty = true
+            if error.needsNewFile { mustRewrite = true }
+            if failure == nil { console("state file: cannot store changes: \(error); they are refused until it can") }
+            failure = error.description
+            nextRepair = Self.now() + 1
         } else {
             tailDirty = false
             storedLength = offset + bytes.count
@@ -324,25 +326,16 @@ public final class StateLog: @unchecked Sendable {
         settledThrough = lastNumber
     }
 
-    /// Called with the lock held.
-    private func noteFailure(_ error: DiskFile.Failure) {
-        tailDirty = true
-        if error.needsNewFile { mustRewrite = true }
-        if failure == nil { console("state file: cannot store changes: \(error); they are refused until it can") }
-        failure = error.description
-        nextRepair = Self.now() + 1
-    }
-
     /// After a failure: the file cut back to its last stored record, or a whole new one. Called
     /// without the lock.
     private func repairFile() {
         var outcome: DiskFile.Failure?
-        if locked({ mustRewrite }) {
+        if condition.locked({ mustRewrite }) {
             outcome = rewriteHoldingAll()
         } else {
             do throws(DiskFile.Failure) {
                 try exclusively { fd throws(DiskFile.Failure) in
-                    let (length, identity) = locked { (storedLength, self.identity) }
+                    let (length, identity) = condition.locked { (storedLength, self.identity) }
                     try DiskFile.truncate(fd, to: length, path: path)
                     try DiskFile.sync(fd, path: path)
                     if let identity { try DiskFile.confirm(fd, is: identity, at: path) }
@@ -351,7 +344,7 @@ public final class StateLog: @unchecked Sendable {
                 outcome = error
             }
         }
-        locked {
+        condition.locked {
             if let outcome {
                 if outcome.needsNewFile { mustRewrite = true }
                 failure = outcome.description
@@ -404,7 +397,7 @@ public final class StateLog: @unchecked Sendable {
                 console("state file: cannot reload \(path) to withdraw a refused change (\(error)); stopping")
                 exit(1)
             }
-            locked { withdrawnThrough = through }
+            condition.locked { withdrawnThrough = through }
         }
     }
 
@@ -420,7 +413,7 @@ public final class StateLog: @unchecked Sendable {
     /// change is in it), health says so, and it is tried again in 10 seconds.
     private func compact() {
         let outcome = rewriteHoldingAll()
-        locked {
+        condition.locked {
             if let outcome {
                 if compactionFailure == nil {
                     console("state file: cannot compact the log (\(outcome)); it keeps every change and grows until there is room")
@@ -438,67 +431,60 @@ public final class StateLog: @unchecked Sendable {
         apis.map { ($0.name, $0.exportState()) } + carried.map { ($0.api, Array($0.document.bytes)) }
     }
 
-    /// Writes a new file holding only a snapshot of every API, in place of the old one; queued
-    /// records are in it and count as stored. Called with every store held.
-    private func rewrite() throws(DiskFile.Failure) {
-        let snapshot = StateFileContents.snapshot(documents())
-        try exclusively { _ throws(DiskFile.Failure) in
-            let newFD = try DiskFile.replace(path, with: snapshot)
-            let newIdentity: DiskFile.Identity
-            do throws(DiskFile.Failure) {
-                newIdentity = try DiskFile.identity(of: newFD, path: path)
-            } catch {
-                Foundation.close(newFD)
-                throw error
-            }
-            // Still the only writer: a flush waiting to start must find the new file, not write
-            // the old one's length and chain into it (or its records into the old one).
-            locked {
-                if fd >= 0 { Foundation.close(fd) }
-                fd = newFD
-                identity = newIdentity
-                storedLength = snapshot.count
-                snapshotLength = snapshot.count
-                chain = 0
-                tailDirty = false
-                mustRewrite = false
-                if let last = queued.last { settledThrough = max(settledThrough, last.number) }
-                storedRecords += queued.count
-                queued = []
-                condition.broadcast()
-            }
-        }
-    }
-
-    /// `rewrite` with every store held; nil when it succeeded.
+    /// Writes a new file holding only a snapshot of every API, in place of the old one, with every
+    /// store held; queued records are in it and count as stored. Nil when it succeeded.
     private func rewriteHoldingAll() -> DiskFile.Failure? {
         var failure: DiskFile.Failure?
         holdingAll {
-            do throws(DiskFile.Failure) { try rewrite() } catch { failure = error }
+            let snapshot = StateFileContents.snapshot(documents())
+            do throws(DiskFile.Failure) {
+                try exclusively { _ throws(DiskFile.Failure) in
+                    let newFD = try DiskFile.replace(path, with: snapshot)
+                    let newIdentity: DiskFile.Identity
+                    do throws(DiskFile.Failure) {
+                        newIdentity = try DiskFile.identity(of: newFD, path: path)
+                    } catch {
+                        Foundation.close(newFD)
+                        throw error
+                    }
+                    // Still the only writer: a flush waiting to start must find the new file, not write
+                    // the old one's length and chain into it (or its records into the old one).
+                    condition.locked {
+                        if fd >= 0 { Foundation.close(fd) }
+                        fd = newFD
+                        identity = newIdentity
+                        storedLength = snapshot.count
+                        snapshotLength = snapshot.count
+                        chain = 0
+                        tailDirty = false
+                        mustRewrite = false
+                        if let last = queued.last { settledThrough = max(settledThrough, last.number) }
+                        storedRecords += queued.count
+                        queued = []
+                        condition.broadcast()
+                    }
+                }
+            } catch {
+                failure = error
+            }
         }
         return failure
     }
 
     /// Runs `body` on the file as the only writer: no flush runs meanwhile.
     private func exclusively<Result>(_ body: (Int32) throws(DiskFile.Failure) -> Result) throws(DiskFile.Failure) -> Result {
-        let current = locked {
+        let current = condition.locked {
             while busy { condition.wait() }
             busy = true
             return fd
         }
         defer {
-            locked {
+            condition.locked {
                 busy = false
                 condition.broadcast()
             }
         }
         return try body(current)
-    }
-
-    private func locked<Result>(_ body: () -> Result) -> Result {
-        condition.lock()
-        defer { condition.unlock() }
-        return body()
     }
 
     /// Runs `body` with the lock, which the caller holds, let go meanwhile.

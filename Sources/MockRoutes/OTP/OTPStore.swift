@@ -30,7 +30,7 @@ struct OTPAccount: Encodable, Equatable, SeedRow {
     /// A posted or seeded account list (docs/apis/otp.md#endpoints).
     static func list(_ value: inout SeedReader) throws(SeedError) -> [OTPAccount] {
         var accounts: [OTPAccount] = []
-        try value.elements { item throws(SeedError) in accounts.append(try OTPAccount(seed: SeedFields(&item))) }
+        try value.objects { fields throws(SeedError) in accounts.append(try OTPAccount(seed: fields)) }
         return accounts
     }
 }

@@ -90,7 +90,7 @@ final class CSE118StateTests: XCTestCase {
 
         // A fresh API from the shipped seed, then the exported document: the same answers, tokens included.
         let fresh = try XCTUnwrap(APICatalog.load(["cse118"], seed: TestServer.shippedSeed, options: cse118Options()).first)
-        try fresh.loadState(JSONParser.parse(exported))
+        try fresh.loadState(SeedJSON(exported))
         XCTAssertEqual(fresh.exportState(), exported)
         let freshServer = try TestServer(responder: MockApp(apis: [fresh]))
         let freshClient = CSE118Client(server: freshServer)
@@ -155,7 +155,7 @@ final class CSE118StateTests: XCTestCase {
             ("$.tokens[0].member", try broken { $0["tokens"] = [["token": "t", "member": "nobody"]] }),
         ]
         for (path, document) in cases {
-            XCTAssertThrowsError(try api.loadState(document), path) { error in
+            XCTAssertThrowsError(try api.loadState(SeedJSON(document)), path) { error in
                 XCTAssertEqual((error as? SeedError)?.path, path, "\(error)")
             }
         }

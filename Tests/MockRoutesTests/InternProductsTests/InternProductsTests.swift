@@ -468,7 +468,7 @@ final class InternProductsTests: XCTestCase {
         XCTAssertEqual(firstProduct.keys, ["title", "description", "tags", "date", "image"])
         try assertPicture(try XCTUnwrap(firstProduct["image"]?.stringValue), "exported")
 
-        try api.loadState(document)
+        try api.loadState(SeedJSON(document))
         XCTAssertEqual(try productsBody(), before)
         try assertToken("/login?username=carol&password=c", token)
         XCTAssertEqual(api.exportState(), exported)
@@ -480,7 +480,7 @@ final class InternProductsTests: XCTestCase {
 
         // A fresh server loading the same document answers the same bytes.
         let other = try Self.makeAPI()
-        try other.loadState(document)
+        try other.loadState(SeedJSON(document))
         let otherServer = try TestServer(responder: MockApp(apis: [other]))
         XCTAssertEqual(try otherServer.request("GET", "/products?loginToken=\(token)").body, before)
     }
@@ -492,14 +492,14 @@ final class InternProductsTests: XCTestCase {
         let document = try editedState { state in
             state["products"] = Array((state["products"] as! [[String: Any]]).suffix(2).reversed())
         }
-        try api.loadState(document)
+        try api.loadState(SeedJSON(document))
         let loaded = try JSONParser.parse(try productsBody())
         let titles = loaded.objectValue?["products"]?.arrayValue?.compactMap { $0.objectValue?["title"]?.stringValue }
         let seededTitles = try JSONParser.parse(seeded).objectValue?["products"]?.arrayValue?.compactMap { $0.objectValue?["title"]?.stringValue }
         XCTAssertEqual(titles, seededTitles.map { Array($0.suffix(2)) })
         XCTAssertEqual(try server.request("POST", "/_mock/reset/internproducts").status, 200)
         XCTAssertEqual(try productsBody(), seeded)
-        try api.loadState(document)
+        try api.loadState(SeedJSON(document))
         XCTAssertEqual(try JSONParser.parse(try productsBody()), loaded)
     }
 
@@ -508,7 +508,7 @@ final class InternProductsTests: XCTestCase {
             state["users"] = [["username": "dora", "password": "d"], ["username": "eve", "password": "e"],
                               ["username": "fay", "password": "f", "loginToken": "785246913.204511"]]
         }
-        try api.loadState(document)
+        try api.loadState(SeedJSON(document))
         try assertToken("/login?username=fay&password=f", "785246913.204511")
         try assertToken("/login?username=dora&password=d", "785246913.204512")
         try assertToken("/login?username=eve&password=e", "785246913.204513")
@@ -576,13 +576,13 @@ final class InternProductsTests: XCTestCase {
         ]
         for (path, edit) in cases {
             let document = try editedState(edit)
-            XCTAssertThrowsError(try api.loadState(document), path) { error in
+            XCTAssertThrowsError(try api.loadState(SeedJSON(document)), path) { error in
                 XCTAssertEqual((error as? SeedError)?.path, path, "\(error)")
             }
         }
         XCTAssertEqual(try productsBody(), before)
         try assertToken("/login?username=keeper&password=k", token)
-        XCTAssertNoThrow(try api.loadState(try editedState { _ in }))
+        XCTAssertNoThrow(try api.loadState(SeedJSON(try editedState { _ in })))
     }
 
     /// A Mac's disk would find the picture, Linux's (a Docker image) would not: refused on both.
@@ -617,17 +617,17 @@ final class InternProductsTests: XCTestCase {
         for token in ["0668961808.772846", "12345678.123451", "66896180877.284651", "668961808.77284", "668961808.7728461",
                       "668961808772846", "-668961808.772846", "668961808.-77284", "６68961808.772846", " 668961808.772846",
                       "abc", "123.456", "student-1", "668961808.772840", "785000000.123450", "1.5"] {
-            try api.loadState(try editedState { $0["users"] = [["username": "x", "password": "p", "loginToken": token]] })
+            try api.loadState(SeedJSON(try editedState { $0["users"] = [["username": "x", "password": "p", "loginToken": token]] }))
             let escaped = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token
             XCTAssertEqual(try body("/login?username=x&password=p"), #"{"status":"SUCCESS","loginToken":""# + token + #""}"#, token)
             XCTAssertEqual(try get("/products?loginToken=\(escaped)").body, products, token)
         }
         let empty = try editedState { $0["users"] = [["username": "x", "password": "p", "loginToken": ""]] }
-        XCTAssertThrowsError(try api.loadState(empty)) { error in
+        XCTAssertThrowsError(try api.loadState(SeedJSON(empty))) { error in
             XCTAssertEqual(error as? SeedError, SeedError(path: "$.users[0].loginToken", problem: "must not be empty"))
         }
         for token in ["100000000.000001", "9999999999.999999"] {
-            try api.loadState(try editedState { $0["users"] = [["username": "x", "password": "p", "loginToken": token]] })
+            try api.loadState(SeedJSON(try editedState { $0["users"] = [["username": "x", "password": "p", "loginToken": token]] }))
             try assertToken("/login?username=x&password=p", token)
             XCTAssertEqual(try get("/products?loginToken=\(token)").body, products)
         }
@@ -635,7 +635,7 @@ final class InternProductsTests: XCTestCase {
             state["users"] = [["username": "x", "password": "p", "loginToken": "700000000.000001"],
                               ["username": "y", "password": "p", "loginToken": "700000000.000001"]]
         }
-        XCTAssertThrowsError(try api.loadState(twice)) { error in
+        XCTAssertThrowsError(try api.loadState(SeedJSON(twice))) { error in
             XCTAssertEqual(error as? SeedError, SeedError(path: "$.users[1].loginToken", problem: "duplicate loginToken 700000000.000001"))
         }
     }

@@ -88,7 +88,7 @@ final class OTPAdminTests: OTPTestCase {
             + #""auth_tokens":["seed_token_alex_rivera_000000001"],"accounts":[{"ID":"4AA5C028-615E-46F2-898E-7B539F5FC2D2","#))
 
         let pending = try sendAndReadCode("5305550199")
-        try api.loadState(try JSONParser.parse(exported))
+        try api.loadState(SeedJSON(exported))
         // The same answers as before the load; pending codes and the outbox are untouched.
         XCTAssertEqual(try readUser(token).text, saved)
         XCTAssertEqual(api.exportState(), exported)
@@ -124,7 +124,7 @@ final class OTPAdminTests: OTPTestCase {
              "$.users[0].name"),
         ]
         for (document, path) in cases {
-            XCTAssertThrowsError(try api.loadState(try JSONParser.parse(Array(document.utf8))), document) { error in
+            XCTAssertThrowsError(try api.loadState(SeedJSON(Array(document.utf8))), document) { error in
                 XCTAssertEqual((error as? SeedError)?.path, path, document)
             }
         }

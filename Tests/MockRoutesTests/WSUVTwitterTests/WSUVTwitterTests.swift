@@ -807,7 +807,7 @@ final class WSUVTwitterTests: XCTestCase {
 
         api.reset()
         assertUnauthorized(try post("/add-tweet.cgi", ["username": "alice", "session_token": token, "tweet": "x"]))
-        try api.loadState(JSONParser.parse(exported))
+        try api.loadState(SeedJSON(exported))
         XCTAssertEqual(api.exportState(), exported)
         XCTAssertEqual(try get("/get-tweets.cgi").text, before)
         XCTAssertEqual(try login("alice", "wonderland"), token)
@@ -840,7 +840,7 @@ final class WSUVTwitterTests: XCTestCase {
             ("[]", "$"),
         ]
         for (document, path) in cases {
-            XCTAssertThrowsError(try api.loadState(JSONParser.parse(Array(document.utf8))), document) { error in
+            XCTAssertThrowsError(try api.loadState(SeedJSON(Array(document.utf8))), document) { error in
                 XCTAssertEqual((error as? SeedError)?.path, path, document)
             }
         }
@@ -857,7 +857,7 @@ final class WSUVTwitterTests: XCTestCase {
             #"{"tweet_id":\#(id),"username":"\#(user)","time_stamp":"2016-01-01 00:00:\#(id % 60 + 10)","tweet":"t\#(id)","isdeleted":0}"#
         }
         let users = #"[{"username":"a","password":"p","session_token":"\#(token)"},{"username":"b","password":"p","session_token":"0"}]"#
-        try api.loadState(JSONParser.parse(Array(#"{"users":\#(users),"tweets":[\#(tweet(30)),\#(tweet(10, "b")),\#(tweet(20)),\#(tweet(45))]}"#.utf8)))
+        try api.loadState(SeedJSON(Array(#"{"users":\#(users),"tweets":[\#(tweet(30)),\#(tweet(10, "b")),\#(tweet(20)),\#(tweet(45))]}"#.utf8)))
         assertJSON(try get("/get-tweets.cgi?date=2016-01-01%2000:00:39"),
                    #"{"tweets":[{"tweet_id":30,"username":"a","time_stamp":"2016-01-01 00:00:40","tweet":"t30","isdeleted":0},"#
                        + #"{"tweet_id":45,"username":"a","time_stamp":"2016-01-01 00:00:55","tweet":"t45","isdeleted":0}]}"#)
@@ -884,7 +884,7 @@ final class WSUVTwitterTests: XCTestCase {
             ([tweet(2), tweet(1), tweet(2, "c")], "$.tweets[2].username", "c is not a user"),
         ] {
             let document = #"{"users":\#(users),"tweets":[\#(tweets.joined(separator: ","))]}"#
-            XCTAssertThrowsError(try api.loadState(JSONParser.parse(Array(document.utf8))), document) { error in
+            XCTAssertThrowsError(try api.loadState(SeedJSON(Array(document.utf8))), document) { error in
                 XCTAssertEqual(error as? SeedError, SeedError(path: path, problem: problem), document)
             }
         }
@@ -898,7 +898,7 @@ final class WSUVTwitterTests: XCTestCase {
             #"{"tweet_id":\#(id),"username":"a","time_stamp":"2016-01-01 00:00:00","tweet":"t","isdeleted":0}"#
         }
         let users = #"[{"username":"a","password":"p","session_token":"\#(token)"}]"#
-        try api.loadState(JSONParser.parse(Array(#"{"users":\#(users),"tweets":[\#(tweet(Int.max - 1))]}"#.utf8)))
+        try api.loadState(SeedJSON(Array(#"{"users":\#(users),"tweets":[\#(tweet(Int.max - 1))]}"#.utf8)))
         let add = ["username": "a", "session_token": token, "tweet": "last"] as KeyValuePairs
         assertJSON(try post("/add-tweet.cgi", add), #"{"tweet":"last"}"#)
         assertError(try post("/add-tweet.cgi", add), 500, "Internal Server Error")

@@ -1,9 +1,0 @@
-import MockHTTP
-import MockSupport
-
-extension Response {
-    /// A flat JSON object of string members in the order given, `/` unescaped.
-    public static func json(_ status: Int, _ members: KeyValuePairs<String, String>) -> Response {
-        .json(status, JSONWriter.flatObject(members, escapeSlash: false))
-    }
-}
