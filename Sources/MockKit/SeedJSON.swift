@@ -185,6 +185,14 @@ public struct SeedReader {
         }
     }
 
+    /// Calls `body` with each element of an array, read as an object (a table's rows): one list
+    /// of members serves every element, not one made and freed for each.
+    public mutating func objects(_ body: (SeedFields) throws(SeedError) -> Void) throws(SeedError) {
+        var members: [SeedFields.Member] = []
+        members.reserveCapacity(8)
+        try elements { item throws(SeedError) in try body(SeedFields(&item, into: &members)) }
+    }
+
     /// How many elements the array has, counted by checking them without reading them: a table
     /// sized for its rows up front is filled without being rehashed as it grows.
     public func count() throws(SeedError) -> Int {
@@ -197,15 +205,20 @@ public struct SeedReader {
     /// The members of an object, each name with a reader of its value, in the order of the text
     /// (a name given twice is there twice); every value is checked, and what that found kept in
     /// its reader.
-    mutating func memberValues() throws(SeedError) -> [(name: JSONScanner.StringToken, value: SeedReader)] {
+    mutating func memberValues() throws(SeedError) -> [SeedFields.Member] {
+        var found: [SeedFields.Member] = []
+        try memberValues(into: &found)
+        return found
+    }
+
+    /// The same, appended to `found`.
+    mutating func memberValues(into found: inout [SeedFields.Member]) throws(SeedError) {
         guard scanner.current == UInt8(ascii: "{") else { throw fail("expected an object") }
         try open()
-        var found: [(name: JSONScanner.StringToken, value: SeedReader)] = []
         guard scanner.current != UInt8(ascii: "}") else {
             scanner.position += 1
-            return found
+            return
         }
-        found.reserveCapacity(8)
         while true {
             let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
             var value = child(at: scanner.position)
@@ -218,7 +231,7 @@ public struct SeedReader {
             }
             value.isChecked = true
             found.append((key, value))
-            guard try next(closing: UInt8(ascii: "}"), else: "expected ',' or '}'") else { return found }
+            guard try next(closing: UInt8(ascii: "}"), else: "expected ',' or '}'") else { return }
         }
     }
 
@@ -308,7 +321,8 @@ extension JSONScanner {
     /// Whether the member name `token` (of this text) is `name` (its UTF-8).
     func spells(_ name: UnsafeBufferPointer<UInt8>, _ token: StringToken) -> Bool {
         // Byte by byte: member names are a few bytes, less than a call to memcmp costs.
-        token.hasEscapes ? decode(token).utf8.elementsEqual(name) : name.elementsEqual(bytes[token.content])
+        token.hasEscapes ? decode(token).utf8.elementsEqual(name)
+            : token.content.count == name.count && name.elementsEqual(bytes[token.content])
     }
 }
 

@@ -10,12 +10,22 @@ public struct SeedFields {
     private let object: SeedReader
     /// Each member's name as it is in the text (compared byte for byte, not made a `String`) and
     /// a reader of its value.
-    private let members: [(name: JSONScanner.StringToken, value: SeedReader)]
+    private let members: [Member]
+    typealias Member = (name: JSONScanner.StringToken, value: SeedReader)
 
     /// Reads the object `reader` is at, and moves past it.
     public init(_ reader: inout SeedReader) throws(SeedError) {
         object = reader
         members = try reader.memberValues()
+    }
+
+    /// The same, its members listed in `members` (emptied first), which can then serve the next
+    /// object once this one is gone (`SeedReader.objects`).
+    init(_ reader: inout SeedReader, into members: inout [Member]) throws(SeedError) {
+        object = reader
+        members.removeAll(keepingCapacity: true)
+        try reader.memberValues(into: &members)
+        self.members = members
     }
 
     /// Whether the field is there and not `null`.
@@ -57,7 +67,15 @@ public struct SeedFields {
 
     private func reader(_ name: String) -> SeedReader? {
         var name = name
-        return name.withUTF8 { name in members.last { object.scanner.spells(name, $0.name) }?.value }
+        return name.withUTF8 { name in
+            // From the last: a name given twice counts the last time.
+            var index = members.endIndex
+            while index > 0 {
+                index -= 1
+                if object.scanner.spells(name, members[index].name) { return members[index].value }
+            }
+            return nil
+        }
     }
 }
 

@@ -162,8 +162,7 @@ public struct SeedMember<State>: @unchecked Sendable {
                                             check: ((Row, inout State) -> SeedProblem?)? = nil) -> SeedMember {
         SeedMember(name: name, isRequired: !optional, read: { state, array throws(SeedError) in
             state[keyPath: path].reserveCapacity(state[keyPath: path].count + (try array.count()))
-            try array.elements { item throws(SeedError) in
-                let fields = try SeedFields(&item)
+            try array.objects { fields throws(SeedError) in
                 let row = try Row(seed: fields)
                 if let problem = check?(row, &state) { throw problem.error(in: fields) }
                 if let conflict = state[keyPath: path].insert(row) {

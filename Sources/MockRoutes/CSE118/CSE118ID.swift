@@ -63,20 +63,31 @@ struct CSE118ID: SeedKey, Comparable {
         guard text.count == 36 else { return nil }
         // One bit per place of a dash; the first 16 digits (up to place 18) make the high half.
         let dashes: UInt64 = 1 << 8 | 1 << 13 | 1 << 18 | 1 << 23
+        let values = anyCase ? anyCaseValues : lowerCaseValues
         var high: UInt64 = 0, low: UInt64 = 0, index = 0
         for byte in text {
-            defer { index += 1 }
-            guard dashes & 1 << index == 0 else {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            // Chosen without a branch: digits and letters come in no order a guess could learn.
-            let digit = byte &- UInt8(ascii: "0"), letter = (anyCase ? byte | 0x20 : byte) &- UInt8(ascii: "a")
-            let value = digit < 10 ? digit : letter < 6 ? letter + 10 : 16
-            guard value < 16 else { return nil }
-            if index < 18 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            // Looked up, not chosen by a branch: digits and letters come in no order a guess could learn.
+            let value = values[Int(byte)]
+            guard value == (dashes >> index & 1 == 1 ? 16 : value & 15) else { return nil }
+            if value < 16, index < 18 { high = high << 4 | UInt64(value) } else if value < 16 { low = low << 4 | UInt64(value) }
+            index += 1
         }
         return uuid(high: high, low: low)
+    }
+
+    /// Each byte's value as a hexadecimal digit; 16 for a dash, 17 for anything else.
+    private static let lowerCaseValues = digitValues(anyCase: false), anyCaseValues = digitValues(anyCase: true)
+
+    private static func digitValues(anyCase: Bool) -> [UInt8] {
+        (0...255).map { (byte: UInt8) -> UInt8 in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F") where anyCase: byte - UInt8(ascii: "A") + 10
+            case UInt8(ascii: "-"): 16
+            default: 17
+            }
+        }
     }
 
     /// A lower-case UUID read from a seed.

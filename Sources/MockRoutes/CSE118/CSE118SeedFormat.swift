@@ -35,8 +35,7 @@ extension CSE118State {
         channels.reserveCapacity(channels.count + count)
         messages.reserveCapacity(messages.count + count)
         fixtures.reserveCapacity(min(members.count, count))
-        try list.elements { item throws(SeedError) in
-            let fields = try SeedFields(&item)
+        try list.objects { fields throws(SeedError) in
             var workspace = try Workspace(seed: fields)
             guard !workspaces.contains(workspace.id) else { throw fields.fail("id", "duplicate id \(workspace.id.text)") }
             guard members.contains(workspace.owner) else { throw fields.fail("owner", notAMember(workspace.owner.text)) }
@@ -60,22 +59,20 @@ extension CSE118State {
             workspaces.insert(workspace)
             var fixture = workspace.fixtureOf.map { _ in Fixture(workspace: workspace) }
             try fields.value("channels") { list throws(SeedError) in
-                try list.elements { item throws(SeedError) in try readChannel(&item, in: workspace.id, fixture: &fixture) }
+                try list.objects { fields throws(SeedError) in try readChannel(fields, in: workspace.id, fixture: &fixture) }
             }
             if let student = workspace.fixtureOf, let fixture { fixtures[student, default: []].append(fixture) }
         }
     }
 
     /// A channel and its messages, kept in `fixture` too when the workspace is one.
-    private mutating func readChannel(_ item: inout SeedReader, in workspace: CSE118ID, fixture: inout Fixture?) throws(SeedError) {
-        let fields = try SeedFields(&item)
+    private mutating func readChannel(_ fields: SeedFields, in workspace: CSE118ID, fixture: inout Fixture?) throws(SeedError) {
         var channel = try Channel(seed: fields)
         channel.workspace = workspace
         guard channels.insert(channel) == nil else { throw fields.fail("id", "duplicate id \(channel.id.text)") }
         fixture?.channels.append(channel)
         try fields.value("messages") { list throws(SeedError) in
-            try list.elements { item throws(SeedError) in
-                let fields = try SeedFields(&item)
+            try list.objects { fields throws(SeedError) in
                 var message = try Message(seed: fields)
                 message.channel = channel.id
                 // Inserted before its member is checked: a refused message refuses the whole document.

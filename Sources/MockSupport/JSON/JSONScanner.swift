@@ -395,7 +395,13 @@ public struct JSONScanner {
     }
 
     /// Called past a member name: its colon, and the space around it.
+    @inline(__always)
     private mutating func scanColon() throws(JSONParseError) {
+        // Most documents put nothing around it.
+        if position + 1 < bytes.count, bytes[position] == UInt8(ascii: ":"), bytes[position + 1] > 0x20 {
+            position += 1
+            return
+        }
         skipWhitespace()
         guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
         position += 1
