@@ -11,23 +11,14 @@ import OTP
 /// the usage text, start-up and the tests that go through every API all read this list.
 public enum APICatalog {
     public static let entries: [APIEntry] = [
-        APIEntry(ThreadsAPI.self, title: "UNC Charlotte message threads", paths: "/api/login, /api/threads, …",
-                 sample: ("GET", "/api/threads", "")),
-        APIEntry(InternProductsAPI.self, title: "Endava School of iOS", paths: "/login, /register, /products",
-                 sample: ("GET", "/login?username=admin&password=1234", "")),
-        APIEntry(WSUVTwitterAPI.self, title: "WSU Vancouver CS 458 Twitter", paths: "/cgi-bin/get-tweets.cgi, …",
-                 sample: ("GET", "/~cs458/cgi-bin/get-tweets.cgi", "")),
-        APIEntry(CSE118API.self, title: "UC Santa Cruz CSE 118", paths: "/api/v2/…",
-                 sample: ("POST", "/api/v2/login", "{}")),
-        APIEntry(OTPAPI.self, title: "UC Davis ECS 189E one-time codes", paths: "/api/send_verification_code, …",
-                 sample: ("POST", "/api/user", "{}")),
+        APIEntry(ThreadsAPI.self, title: "UNC Charlotte message threads", paths: "/api/login, /api/threads, …"),
+        APIEntry(InternProductsAPI.self, title: "Endava School of iOS", paths: "/login, /register, /products"),
+        APIEntry(WSUVTwitterAPI.self, title: "WSU Vancouver CS 458 Twitter", paths: "/cgi-bin/get-tweets.cgi, …"),
+        APIEntry(CSE118API.self, title: "UC Santa Cruz CSE 118", paths: "/api/v2/…"),
+        APIEntry(OTPAPI.self, title: "UC Davis ECS 189E one-time codes", paths: "/api/send_verification_code, …"),
     ]
 
     public static var names: [String] { entries.map(\.name) }
-
-    public static func entry(_ name: String) -> APIEntry? {
-        entries.first { $0.name == name }
-    }
 
     /// The route tables of the APIs `only` leaves out, for the 404's hint: each from the API made
     /// around an empty state, so no seed file of an API not served is read (it may be large or broken).
@@ -64,17 +55,14 @@ public struct APIEntry: Sendable {
     public let title: String
     /// Its main paths in a few words, for the usage text.
     public let paths: String
-    /// One ordinary request as the API's clients send it, for the tests that go through every API.
-    public let sample: SampleRequest
     private let make: @Sendable (SeedDirectory, APIOptions) throws(SeedError) -> any MockAPI
     /// The API's route table, its seed left unread (`routesLeftOut`).
     let routesWithoutState: @Sendable (SeedContext) -> RouteGroup
 
-    public init<API: CourseAPI>(_ type: API.Type, title: String, paths: String, sample: SampleRequest) where API.Seed: StoredState {
+    public init<API: CourseAPI>(_ type: API.Type, title: String, paths: String) where API.Seed: StoredState {
         name = API.name
         self.title = title
         self.paths = paths
-        self.sample = sample
         make = { seed, options throws(SeedError) in try API(seed: seed, options: options) }
         routesWithoutState = { context in API(seed: API.Seed(), context: context).routes }
     }
@@ -89,6 +77,3 @@ public struct APIEntry: Sendable {
         }
     }
 }
-
-/// `target`: path and query.
-public typealias SampleRequest = (method: String, target: String, body: String)

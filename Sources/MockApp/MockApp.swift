@@ -68,8 +68,7 @@ public final class MockApp: HTTPResponder {
         apisByName = Dictionary(uniqueKeysWithValues: apis.map { ($0.name, $0) })
         var middlewares: [any Middleware] = [CORS(), FaultsAndLatency(faults: faults, latency: settings.latency)]
         if let stateLog = settings.stateLog { middlewares.append(Persistence(stateLog: stateLog)) }
-        middlewares.append(JournalRecording(journal: journal))
-        if let log = settings.log { middlewares.append(RequestLogging(log: log)) }
+        middlewares.append(Recording(journal: journal, log: settings.log))
         self.middlewares = middlewares
     }
 
@@ -87,7 +86,7 @@ public final class MockApp: HTTPResponder {
         let routed = routed(request)
         guard let flag = [413: "--max-body", 503: "--memory-budget"][status] else { return nil }
         guard let api = routed.api else {
-            guard routed.group?.name == AdminAPI.name else { return nil }
+            guard routed.route.group?.name == AdminAPI.name else { return nil }
             var response = Response.json(status, ["error": status == 413 ? "body_too_large" : "memory_budget", "detail": reason])
             response.routeGroup = AdminAPI.name
             return response
@@ -159,7 +158,8 @@ public final class MockApp: HTTPResponder {
     /// An https client on the http port: the one console line and journal entry it gets.
     public func didRefuseTLS(_ attempt: TLSAttempt) {
         let reason = tlsReason(attempt)
-        journal.record(Journal.Entry(tlsAttempt: attempt, reason: reason))
+        // No request was read and nothing answered: method `TLS`, no status.
+        journal.record(Journal.Entry(at: attempt.at, method: "TLS", path: "", reason: reason))
         log?.note(reason, from: attempt.peer, at: attempt.at)
     }
 
@@ -176,7 +176,7 @@ public final class MockApp: HTTPResponder {
     /// The 404 of every path no API serves, with what the client most likely meant, in this order
     /// (docs/admin.md#why-a-request-failed): a stub it almost matched, an API `--only` left out, the closest route.
     private func notFound(_ request: Request) -> Response {
-        var fields: [(String, String)] = [("error", "not_found"), ("path", request.path)]
+        var fields: [(key: String, value: String)] = [("error", "not_found"), ("path", request.path)]
         let reason: String
         if let (stub, missed) = stubs.nearMiss(request) {
             fields.append(("stub", stub.route.text))
@@ -197,14 +197,7 @@ public final class MockApp: HTTPResponder {
         } else {
             reason = "no API serves this path"
         }
-        var writer = JSONWriter(escapeSlash: false)
-        writer.beginObject()
-        for (key, value) in fields {
-            writer.key(key)
-            writer.string(value)
-        }
-        writer.endObject()
-        var response = Response.json(404, writer.bytes)
+        var response = Response.json(404, JSONWriter.flatObject(fields, escapeSlash: false))
         response.explanation = reason
         return response
     }

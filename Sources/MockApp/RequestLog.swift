@@ -64,17 +64,12 @@ public final class RequestLog: Sendable {
         var out = String.UnicodeScalarView()
         for scalar in line.unicodeScalars {
             guard isControl(scalar) else { out.append(scalar); continue }
-            switch scalar {
-            case "\n": out.append(contentsOf: "\\n".unicodeScalars)
-            case "\r": out.append(contentsOf: "\\r".unicodeScalars)
-            case "\t": out.append(contentsOf: "\\t".unicodeScalars)
-            default:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
-            }
+            out.append(contentsOf: (escapes[scalar] ?? String(format: "\\u%04X", scalar.value)).unicodeScalars)
         }
         return String(out)
     }
+
+    private static let escapes: [Unicode.Scalar: String] = ["\n": "\\n", "\r": "\\r", "\t": "\\t"]
 
     /// C0 controls, DEL and the C1 controls (U+009B starts an escape sequence on some terminals).
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {

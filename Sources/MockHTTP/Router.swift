@@ -62,26 +62,15 @@ public typealias Handler = @Sendable (Request) -> Response
 /// One endpoint: methods, a path pattern with `{name}` segments, and its handler.
 public struct Route: Sendable {
     public let methods: Methods
-    public let pattern: String
+    public let path: PathTemplate
     public let handler: Handler
-    fileprivate let segments: [Segment]
-    /// No `{name}` segment: matched by a dictionary lookup instead of a scan.
-    fileprivate let isLiteral: Bool
 
-    fileprivate enum Segment: Sendable, Equatable {
-        case literal(String)
-        case parameter(String)
-    }
+    public var pattern: String { path.text }
 
     public init(_ methods: Methods, _ pattern: String, _ handler: @escaping Handler) {
         self.methods = methods
-        self.pattern = pattern
+        path = PathTemplate(pattern)
         self.handler = handler
-        segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { piece in
-            piece.hasPrefix("{") && piece.hasSuffix("}")
-                ? .parameter(String(piece.dropFirst().dropLast())) : .literal(String(piece))
-        }
-        isLiteral = !segments.contains { if case .parameter = $0 { return true } else { return false } }
     }
 
     /// What is wrong with the pattern itself: a `{` or `}` outside a whole `{name}` segment, or a name used twice.
@@ -98,24 +87,52 @@ public struct Route: Sendable {
         }
         return nil
     }
+}
 
-    /// The same pattern but for the names of its parameters.
-    fileprivate func hasSameShape(as other: Route) -> Bool {
-        segments.count == other.segments.count && zip(segments, other.segments).allSatisfy { pair in
-            switch pair {
-            case let (.literal(one), .literal(two)): return one == two
-            case (.parameter, .parameter): return true
-            default: return false
-            }
+/// A path pattern whose `{name}` segments each match one non-empty segment, compared with a path
+/// segment by segment: a route's, a stub's or a fault rule's.
+public struct PathTemplate: Sendable, Equatable {
+    public let text: String
+    fileprivate let segments: [Segment]
+    /// No `{name}` segment: matched by a dictionary lookup instead of a scan.
+    fileprivate let isLiteral: Bool
+
+    fileprivate enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    public init(_ text: String) {
+        self.text = text
+        segments = text.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { piece in
+            piece.count > 2 && piece.hasPrefix("{") && piece.hasSuffix("}")
+                ? .parameter(String(piece.dropFirst().dropLast())) : .literal(String(piece))
         }
+        isLiteral = !segments.contains { if case .parameter = $0 { return true } else { return false } }
+    }
+
+    public var parameterNames: [String] {
+        segments.compactMap { if case let .parameter(name) = $0 { return name } else { return nil } }
+    }
+
+    /// The literal segments, nil for each parameter: two patterns of one shape differ only in names.
+    fileprivate var shape: [String?] {
+        segments.map { if case let .literal(text) = $0 { text } else { nil } }
     }
 
     /// Whether some path matches both patterns.
-    fileprivate func overlaps(_ other: Route, ignoringCase: Bool) -> Bool {
+    public func overlaps(_ other: PathTemplate, ignoringCase: Bool) -> Bool {
         segments.count == other.segments.count && zip(segments, other.segments).allSatisfy { pair in
             guard case let (.literal(one), .literal(two)) = pair else { return true }
             return ignoringCase ? one.lowercased() == two.lowercased() : one == two
         }
+    }
+
+    /// The values of the `{name}` segments of a path as sent (not decoded), or nil when it does not match.
+    public func match(_ path: String) -> [String: String]? {
+        guard path.hasPrefix("/") else { return nil }
+        let pieces = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        return match(pieces, pieces)
     }
 
     fileprivate func match(_ path: [Substring], _ original: [Substring]) -> [String: String]? {
@@ -152,15 +169,12 @@ public struct RouteGroup: Sendable {
         self.name = name
         self.matching = matching
         self.methodNotAllowed = methodNotAllowed
-        self.routes = routes.map { route in
+        let routes = routes.map { route in
             matching.caseInsensitive ? Route(route.methods, route.pattern.lowercased(), route.handler) : route
         }
-        var literal: [String: [Int]] = [:]
-        for (index, route) in self.routes.enumerated() where route.isLiteral {
-            literal[route.pattern, default: []].append(index)
-        }
-        self.literal = literal
-        patterned = Dictionary(grouping: self.routes.filter { !$0.isLiteral }, by: \.segments.count)
+        self.routes = routes
+        literal = Dictionary(grouping: routes.indices.filter { routes[$0].path.isLiteral }, by: { routes[$0].pattern })
+        patterned = Dictionary(grouping: routes.filter { !$0.path.isLiteral }, by: \.path.segments.count)
     }
 
     fileprivate func checkRoutes() throws(RouteTableError) {
@@ -168,7 +182,7 @@ public struct RouteGroup: Sendable {
             if let problem = route.patternProblem {
                 throw RouteTableError(description: "\(name): route \(route.pattern) \(problem)")
             }
-            for earlier in routes[..<index] where earlier.hasSameShape(as: route) {
+            for earlier in routes[..<index] where earlier.path.shape == route.path.shape {
                 let methods = earlier.methods.intersection(route.methods)
                 if !methods.isEmpty {
                     throw RouteTableError(description: "\(name): \(methods.headerValue) \(route.pattern) is in the route table twice")
@@ -180,7 +194,7 @@ public struct RouteGroup: Sendable {
     fileprivate func checkNoOverlap(with other: RouteGroup) throws(RouteTableError) {
         let ignoringCase = matching.caseInsensitive || other.matching.caseInsensitive
         for route in routes {
-            for claimed in other.routes where route.overlaps(claimed, ignoringCase: ignoringCase) {
+            for claimed in other.routes where route.path.overlaps(claimed.path, ignoringCase: ignoringCase) {
                 throw RouteTableError(description: "\(name) and \(other.name) both claim \(route.pattern)"
                     + (route.pattern == claimed.pattern ? "" : " and \(claimed.pattern)")
                     + " (\(route.methods.headerValue) and \(claimed.methods.headerValue)); requests would reach \(name) only")
@@ -215,11 +229,10 @@ public struct RouteGroup: Sendable {
         // A path has as many segments as slashes (the text before the first one is dropped).
         let segmentCount = compared.utf8.reduce(0) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
         guard let sameLength = patterned[segmentCount] else { return found }
-        let pieces = Array(compared.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
-        let originalPieces = matching.caseInsensitive
-            ? Array(original.split(separator: "/", omittingEmptySubsequences: false).dropFirst()) : pieces
+        let pieces = RouteDistance.segments(of: compared)
+        let originalPieces = matching.caseInsensitive ? RouteDistance.segments(of: original) : pieces
         for route in sameLength {
-            if let parameters = route.match(pieces, originalPieces) { found.append((route, parameters)) }
+            if let parameters = route.path.match(pieces, originalPieces) { found.append((route, parameters)) }
         }
         return found
     }

@@ -12,13 +12,13 @@ extension CourseAPI {
     /// A flat object of string members in the order given, in this API's JSON style: the answers
     /// too small for a shape of their own (`{"session_token":"…"}`, most error bodies).
     public static func json(object members: KeyValuePairs<String, String>, status: Int = 200) -> Response {
-        json(JSONWriter.flatObject(members, escapeSlash: escapesSlash), status: status)
+        json(JSONWriter.flatObject(Array(members), escapeSlash: escapesSlash), status: status)
     }
 }
 
 extension JSONWriter {
     /// A JSON object of string members in the order given.
-    public static func flatObject(_ members: KeyValuePairs<String, String>, escapeSlash: Bool) -> [UInt8] {
+    public static func flatObject(_ members: [(key: String, value: String)], escapeSlash: Bool) -> [UInt8] {
         var writer = JSONWriter(escapeSlash: escapeSlash)
         writer.beginObject()
         for (key, value) in members {
@@ -33,6 +33,6 @@ extension JSONWriter {
 extension Response {
     /// A flat JSON object of string members in the order given, `/` unescaped.
     public static func json(_ status: Int, _ members: KeyValuePairs<String, String>) -> Response {
-        .json(status, JSONWriter.flatObject(members, escapeSlash: false))
+        .json(status, JSONWriter.flatObject(Array(members), escapeSlash: false))
     }
 }

@@ -71,10 +71,8 @@ enum Banner {
         var shown = JSONWriter(escapeSlash: false)
         shown.beginArray()
         for address in addresses {
-            shown.beginObject()
-            shown.member("name", address.name)
-            shown.member("address", address.value.replacingOccurrences(of: "\n", with: " "))
-            shown.endObject()
+            let value = address.value.replacingOccurrences(of: "\n", with: " ")
+            shown.raw(JSONWriter.flatObject([("name", address.name), ("address", value)], escapeSlash: false))
         }
         shown.endArray()
         event.raw("addresses", shown.bytes)

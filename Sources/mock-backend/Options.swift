@@ -15,7 +15,7 @@ struct Options {
     var latency: ClosedRange<Double>?
     var otpCode: String?
     var otpTTL = 600
-    var wsuvTimeZone = "America/Los_Angeles"
+    var wsuvTimeZone: TimeZone?
     var maxBody = 16 * 1024 * 1024
     var maxConnectionsPerAddress: Int?
     var memoryBudget = 256 << 20
@@ -198,9 +198,9 @@ struct Options {
         otpCode = try parsed("--otp-code", { $0.count == 6 && $0.allSatisfy { $0.isASCII && $0.isNumber } ? $0 : nil }) {
             "--otp-code must be six digits, not \($0)"
         }
-        wsuvTimeZone = try parsed("--wsuv-tz", { TimeZone(identifier: $0) != nil ? $0 : nil }) {
+        wsuvTimeZone = try parsed("--wsuv-tz", TimeZone.init(identifier:)) {
             "--wsuv-tz: unknown time zone \($0) (use a name like America/Los_Angeles)"
-        } ?? wsuvTimeZone
+        }
         clock = try parsed("--clock", { ServerClock.instant($0).flatMap { ServerClock.range.contains($0) ? $0 : nil } }) {
             "\(named("--clock")) must be an instant from 1970 to 9999 such as 2024-09-01T10:00:00Z, not \($0)"
         }

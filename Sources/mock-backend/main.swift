@@ -76,7 +76,7 @@ var apiOptions = APIOptions()
 apiOptions.storedText = StoredText(budget: memory)
 apiOptions.otpCode = options.otpCode
 apiOptions.otpTTL = options.otpTTL
-apiOptions.wsuvTimeZone = TimeZone(identifier: options.wsuvTimeZone) ?? apiOptions.wsuvTimeZone
+apiOptions.wsuvTimeZone = options.wsuvTimeZone ?? apiOptions.wsuvTimeZone
 apiOptions.console = Console.standard.write
 // One clock and one source of random values for every API, the Date header and /_mock/clock.
 let clock = ServerClock(standingAt: options.clock)

@@ -33,11 +33,11 @@ final class SeedPathsTests: XCTestCase {
         return response.text
     }
 
-    /// Every API's state and its answer to the catalog's sample request, by API.
+    /// Every API's state and its answer to its sample request, by API.
     private func snapshot(port: Int) throws -> [String: String] {
         var states: [String: String] = [:]
         for entry in APICatalog.entries {
-            let sample = entry.sample
+            let sample = try XCTUnwrap(sampleRequests[entry.name], "\(entry.name) has no sample request")
             let answer = try httpRequest(port: port, sample.method, sample.target, body: Array(sample.body.utf8))
             states[entry.name] = try export(entry.name, port: port) + "\n\(answer.status) \(answer.text)"
         }

@@ -5,6 +5,16 @@ import MockKit
 import MockSupport
 import XCTest
 
+/// One ordinary request per course API of the catalog, as its clients send it (`target`: path and
+/// query), for the tests that go through every API.
+public let sampleRequests: [String: (method: String, target: String, body: String)] = [
+    "threads": ("GET", "/api/threads", ""),
+    "internproducts": ("GET", "/login?username=admin&password=1234", ""),
+    "wsuv": ("GET", "/~cs458/cgi-bin/get-tweets.cgi", ""),
+    "cse118": ("POST", "/api/v2/login", "{}"),
+    "otp": ("POST", "/api/user", "{}"),
+]
+
 /// A real server on an ephemeral loopback port, in the test process; stopped when released.
 public final class TestServer {
     public let server: HTTPServer

@@ -69,9 +69,7 @@ final class AdminAPI: Sendable {
                              authority: IndexPage.Authority(hostHeader: request.headers["Host"]),
                              sameNetworkAddresses: settings.addresses.sameNetwork,
                              publicURL: settings.addresses.publicURL, inContainer: settings.addresses.inContainer,
-                             apis: apis.map { IndexPage.API(name: $0.name, summary: $0.summary, endpoints: $0.endpoints,
-                                                            hasOpenAPIDocument: $0.openAPIDocument != nil) },
-                             stubs: stubs.all, requests: requests, stateFile: settings.stateLog?.path)
+                             apis: apis, stubs: stubs.all, requests: requests, stateFile: settings.stateLog?.path)
         let clock = settings.clock.reading()
         page.standingClock = clock.standsStill ? clock.now : nil
         return .html(page.html)

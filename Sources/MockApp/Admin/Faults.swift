@@ -5,7 +5,7 @@ import MockSupport
 
 /// Injected faults (`/_mock/faults`): slow answers, errors and broken connections on demand, so a
 /// class sees how its app copes. A request gets the first rule that applies to it, or none.
-struct Faults: Equatable, Sendable {
+struct Faults: Sendable {
     var rules: [FaultRule] = []
     /// The rules came as an array, and are shown as one.
     var listed = false
@@ -55,7 +55,7 @@ struct Faults: Equatable, Sendable {
 }
 
 /// One fault rule: where it applies (APIs, routes) and what it does, each fault with its own rate.
-struct FaultRule: Equatable, Sendable {
+struct FaultRule: Sendable {
     /// Milliseconds.
     var latency: ClosedRange<Double>?
     var errorRate: Double?
@@ -193,14 +193,11 @@ struct FaultRule: Equatable, Sendable {
             apis = names
         }
         if let texts = try strings("routes", "an array of \"METHOD /path\" strings", orNone: false) {
-            var patterns: [RoutePattern] = []
-            for text in texts {
-                guard let pattern = RoutePattern(text) else {
-                    throw Faults.Invalid(detail: "routes: \(text) is not METHOD /path (e.g. \"GET /api/thread/{id}\" or \"* /login\")")
-                }
-                patterns.append(pattern)
+            if let text = texts.first(where: { RoutePattern($0) == nil }) {
+                throw Faults.Invalid(detail: "routes: \(text) is not METHOD /path "
+                                         + "(e.g. \"GET /api/thread/{id}\" or \"* /login\")")
             }
-            routes = patterns
+            routes = texts.compactMap(RoutePattern.init)
         }
     }
 
@@ -225,68 +222,12 @@ struct FaultRule: Equatable, Sendable {
     }
 }
 
-/// A fault rule's `GET /api/thread/{id}`: a method (or `*`) and a path whose `{name}` segments
-/// match any one non-empty segment.
-struct RoutePattern: Equatable, Sendable {
-    /// nil: any method.
-    var method: String?
-    var path: PathPattern
-
+extension RoutePattern {
+    /// A fault rule's `GET /api/thread/{id}` or `* /login`: `{name}` segments only.
     init?(_ text: String) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true)
-        guard parts.count == 2, let path = PathPattern(String(parts[1])) else { return nil }
-        method = parts[0] == "*" ? nil : String(parts[0]).uppercased()
-        self.path = path
-    }
-
-    var text: String { "\(method ?? "*") \(path.text)" }
-
-    func matches(method requested: String, path requestPath: String) -> Bool {
-        (method == nil || method == requested) && path.match(requestPath) != nil
-    }
-}
-
-/// A path with `{name}` segments; the request path is compared segment by segment, as sent.
-struct PathPattern: Equatable, Sendable {
-    let text: String
-    private let segments: [Substring]
-
-    init?(_ text: String) {
-        guard text.hasPrefix("/") else { return nil }
-        self.text = text
-        segments = text.split(separator: "/", omittingEmptySubsequences: false)
-    }
-
-    private static func isParameter(_ segment: Substring) -> Bool {
-        segment.count > 2 && segment.first == "{" && segment.last == "}"
-    }
-
-    var parameterNames: [String] {
-        segments.filter(Self.isParameter).map { String($0.dropFirst().dropLast()) }
-    }
-
-    /// True when some path matches both patterns.
-    func overlaps(_ other: PathPattern, caseInsensitive: Bool) -> Bool {
-        // Typed closure, one condition per statement: as one expression Swift 6.0 took 1 s on it.
-        segments.count == other.segments.count && zip(segments, other.segments).allSatisfy { (mine: Substring, theirs: Substring) -> Bool in
-            if Self.isParameter(mine) || Self.isParameter(theirs) { return true }
-            return caseInsensitive ? mine.lowercased() == theirs.lowercased() : mine == theirs
-        }
-    }
-
-    /// The values of the `{name}` segments, or nil when the path does not match.
-    func match(_ path: String) -> [String: String]? {
-        let pieces = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard pieces.count == segments.count else { return nil }
-        var parameters: [String: String] = [:]
-        for (segment, piece) in zip(segments, pieces) {
-            if Self.isParameter(segment) {
-                guard !piece.isEmpty else { return nil }
-                parameters[String(segment.dropFirst().dropLast())] = String(piece)
-            } else if segment != piece {
-                return nil
-            }
-        }
-        return parameters
+        guard parts.count == 2, parts[1].hasPrefix("/") else { return nil }
+        let method = parts[0] == "*" ? nil : String(parts[0]).uppercased()
+        self.init(method: method, path: .segments(PathTemplate(String(parts[1]))))
     }
 }

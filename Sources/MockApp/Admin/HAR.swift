@@ -13,10 +13,7 @@ enum HAR {
         writer.beginObject()
         writer.key("version"); writer.string("1.2")
         writer.key("creator")
-        writer.beginObject()
-        writer.key("name"); writer.string("mock-backend")
-        writer.key("version"); writer.string(version)
-        writer.endObject()
+        writer.raw(JSONWriter.flatObject([("name", "mock-backend"), ("version", version)], escapeSlash: false))
         writer.key("entries")
         writer.beginArray()
         for entry in entries.reversed() where entry.method != "TLS" { write(entry, to: &writer) }
@@ -94,22 +91,13 @@ enum HAR {
     }
 
     private static func writePair(_ name: String, _ value: String, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("name"); writer.string(name)
-        writer.key("value"); writer.string(value)
-        writer.endObject()
+        writer.raw(JSONWriter.flatObject([("name", name), ("value", value)], escapeSlash: false))
     }
 
     /// `"text"` as UTF-8, or base64 with `encodingKey` (`encoding` in `content`; `postData` has no
     /// such field in HAR 1.2, so a custom `_encoding`); a `comment` when the journal kept only a prefix.
     private static func writeText(_ prefix: [UInt8], size: Int, encodingKey: String, to writer: inout JSONWriter) {
-        writer.key("text")
-        if let text = String(validUTF8: prefix) {
-            writer.string(text)
-        } else {
-            writer.string(Data(prefix).base64EncodedString())
-            writer.key(encodingKey); writer.string("base64")
-        }
+        if Journal.writeBody(prefix, as: "text", to: &writer) { writer.key(encodingKey); writer.string("base64") }
         if prefix.count < size {
             writer.key("comment"); writer.string("the first \(prefix.count) of \(size) bytes (the journal keeps 4 KiB of each body)")
         }

@@ -6,13 +6,6 @@ import MockKit
 /// public, but the last requests (tokens, passwords) only for callers who may use `/_mock/…`.
 /// Everything shown is gathered into this value first, so rendering is a plain function of it.
 struct IndexPage {
-    struct API {
-        var name: String
-        var summary: APISummary
-        var endpoints: [String]
-        var hasOpenAPIDocument: Bool
-    }
-
     /// What the caller may see of the request journal.
     enum Requests {
         case shown([Journal.Entry])
@@ -66,7 +59,7 @@ struct IndexPage {
     var sameNetworkAddresses: [String]
     var publicURL: PublicURL?
     var inContainer = false
-    var apis: [API]
+    var apis: [any MockAPI]
     var stubs: [Stub] = []
     var requests: Requests
     /// The `--state` file in use, nil when the state lives in memory only.
@@ -147,7 +140,7 @@ struct IndexPage {
 
     // MARK: One API
 
-    private func apiSection(_ api: API) -> String {
+    private func apiSection(_ api: any MockAPI) -> String {
         let summary = api.summary
         return """
         <section class="card api" id="\(escape(api.name))">
@@ -158,7 +151,7 @@ struct IndexPage {
         \(baseURLs(summary.basePaths))
         <p class="endpoints">\(escape(api.endpoints.joined(separator: ", ")))</p>
         \(summary.note.map { "<p class=\"note\">\(escape($0))</p>" } ?? "")
-        \(api.hasOpenAPIDocument ? "<p><a href=\"/_mock/openapi/\(escape(api.name)).json\">OpenAPI document</a></p>" : "")
+        \(api.openAPIDocument == nil ? "" : "<p><a href=\"/_mock/openapi/\(escape(api.name)).json\">OpenAPI document</a></p>")
         </div>
         <div>
         <h3>Accounts</h3>

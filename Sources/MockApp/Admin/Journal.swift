@@ -3,15 +3,6 @@ import MockHTTP
 import MockKit
 import MockSupport
 
-extension Journal.Entry {
-    /// A TLS handshake on the http port: no request was read and nothing answered, so method `TLS`, no status.
-    init(tlsAttempt attempt: TLSAttempt, reason: String) {
-        self.init(at: attempt.at, api: nil, method: "TLS", path: "", query: "", status: nil, durationMilliseconds: 0,
-                  requestBytes: 0, responseBytes: 0, headers: HTTPHeaders(), headersCut: false, bodyPrefix: [],
-                  responseBodyPrefix: [], reason: reason, statusText: "", responseHeaders: HTTPHeaders(), responseBodyBytes: 0)
-    }
-}
-
 /// The last requests to the course APIs (and common 404s), newest first, for `/_mock/requests` and the index
 /// page. An entry keeps at most 4 KiB of each body, 4 KiB of headers and 2 KiB of the reason, so it stays under
 /// about 20 KiB whatever a client sends (the request line is at most 8 KiB); the JSON is written only when
@@ -25,24 +16,24 @@ final class Journal: @unchecked Sendable {
         var api: String?
         var method: String
         var path: String
-        var query: String
+        var query = ""
         /// nil when no answer was sent (a connection reset or closed by an injected fault).
         var status: Int?
-        var durationMilliseconds: Double
-        var requestBytes: Int
-        var responseBytes: Int
-        var headers: HTTPHeaders
+        var durationMilliseconds: Double = 0
+        var requestBytes = 0
+        var responseBytes = 0
+        var headers = HTTPHeaders()
         /// Some header value was shortened or some fields left out to keep the entry small.
-        var headersCut: Bool
+        var headersCut = false
         /// A body's first 4 KiB (`kept`): never a slice, which would keep the whole body alive.
-        var bodyPrefix: [UInt8]
-        var responseBodyPrefix: [UInt8]
+        var bodyPrefix: [UInt8] = []
+        var responseBodyPrefix: [UInt8] = []
         var reason: String?
         /// For the HAR export: the answer's reason phrase, its headers as the app set them (capped as
         /// the request's; `Date`, `Content-Length` and `Connection` are the transport's) and its body's size.
-        var statusText: String
-        var responseHeaders: HTTPHeaders
-        var responseBodyBytes: Int
+        var statusText = ""
+        var responseHeaders = HTTPHeaders()
+        var responseBodyBytes = 0
     }
 
     static let bodyPrefixLimit = 4096
@@ -204,18 +195,16 @@ final class Journal: @unchecked Sendable {
             writer.key("duration_ms"); writer.double((entry.durationMilliseconds * 1000).rounded() / 1000)
             writer.key("request_bytes"); writer.int(entry.requestBytes)
             writer.key("response_bytes"); writer.int(entry.responseBytes)
+            // One member per name, in lower case, with its values joined.
+            let names = entry.headers.fields.map { $0.name.lowercased() }
+                .reduce(into: [String]()) { names, name in if !names.contains(name) { names.append(name) } }
+            let headers = names.map { (key: $0, value: entry.headers.values($0).joined(separator: ", ")) }
             writer.key("request_headers")
-            writer.beginObject()
-            var seen: [String: String] = [:], order: [String] = []
-            for field in entry.headers {
-                let name = field.name.lowercased()
-                if let earlier = seen[name] { seen[name] = earlier + ", " + field.value } else { seen[name] = field.value; order.append(name) }
-            }
-            for name in order { writer.key(name); writer.string(seen[name]!) }
-            writer.endObject()
+            writer.raw(JSONWriter.flatObject(headers, escapeSlash: false))
             if entry.headersCut { writer.key("request_headers_cut"); writer.bool(true) }
-            writeBody(entry.bodyPrefix, as: "request_body", to: &writer)
-            writeBody(entry.responseBodyPrefix, as: "response_body", to: &writer)
+            for (key, prefix) in [("request_body", entry.bodyPrefix), ("response_body", entry.responseBodyPrefix)] {
+                if writeBody(prefix, as: key, to: &writer) { writer.key(key + "_base64"); writer.bool(true) }
+            }
             writer.key("reason"); if let reason = entry.reason { writer.string(reason) } else { writer.null() }
             writer.endObject()
         }
@@ -223,14 +212,14 @@ final class Journal: @unchecked Sendable {
         return writer.bytes
     }
 
-    /// `"request_body":"text"`, or base64 with `"request_body_base64":true` when it is not UTF-8.
-    private static func writeBody(_ prefix: [UInt8], as key: String, to writer: inout JSONWriter) {
+    /// A kept body under `key`: as text when it is UTF-8, else in base64 (and true, for the caller to say so).
+    static func writeBody(_ prefix: [UInt8], as key: String, to writer: inout JSONWriter) -> Bool {
         writer.key(key)
-        if let text = String(validUTF8: prefix) {
-            writer.string(text)
-        } else {
+        guard let text = String(validUTF8: prefix) else {
             writer.string(Data(prefix).base64EncodedString())
-            writer.key(key + "_base64"); writer.bool(true)
+            return true
         }
+        writer.string(text)
+        return false
     }
 }

@@ -9,8 +9,6 @@ struct RoutedRequest {
     let api: (any MockAPI)?
     /// The stub that answers instead of the route.
     var stub: StubMatch? = nil
-
-    var group: RouteGroup? { route.group }
 }
 
 extension RouteMatch {

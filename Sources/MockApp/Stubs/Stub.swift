@@ -10,7 +10,7 @@ struct Stub: Sendable {
     var id = 0
     /// `Seed/stubs/courses.json:3:5`, or `PUT /_mock/stubs`.
     var source: String
-    var route: StubRoute
+    var route: RoutePattern
     /// Conditions beyond method and path; every one must hold.
     var query: [(name: String, value: String)] = []
     var headers: [(name: String, value: String)] = []
@@ -160,9 +160,7 @@ struct Template: Sendable {
         var bytes: [UInt8] = []
         for byte in value.utf8 {
             guard isControl(byte) else { bytes.append(byte); continue }
-            bytes.append(contentsOf: "%".utf8)
-            let hex = String(byte, radix: 16, uppercase: true)
-            bytes.append(contentsOf: (hex.count == 1 ? "0" + hex : hex).utf8)
+            bytes.append(contentsOf: String(format: "%%%02X", byte).utf8)
         }
         return String(decoding: bytes, as: UTF8.self)
     }

@@ -3,17 +3,22 @@ import MockHTTP
 import MockKit
 import MockSupport
 
-/// A stub's method (nil: any) and path: `{name}` segments, or a regular expression.
-struct StubRoute: Sendable {
+/// A stub's or a fault rule's method (nil: any) and path: `{name}` segments, or (stubs only) a
+/// regular expression.
+struct RoutePattern: Sendable {
     var method: String?
     var path: StubPath
 
     /// `GET /api/thread/{id}`, or `GET ~ /api/thread/[0-9]+` for an expression.
     var text: String { "\(method ?? "*") \(path.text)" }
+
+    func matches(method requested: String, path requestPath: String) -> Bool {
+        (method == nil || method == requested) && path.match(requestPath) != nil
+    }
 }
 
 enum StubPath: Sendable {
-    case segments(PathPattern)
+    case segments(PathTemplate)
     case expression(PathExpression)
 
     var text: String {

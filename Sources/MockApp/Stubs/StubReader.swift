@@ -88,7 +88,7 @@ struct StubReader {
     }
 
     /// `method` and one of `path` and `path_regex`.
-    private static func route(_ request: SeedObject) throws(SeedError) -> StubRoute {
+    private static func route(_ request: SeedObject) throws(SeedError) -> RoutePattern {
         let methodNode = try request.node("method")
         let method = try methodNode.string()
         if method.isEmpty || method.contains(" ") { throw methodNode.fail("expected a method such as GET, or *") }
@@ -96,12 +96,12 @@ struct StubReader {
         switch (request.optionalNode("path"), request.optionalNode("path_regex")) {
         case let (path?, nil):
             let text = try path.string()
-            guard !text.contains(" "), let pattern = PathPattern(text) else {
+            guard !text.contains(" "), text.hasPrefix("/") else {
                 throw path.fail("expected a path starting with /, with {name} for a parameter")
             }
-            return StubRoute(method: routeMethod, path: .segments(pattern))
+            return RoutePattern(method: routeMethod, path: .segments(PathTemplate(text)))
         case let (nil, regex?):
-            return StubRoute(method: routeMethod, path: .expression(try PathExpression(regex)))
+            return RoutePattern(method: routeMethod, path: .expression(try PathExpression(regex)))
         case (_?, _?):
             throw SeedError(path: request.path, problem: "give path or path_regex, not both")
         case (nil, nil):
@@ -214,13 +214,6 @@ struct StubReader {
 
     private static let controlProblem = "holds a line break or another control character, which would end the header line"
 
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): return true
-        default: return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
-
     /// `{"name":"value",…}`: conditions or headers.
     private static func pairs(_ node: SeedNode?) throws(SeedError) -> [(name: String, value: String)] {
         guard let node else { return [] }
@@ -233,13 +226,12 @@ struct StubReader {
     /// The course routes a stub's route overlaps: same number of segments, each pair equal or
     /// one of them a parameter, and a method in common.
     /// (A `path_regex` is not compared with routes: no test says which paths two patterns share.)
-    private func overriddenRoutes(method: String?, _ path: PathPattern) -> [String] {
+    private func overriddenRoutes(method: String?, _ path: PathTemplate) -> [String] {
         var found: [String] = []
         for group in courseRoutes {
             for route in group.routes {
                 let methods = method.map { route.methods == .any || !route.methods.isDisjoint(with: Methods(named: $0)) } ?? true
-                guard methods, let pattern = PathPattern(route.pattern),
-                      path.overlaps(pattern, caseInsensitive: group.matching.caseInsensitive) else { continue }
+                guard methods, path.overlaps(route.path, ignoringCase: group.matching.caseInsensitive) else { continue }
                 found.append("\(group.name) \(method ?? route.methods.headerValue) \(route.pattern)")
             }
         }

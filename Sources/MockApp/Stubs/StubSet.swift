@@ -200,9 +200,7 @@ public final class StubSet: Sendable {
     }
 
     private static func writePairs(_ pairs: [(name: String, value: String)], to writer: inout JSONWriter) {
-        writer.beginObject()
-        for (name, value) in pairs { writer.member(name, value) }
-        writer.endObject()
+        writer.raw(JSONWriter.flatObject(pairs.map { ($0.name, $0.value) }, escapeSlash: false))
     }
 
     /// `/_mock/openapi/stubs.json`: one operation per stub route, its statuses as answers. An
