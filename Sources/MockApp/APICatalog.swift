@@ -24,7 +24,8 @@ public enum APICatalog {
     /// each from the API made around an empty state, so no seed file of an API not served is read
     /// (it may be large or broken).
     public static func routesLeftOut(by only: [String], seed: SeedDirectory, options: APIOptions) -> [RouteGroup] {
-        entries.filter { !only.contains($0.name) }.map { $0.routesWithoutState(SeedContext(folder: seed, options: options)) }
+        let context = SeedContext(folder: seed, options: options)
+        return entries.filter { !only.contains($0.name) }.map { $0.routesWithoutState(context) }
     }
 
     /// The APIs to serve (all, or those of `--only`), each filled from its seed file.

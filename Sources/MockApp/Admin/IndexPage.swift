@@ -266,7 +266,9 @@ enum HTML {
         return String(escaped)
     }
 
-    private static let entities: [Unicode.Scalar: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"]
+    private static let entities: [Unicode.Scalar: String] = [
+        "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;",
+    ]
 }
 
 private func escape(_ text: String) -> String { HTML.escape(text) }

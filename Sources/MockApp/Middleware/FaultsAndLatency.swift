@@ -9,7 +9,9 @@ struct FaultsAndLatency: Middleware {
     let latency: ClosedRange<Double>?
 
     func respond(to request: RoutedRequest, next: @escaping (RoutedRequest) -> Response) -> Response {
-        if request.stub != nil { return serve(request, as: StubSet.name, injectedFault: StubSet.injectedFault, next: next) }
+        if request.stub != nil {
+            return serve(request, as: StubSet.name, injectedFault: StubSet.injectedFault, next: next)
+        }
         switch request.route {
         case .found:
             guard let api = request.api else { return next(request) }
