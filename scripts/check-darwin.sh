@@ -7,8 +7,8 @@
 # Rules for anyone touching Darwin branches:
 # - They live in files of Sources/MockSupport or Sources/MockHTTP that import no Foundation (on
 #   Linux Foundation re-exports Glibc, whose declarations would clash with the stand-in's): today
-#   MockSupport's FileSignature.swift, MockHTTP's Platform.swift,
-#   PlatformDarwin.swift, Poller.swift and SocketReset.swift. Each target's are compiled as a module
+#   MockSupport's FileSignature.swift, MockHTTP's Platform.swift and
+#   PlatformDarwin.swift. Each target's are compiled as a module
 #   of that name; anything else MockHTTP's need from MockHTTP is declared in
 #   scripts/darwin-standin/Stubs.swift.
 # - A new C call or constant: declare it in scripts/darwin-standin/CDarwin/darwin.h exactly as the

@@ -2,7 +2,7 @@
 extension Router {
     /// `GET /api/threads` (of group `threads`) for `GET /api/thread/` and the like; nil when no
     /// route is close. `{name}` segments are filled from the path when the two have as many segments.
-    /// Close means a few edits for the path's length (`RouteDistance.tolerance`), and one edit
+    /// Close means a quarter of the path's length in edits (at least 3), and one edit
     /// plus at most one per three letters the route spells out: a hint is given when it is likely
     /// right, and a long path is not "close" to a short route it shares only `/api/v2/` with.
     /// Paths over `RouteDistance.longestPath` bytes get no hint: nobody mistypes that much, and the
@@ -11,7 +11,7 @@ extension Router {
         guard path.utf8.count <= RouteDistance.longestPath else { return nil }
         let wanted = Methods(named: method)
         let pieces = RouteDistance.segments(of: path)
-        let tolerance = RouteDistance.tolerance(forPath: path)
+        let tolerance = max(3, path.count / 4)
         var best: (cost: Int, route: Route, group: String)?
         for group in groups {
             for route in group.routes where route.pattern != "/" {
@@ -47,11 +47,6 @@ enum RouteDistance {
     /// The letters of a pattern's literal segments: `/api/v2/channel/{id}` spells out 12.
     static func spelledOut(_ pattern: String) -> Int {
         segments(of: pattern).filter { !isParameter($0) }.reduce(0) { $0 + $1.utf8.count }
-    }
-
-    /// Paths get a hint up to a quarter of their length in edits, and at least 3.
-    static func tolerance(forPath path: String) -> Int {
-        max(3, path.count / 4)
     }
 
     /// Exact up to `tolerance`; above it, any cost above it (nothing beyond is a hint).

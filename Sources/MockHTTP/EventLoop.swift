@@ -7,8 +7,7 @@ extension Request {
     }
 
     init(_ head: RequestHead, body: [UInt8] = [], peer: PeerAddress) {
-        self.init(method: head.method, target: head.target, versionMinor: head.versionMinor, headers: head.headers,
-                  body: body, peer: peer)
+        self.init(method: head.method, target: head.target, headers: head.headers, body: body, peer: peer)
     }
 }
 
@@ -149,11 +148,7 @@ final class EventLoop: @unchecked Sendable {
         Sys.signalWakePipe(wakePipe.write)
     }
 
-    private var deadlineForStop: Double? {
-        stopLock.lock()
-        defer { stopLock.unlock() }
-        return stopDeadline
-    }
+    private var deadlineForStop: Double? { stopLock.locked { stopDeadline } }
 
     func run() {
         while true {
@@ -278,9 +273,7 @@ final class EventLoop: @unchecked Sendable {
         guard roundStartedAtLocal == nil else { return }
         let now = monotonicNow()
         roundStartedAtLocal = now
-        loadLock.lock()
-        roundStartedAt = now
-        loadLock.unlock()
+        loadLock.locked { roundStartedAt = now }
     }
 
     /// Called before the poll waits: the round that ended, and the connections the loop has.
@@ -618,9 +611,12 @@ final class EventLoop: @unchecked Sendable {
     private func answer(_ response: Response, to request: Request, _ head: RequestHead, startedAt started: Double,
                         on connection: Connection) {
         let keepAlive = head.keepAlive && !connection.peerClosed
+        guard response.pending != nil || response.delay > 0 else {
+            return finish(request, response, head, keepAlive: keepAlive, startedAt: started, on: connection)
+        }
+        connection.awaitingDelayedResponse = true
+        connection.heldAnswer = (request, response, started, isSending: false)
         if let pending = response.pending {
-            connection.awaitingDelayedResponse = true
-            connection.heldAnswer = (request, response, started, isSending: false)
             pending.whenComplete { [unowned self] finish in
                 post { [unowned self] in
                     // Closed meanwhile (a reset, a stop): nothing to send.
@@ -633,17 +629,13 @@ final class EventLoop: @unchecked Sendable {
                     process(connection)
                 }
             }
-        } else if response.delay > 0 {
-            connection.awaitingDelayedResponse = true
-            connection.heldAnswer = (request, response, started, isSending: false)
+        } else {
             schedule(at: started + response.delay, for: connection) { [unowned self] in
                 connection.awaitingDelayedResponse = false
                 connection.heldAnswer = nil
                 finish(request, response, head, keepAlive: keepAlive, startedAt: started, on: connection)
                 process(connection)
             }
-        } else {
-            finish(request, response, head, keepAlive: keepAlive, startedAt: started, on: connection)
         }
     }
 
@@ -652,13 +644,9 @@ final class EventLoop: @unchecked Sendable {
     private func refuseBody(of head: RequestHead, _ failure: ParseFailure, on connection: Connection) {
         let started = monotonicNow()
         let request = Request(head, peer: connection.peer)
-        let refusal = server.responder.refusal(of: request, status: failure.status, reason: failure.message)
-        var response = refusal ?? Response.text(failure.status, failure.message + "\n")
-        if failure.status == 503 && response.headers["Retry-After"] == nil {
-            response.headers.set("Retry-After", Self.retryAfterSeconds)
-        }
+        let (response, fromResponder) = refusal(of: request, status: failure.status, reason: failure.message)
         finish(request, response, head, keepAlive: false, startedAt: started, on: connection,
-               note: refusal == nil ? failure.reason : nil)
+               note: fromResponder ? nil : failure.reason)
     }
 
     /// No answer is built while the budget, or the share of the client's address, is held by bodies
@@ -667,9 +655,7 @@ final class EventLoop: @unchecked Sendable {
     private func refuseForMemory(_ head: RequestHead, on connection: Connection) {
         let started = monotonicNow()
         let request = Request(head, peer: connection.peer)
-        let reason = "Answers waiting for slow readers fill the memory budget."
-        var response = server.responder.refusal(of: request, status: 503, reason: reason) ?? Response.text(503, reason + "\n")
-        if response.headers["Retry-After"] == nil { response.headers.set("Retry-After", Self.retryAfterSeconds) }
+        let response = refusal(of: request, status: 503, reason: "Answers waiting for slow readers fill the memory budget.").response
         let note = "no answer built: answers and bodies held for clients of \(connection.peer.host) (or of everyone) "
             + "fill their share of --memory-budget; their clients read too slowly or not at all"
         connection.requestStartedAt = connection.parser.hasBufferedBytes ? started : nil
@@ -677,9 +663,15 @@ final class EventLoop: @unchecked Sendable {
                note: note)
     }
 
-    /// Bodies in memory are read at 1 KB/s at least, or dropped, so the budget frees up quickly
-    /// unless it is held by fast uploads, which also end soon.
-    private static let retryAfterSeconds = "2"
+    /// The responder's refusal in the route's own format (`fromResponder`), or plain text; a 503 gets
+    /// `Retry-After` 2: bodies in memory are read at 1 KB/s at least, or dropped, so the budget frees
+    /// up quickly unless it is held by fast uploads, which also end soon.
+    private func refusal(of request: Request, status: Int, reason: String) -> (response: Response, fromResponder: Bool) {
+        let refusal = server.responder.refusal(of: request, status: status, reason: reason)
+        var response = refusal ?? Response.text(status, reason + "\n")
+        if status == 503 && response.headers["Retry-After"] == nil { response.headers.set("Retry-After", "2") }
+        return (response, refusal != nil)
+    }
 
     /// Writes the answer and tells the responder; a method rather than a closure so that
     /// answers without delay allocate no capture box.

@@ -47,9 +47,7 @@ public final class MemoryBudget: @unchecked Sendable {
     /// less than their share (not looked up while all used is below it). An answer's size is known only once
     /// it is built, so the one built last may pass the mark by its own size.
     func hasRoomForAnswer(to address: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return used < limit && (used < limitPerAddress || usedByAddress[address, default: 0] < limitPerAddress)
+        lock.locked { used < limit && (used < limitPerAddress || usedByAddress[address, default: 0] < limitPerAddress) }
     }
 
     /// Counts `bytes` of client text about to be stored, if stored text stays within half the

@@ -80,7 +80,6 @@ public struct Request: Sendable {
     public var path: String
     /// The query string without `?`; `nil` when the target has no `?`.
     public var query: String?
-    public var versionMinor: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
     public var peer: PeerAddress
@@ -88,7 +87,7 @@ public struct Request: Sendable {
     public var pathParameters: [String: String] = [:]
     public var receivedAt: Date
 
-    public init(method: String, target: String, versionMinor: Int = 1, headers: HTTPHeaders = HTTPHeaders(),
+    public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(),
                 body: [UInt8] = [], peer: PeerAddress = PeerAddress(host: "127.0.0.1", port: 0),
                 receivedAt: Date = Date()) {
         self.method = method
@@ -100,7 +99,6 @@ public struct Request: Sendable {
             path = target
             query = nil
         }
-        self.versionMinor = versionMinor
         self.headers = headers
         self.body = body
         self.peer = peer

@@ -12,8 +12,6 @@ struct OutputQueue {
 
     static let packLimit = 16 * 1024
 
-    var isEmpty: Bool { count == 0 }
-
     mutating func append(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         count += bytes.count

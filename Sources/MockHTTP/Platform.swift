@@ -1,7 +1,7 @@
-// The POSIX calls the server makes, written once for both systems. What differs between Linux and
-// macOS is in PlatformLinux.swift and PlatformDarwin.swift (`OS`), one file per system.
-// No Foundation here (on Linux it re-exports Glibc): scripts/check-darwin.sh compiles this file,
-// Poller.swift and PlatformDarwin.swift against a stand-in Darwin module.
+// The POSIX calls the server makes, poll(2) among them, written once for both systems. What differs
+// between Linux and macOS (epoll among it) is in PlatformLinux.swift and PlatformDarwin.swift (`OS`).
+// No Foundation here (on Linux it re-exports Glibc): scripts/check-darwin.sh compiles this file and
+// PlatformDarwin.swift against a stand-in Darwin module.
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -318,6 +318,15 @@ enum Sys {
         shutdown(fd, OS.shutWrite)
     }
 
+    /// True when the last failed call failed because the peer reset the connection (ECONNRESET).
+    static var lastCallWasReset: Bool { errno == ECONNRESET }
+
+    /// Makes the next close send a reset instead of an orderly end of stream (SO_LINGER, zero timeout).
+    static func resetOnClose(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+    }
+
     static func close(_ fd: Int32) {
         OS.close(fd)
     }
@@ -444,5 +453,90 @@ public enum Durability {
         guard fd >= 0 else { return false }
         defer { OS.close(fd) }
         return sync(fd)
+    }
+}
+
+struct PollEvent {
+    var fd: Int32
+    var readable: Bool
+    var writable: Bool
+}
+
+/// Watches descriptors for one event loop, level-triggered.
+protocol Poller: AnyObject {
+    func addListener(_ fd: Int32)
+    func add(_ fd: Int32, readable: Bool, writable: Bool)
+    func modify(_ fd: Int32, readable: Bool, writable: Bool)
+    func remove(_ fd: Int32)
+    func wait(timeoutMilliseconds: Int32, _ body: (PollEvent) -> Void)
+}
+
+/// How event loops wait: `epoll` (Linux only, the default there) or `poll`, the portable poll(2)
+/// that macOS uses. On Linux, `--poller poll` or MOCK_POLLER=poll selects it, so CI runs the code a
+/// Mac runs.
+public enum PollerKind: String, Sendable {
+    case epoll, poll
+
+    /// What this system offers, its default first.
+    public static var available: [PollerKind] { OS.pollers }
+
+    /// MOCK_POLLER when it names one this system offers, else the system's default.
+    public static var standard: PollerKind {
+        if let name = getenv("MOCK_POLLER").map({ String(cString: $0) }), let kind = PollerKind(rawValue: name),
+           available.contains(kind) {
+            return kind
+        }
+        return available[0]
+    }
+}
+
+/// poll(2): one array of descriptors, scanned by the kernel on every wait. Fine for the tens or
+/// hundreds of connections a development server sees; epoll is for thousands.
+final class PollPoller: Poller {
+    private var watched: [pollfd] = []
+    /// Where each descriptor sits in `watched`.
+    private var slots: [Int32: Int] = [:]
+    private var ready: [PollEvent] = []
+
+    func addListener(_ fd: Int32) { add(fd, readable: true, writable: false) }
+
+    func add(_ fd: Int32, readable: Bool, writable: Bool) {
+        guard slots[fd] == nil else { return modify(fd, readable: readable, writable: writable) }
+        slots[fd] = watched.count
+        watched.append(pollfd(fd: fd, events: Self.mask(readable: readable, writable: writable), revents: 0))
+    }
+
+    func modify(_ fd: Int32, readable: Bool, writable: Bool) {
+        guard let slot = slots[fd] else { return }
+        watched[slot].events = Self.mask(readable: readable, writable: writable)
+    }
+
+    func remove(_ fd: Int32) {
+        guard let slot = slots.removeValue(forKey: fd) else { return }
+        let last = watched.removeLast()
+        if slot < watched.count {
+            watched[slot] = last
+            slots[last.fd] = slot
+        }
+    }
+
+    private static func mask(readable: Bool, writable: Bool) -> Int16 {
+        (readable ? Int16(POLLIN) : 0) | (writable ? Int16(POLLOUT) : 0)
+    }
+
+    /// Events are collected first: `body` adds and removes descriptors, which reorders `watched`.
+    func wait(timeoutMilliseconds: Int32, _ body: (PollEvent) -> Void) {
+        let count = watched.withUnsafeMutableBufferPointer {
+            poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds)
+        }
+        guard count > 0 else { return }
+        ready.removeAll(keepingCapacity: true)
+        // A hang-up or error is reported as readable: the read that follows finds it.
+        let readable = Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)
+        for entry in watched where entry.revents != 0 {
+            ready.append(PollEvent(fd: entry.fd, readable: entry.revents & readable != 0,
+                                   writable: entry.revents & Int16(POLLOUT) != 0))
+        }
+        for event in ready where slots[event.fd] != nil { body(event) }
     }
 }

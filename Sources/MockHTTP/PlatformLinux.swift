@@ -90,13 +90,11 @@ final class EpollPoller: Poller {
             return epoll_wait(epfd, first, Int32(buffer.count), timeoutMilliseconds)
         }
         guard count > 0 else { return }
-        for index in 0..<Int(count) {
-            let event = events[index]
+        for event in events[..<Int(count)] {
             let bits = event.events
             body(PollEvent(fd: event.data.fd,
                            readable: bits & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
-                           writable: bits & EPOLLOUT.rawValue != 0,
-                           hangup: bits & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0))
+                           writable: bits & EPOLLOUT.rawValue != 0))
         }
     }
 }

@@ -416,7 +416,7 @@ struct RequestParser {
 
     private mutating func parseChunks(head: RequestHead, phase: ChunkPhase, _ admit: (Int, Int) -> Bool) -> ParseStep {
         var phase = phase
-        while true {
+        parsing: while true {
             switch phase {
             case .size:
                 guard let scanned = scanLine(from: start) else {
@@ -426,10 +426,7 @@ struct RequestParser {
                     return .failure(chunkFailure("Chunk size line too long.",
                                                  reason: "bad chunk size line (over \(Self.maxChunkSizeLine) bytes)", head))
                 }
-                guard scanned.complete else {
-                    state = .chunkedBody(head, phase: phase)
-                    return continueIfExpected(head)
-                }
+                guard scanned.complete else { break parsing }
                 let lineEnd = start + scanned.length
                 let line = buffer[start..<lineEnd]
                 let sizeText = line.prefix { $0 != 59 }  // extensions after ';' are ignored
@@ -448,16 +445,10 @@ struct RequestParser {
                 let available = min(remaining, buffer.count - start)
                 chunkedBody.append(contentsOf: buffer[start..<start + available])
                 start += available
-                if available < remaining {
-                    state = .chunkedBody(head, phase: .data(remaining: remaining - available))
-                    return .incomplete
-                }
-                phase = .dataEnd
+                phase = available < remaining ? .data(remaining: remaining - available) : .dataEnd
+                if available < remaining { break parsing }
             case .dataEnd:
-                guard buffer.count - start >= 2 else {
-                    state = .chunkedBody(head, phase: phase)
-                    return .incomplete
-                }
+                guard buffer.count - start >= 2 else { break parsing }
                 guard buffer[start] == 13 && buffer[start + 1] == 10 else {
                     return .failure(chunkFailure("Chunk data not followed by CRLF.",
                                                  reason: "chunk data longer than its size line said (no CRLF after it)", head))
@@ -472,10 +463,7 @@ struct RequestParser {
                     return .failure(chunkFailure("Trailer section is larger than \(limits.maxHeaderBlock) bytes.", 431,
                                                  reason: "trailer section over \(Self.size(limits.maxHeaderBlock))", head))
                 }
-                guard scanned.complete else {
-                    state = .chunkedBody(head, phase: phase)
-                    return .incomplete
-                }
+                guard scanned.complete else { break parsing }
                 let line = buffer[start..<start + scanned.length]
                 start += scanned.length + 2
                 if line.isEmpty {
@@ -496,6 +484,10 @@ struct RequestParser {
                 phase = .trailers(count: count + 1, bytes: bytes + line.count)
             }
         }
+        // The rest has not arrived: go on from this phase when it does.
+        state = .chunkedBody(head, phase: phase)
+        if case .size = phase { return continueIfExpected(head) }
+        return .incomplete
     }
 
     private static let maxChunkSizeLine = 1024

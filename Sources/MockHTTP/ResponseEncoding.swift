@@ -3,12 +3,15 @@ import MockSupport
 
 /// A response as bytes on the wire: status line, headers, `Date`, `Content-Length`, `Connection`
 /// and the body. What changes the bytes of every answer (compression, ETag) belongs here.
-/// One per event loop: the `Date` cache is not shared between threads.
-struct ResponseEncoder {
-    private let dateCache: HTTPDateCache
+/// One per event loop: the `Date` line it caches is not shared between threads.
+final class ResponseEncoder {
+    private let now: @Sendable () -> Date
+    /// The `Date: …` header line, formatted once per second of `now`.
+    private var dateLine: [UInt8] = []
+    private var dateLineSecond = Int.min
 
     init(now: @escaping @Sendable () -> Date) {
-        dateCache = HTTPDateCache(now: now)
+        self.now = now
     }
 
     struct Encoded {
@@ -44,7 +47,7 @@ struct ResponseEncoder {
             head.append(13)
             head.append(10)
         }
-        head.append(contentsOf: dateCache.headerLine())
+        head.append(contentsOf: currentDateLine())
         if hasBody {
             head.append(contentsOf: "Content-Length: ".utf8)
             head.append(contentsOf: String(response.body.count).utf8)
@@ -62,28 +65,18 @@ struct ResponseEncoder {
         if packsBody { head.append(contentsOf: response.body) }
         return Encoded(head: head, separateBody: sendsBody && !packsBody ? response.body : nil, headLength: headLength)
     }
-}
 
-/// `Date: …` header line, formatted once per second of `now`.
-final class HTTPDateCache {
-    private let now: @Sendable () -> Date
-    private var second = Int.min
-    private var line: [UInt8] = []
-
-    init(now: @escaping @Sendable () -> Date) {
-        self.now = now
+    private func currentDateLine() -> [UInt8] {
+        let seconds = Int(now().timeIntervalSince1970.rounded(.down))
+        if seconds != dateLineSecond {
+            dateLineSecond = seconds
+            dateLine = Array("Date: \(Self.format(seconds))\r\n".utf8)
+        }
+        return dateLine
     }
+
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    func headerLine() -> [UInt8] {
-        let seconds = Int(now().timeIntervalSince1970.rounded(.down))
-        if seconds != second {
-            second = seconds
-            line = Array("Date: \(Self.format(seconds))\r\n".utf8)
-        }
-        return line
-    }
 
     /// IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func format(_ unixSeconds: Int) -> String {

@@ -169,15 +169,12 @@ public struct RouteGroup: Sendable {
         self.name = name
         self.matching = matching
         self.methodNotAllowed = methodNotAllowed
-        self.routes = routes.map { route in
+        let routes = routes.map { route in
             matching.caseInsensitive ? Route(route.methods, route.pattern.lowercased(), route.handler) : route
         }
-        var literal: [String: [Int]] = [:]
-        for (index, route) in self.routes.enumerated() where route.path.isLiteral {
-            literal[route.pattern, default: []].append(index)
-        }
-        self.literal = literal
-        patterned = Dictionary(grouping: self.routes.filter { !$0.path.isLiteral }, by: \.path.segments.count)
+        self.routes = routes
+        literal = Dictionary(grouping: routes.indices.filter { routes[$0].path.isLiteral }, by: { routes[$0].pattern })
+        patterned = Dictionary(grouping: routes.filter { !$0.path.isLiteral }, by: \.path.segments.count)
     }
 
     fileprivate func checkRoutes() throws(RouteTableError) {
@@ -232,9 +229,8 @@ public struct RouteGroup: Sendable {
         // A path has as many segments as slashes (the text before the first one is dropped).
         let segmentCount = compared.utf8.reduce(0) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
         guard let sameLength = patterned[segmentCount] else { return found }
-        let pieces = Array(compared.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
-        let originalPieces = matching.caseInsensitive
-            ? Array(original.split(separator: "/", omittingEmptySubsequences: false).dropFirst()) : pieces
+        let pieces = RouteDistance.segments(of: compared)
+        let originalPieces = matching.caseInsensitive ? RouteDistance.segments(of: original) : pieces
         for route in sameLength {
             if let parameters = route.path.match(pieces, originalPieces) { found.append((route, parameters)) }
         }

@@ -112,7 +112,7 @@ public final class Console: @unchecked Sendable {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = writeDescriptor(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written > 0 {
                     offset += written
                 } else if written < 0 && errno == EINTR {
@@ -127,11 +127,6 @@ public final class Console: @unchecked Sendable {
             }
         }
     }
-}
-
-/// write(2), named apart from `Console.write`.
-private func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
 }
 
 /// One console line in `--log-format json`: `{"at":"…","event":"start",…}`, its fields in the

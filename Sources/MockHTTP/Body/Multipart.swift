@@ -105,18 +105,13 @@ public enum Multipart {
     /// compared byte by byte: no string is made of the names passed over.
     private static func header(_ name: StaticString, in headers: [PartHeader]) -> [UInt8]? {
         let wanted = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
         for header in headers {
-            let found = header.name.withUnsafeBufferPointer { field -> Bool in
-                var start = 0, end = field.count
-                while start < end, field[start] == 0x20 || field[start] == 0x09 { start += 1 }
-                while end > start, field[end - 1] == 0x20 || field[end - 1] == 0x09 { end -= 1 }
-                guard end - start == wanted.count else { return false }
-                for offset in 0..<wanted.count {
-                    let (typed, expected) = (field[start + offset], wanted[offset])
-                    let letter = (expected | 0x20) >= 0x61 && (expected | 0x20) <= 0x7A
-                    guard typed == expected || (letter && typed | 0x20 == expected | 0x20) else { return false }
-                }
-                return true
+            var field = header.name.drop(while: isSpace)
+            while let last = field.last, isSpace(last) { field = field.dropLast() }
+            let found = field.elementsEqual(wanted) { typed, expected in
+                let letter = (expected | 0x20) >= 0x61 && (expected | 0x20) <= 0x7A
+                return typed == expected || (letter && typed | 0x20 == expected | 0x20)
             }
             if found { return header.value }
         }

@@ -30,8 +30,8 @@ public enum JSONParser {
                              maxValues: Int = .max) throws(JSONParseError) -> JSONValue {
         let result = Array(bytes).withUnsafeBufferPointer { buffer in
             Result { () throws(JSONParseError) in
-                var parser = Parser(scanner: JSONScanner(buffer), maxDepth: maxDepth, maxValues: maxValues)
-                return try parser.parseDocument()
+                var scanner = JSONScanner(buffer)
+                return try parseDocument(&scanner, maxDepth: maxDepth, maxValues: maxValues)
             }
         }
         return try result.get()
@@ -45,22 +45,17 @@ public enum JSONParser {
         scanner.skipWhitespace()
         guard scanner.atEnd else { throw scanner.error("unexpected data after the JSON value") }
     }
-}
-
-private struct Parser {
-    var scanner: JSONScanner
-    let maxDepth: Int
-    let maxValues: Int
 
     /// An array or object whose closing bracket has not been seen yet.
-    struct Open {
+    private struct Open {
         var elements: [JSONValue] = []
         var members: [(key: String, value: JSONValue)] = []
         /// For objects, the key awaiting its value; nil for arrays.
         var key: String?
     }
 
-    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+    private static func parseDocument(_ scanner: inout JSONScanner, maxDepth: Int,
+                                      maxValues: Int) throws(JSONParseError) -> JSONValue {
         // Containers live on this explicit stack instead of the call stack, so deep
         // nesting costs heap, is bounded by maxDepth, and cannot overflow the stack.
         var stack: [Open] = []
@@ -81,7 +76,7 @@ private struct Parser {
                     scanner.position += 1
                     value = isObject ? .object(JSONObject()) : .array([])
                 } else {
-                    try stack.append(isObject ? Open(key: parseKey()) : Open())
+                    try stack.append(isObject ? Open(key: scanner.decode(scanner.scanKey())) : Open())
                     continue nextValue
                 }
             case UInt8(ascii: "\""):
@@ -120,7 +115,7 @@ private struct Parser {
                 if scanner.current == UInt8(ascii: ",") {
                     scanner.position += 1
                     scanner.skipWhitespace()
-                    if isObject { stack[top].key = try parseKey() }
+                    if isObject { stack[top].key = scanner.decode(try scanner.scanKey()) }
                     continue nextValue
                 }
                 guard scanner.current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
@@ -131,10 +126,5 @@ private struct Parser {
                 value = isObject ? .object(JSONObject(closed.members)) : .array(closed.elements)
             }
         }
-    }
-
-    /// A member name and its colon; leaves the position at the value.
-    mutating func parseKey() throws(JSONParseError) -> String {
-        scanner.decode(try scanner.scanKey())
     }
 }

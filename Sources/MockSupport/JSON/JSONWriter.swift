@@ -17,25 +17,19 @@ public struct JSONWriter: Sendable {
         self.escapeSlash = escapeSlash
     }
 
-    public mutating func beginObject() {
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    private mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(bracket)
         needsComma = false
     }
 
-    public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
-    }
-
-    public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        needsComma = false
-    }
-
-    public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
         needsComma = true
     }
 
@@ -47,53 +41,34 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
-    public mutating func string(_ s: String) {
-        separate()
-        appendQuoted(s)
-        needsComma = true
-    }
+    public mutating func string(_ s: String) { writeValue { $0.appendQuoted(s) } }
+    public mutating func int(_ v: Int) { writeValue { $0.appendDecimal(v.magnitude, negative: v < 0) } }
+    public mutating func uint(_ v: UInt) { writeValue { $0.appendDecimal(v, negative: false) } }
+    public mutating func bool(_ v: Bool) { writeValue { $0.bytes.append(contentsOf: v ? Self.trueBytes : Self.falseBytes) } }
+    public mutating func null() { writeValue { $0.bytes.append(contentsOf: Self.nullBytes) } }
 
-    public mutating func int(_ v: Int) {
-        separate()
-        appendDecimal(v.magnitude, negative: v < 0)
-        needsComma = true
-    }
+    /// One already-encoded JSON value, copied unchanged.
+    public mutating func raw(_ json: some Sequence<UInt8>) { writeValue { $0.bytes.append(contentsOf: json) } }
 
-    public mutating func uint(_ v: UInt) {
+    /// A value at the current level, after a comma if one came before it.
+    @inline(__always)
+    private mutating func writeValue(_ write: (inout JSONWriter) -> Void) {
         separate()
-        appendDecimal(v, negative: false)
+        write(&self)
         needsComma = true
     }
 
     /// Integral values without a fraction (`2.0` → `2`), others in the shortest form
     /// that reads back the same, and NaN or infinity as `null` (JSON has neither).
-    public mutating func double(_ v: Double) {
-        guard v.isFinite else { return null() }
-        if let i = Int(exactly: v) { return int(i) }
-        separate()
-        bytes.append(contentsOf: v.description.utf8)
-        needsComma = true
-    }
+    public mutating func double(_ v: Double) { floatingPoint(v) }
 
     /// Like `double`, but shortest in `Float` precision (`0.1` stays `0.1`).
-    public mutating func float(_ v: Float) {
+    public mutating func float(_ v: Float) { floatingPoint(v) }
+
+    private mutating func floatingPoint(_ v: some BinaryFloatingPoint & CustomStringConvertible) {
         guard v.isFinite else { return null() }
         if let i = Int(exactly: v) { return int(i) }
-        separate()
-        bytes.append(contentsOf: v.description.utf8)
-        needsComma = true
-    }
-
-    public mutating func bool(_ v: Bool) {
-        separate()
-        bytes.append(contentsOf: v ? Self.trueBytes : Self.falseBytes)
-        needsComma = true
-    }
-
-    public mutating func null() {
-        separate()
-        bytes.append(contentsOf: Self.nullBytes)
-        needsComma = true
+        writeValue { $0.bytes.append(contentsOf: v.description.utf8) }
     }
 
     /// One object member, `"name":value`, for writers that fill an object field by field.
@@ -118,13 +93,6 @@ public struct JSONWriter: Sendable {
         beginArray()
         for value in values { string(value) }
         endArray()
-    }
-
-    /// One already-encoded JSON value, copied unchanged.
-    public mutating func raw(_ json: some Sequence<UInt8>) {
-        separate()
-        bytes.append(contentsOf: json)
-        needsComma = true
     }
 
     /// Writes a parsed value back verbatim; number text is copied as is, except

@@ -138,28 +138,6 @@ private struct Stream {
         if depth < frames.count, frames[depth].owner == slot, frames[depth].isObject == object { return slot }
         return nil
     }
-
-    mutating func write(_ scalar: Scalar) {
-        switch scalar {
-        case .null: writer.null()
-        case .bool(let v): writer.bool(v)
-        case .int(let v): writer.int(v)
-        case .uint(let v): writer.uint(v)
-        case .double(let v): writer.double(v)
-        case .float(let v): writer.float(v)
-        case .string(let v): writer.string(v)
-        }
-    }
-}
-
-private enum Scalar {
-    case null
-    case bool(Bool)
-    case int(Int)
-    case uint(UInt)
-    case double(Double)
-    case float(Float)
-    case string(String)
 }
 
 private func closedError(_ value: Any) -> EncodingError {
@@ -237,11 +215,11 @@ private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProto
     let depth: Int
     var codingPath: [any CodingKey] { [] }
 
-    mutating func encodeNil(forKey key: Key) throws { try put(.null, key) }
-    mutating func encode(_ v: Bool, forKey key: Key) throws { try put(.bool(v), key) }
-    mutating func encode(_ v: String, forKey key: Key) throws { try put(.string(v), key) }
-    mutating func encode(_ v: Double, forKey key: Key) throws { try put(.double(v), key) }
-    mutating func encode(_ v: Int, forKey key: Key) throws { try put(.int(v), key) }
+    mutating func encodeNil(forKey key: Key) throws { try put(key) { $0.null() } }
+    mutating func encode(_ v: Bool, forKey key: Key) throws { try put(key) { $0.bool(v) } }
+    mutating func encode(_ v: String, forKey key: Key) throws { try put(key) { $0.string(v) } }
+    mutating func encode(_ v: Double, forKey key: Key) throws { try put(key) { $0.double(v) } }
+    mutating func encode(_ v: Int, forKey key: Key) throws { try put(key) { $0.int(v) } }
 
     /// Also the witness of the other widths and `Float`: rare, they reach a single value container.
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
@@ -267,10 +245,10 @@ private struct KeyedStreamContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 
     @inline(__always)  // no generic metadata lookup per member
-    private func put(_ scalar: Scalar, _ key: Key) throws {
-        guard stream.pointee.enter(depth: depth, owner: owner) else { throw closedError(scalar) }
+    private func put(_ key: Key, _ write: (inout JSONWriter) -> Void) throws {
+        guard stream.pointee.enter(depth: depth, owner: owner) else { throw closedError(key.stringValue) }
         stream.pointee.writer.key(key.stringValue)
-        stream.pointee.write(scalar)
+        write(&stream.pointee.writer)
     }
 
     /// Writes `key` and returns the encoder of its value; nil if this object is closed.
@@ -300,8 +278,7 @@ private struct UnkeyedStreamContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encodeNil() throws {
-        guard enterNext() else { throw closedError(Scalar.null) }
-        stream.pointee.write(.null)
+        try encode(Int?.none)
     }
 
     /// Also the witness of `encode(Bool)`, `encode(Int8)` and the other scalars: arrays reach it
@@ -325,16 +302,11 @@ private struct UnkeyedStreamContainer: UnkeyedEncodingContainer {
         nextEncoder()
     }
 
-    /// Makes this array the innermost container and counts one more element; false if
-    /// this array is closed.
-    private func enterNext() -> Bool {
-        guard stream.pointee.enter(depth: depth, owner: owner) else { return false }
-        stream.pointee.frames[depth].count += 1
-        return true
-    }
-
+    /// Makes this array the innermost container, counts one more element and returns its encoder;
+    /// nil if this array is closed.
     private func elementEncoder() -> StreamEncoder? {
-        guard enterNext() else { return nil }
+        guard stream.pointee.enter(depth: depth, owner: owner) else { return nil }
+        stream.pointee.frames[depth].count += 1
         return StreamEncoder(stream: stream, slot: stream.pointee.reserveSlot(), depth: depth + 1)
     }
 
@@ -347,26 +319,21 @@ private struct SingleValueStreamContainer: SingleValueEncodingContainer {
     let encoder: StreamEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
 
-    mutating func encodeNil() throws { try put(.null) }
-    mutating func encode(_ v: Bool) throws { try put(.bool(v)) }
-    mutating func encode(_ v: String) throws { try put(.string(v)) }
-    mutating func encode(_ v: Double) throws { try put(.double(v)) }
-    mutating func encode(_ v: Float) throws { try put(.float(v)) }
-    mutating func encode(_ v: Int) throws { try put(.int(v)) }
-    mutating func encode(_ v: Int8) throws { try put(.int(Int(v))) }
-    mutating func encode(_ v: Int16) throws { try put(.int(Int(v))) }
-    mutating func encode(_ v: Int32) throws { try put(.int(Int(v))) }
-    mutating func encode(_ v: Int64) throws { try put(.int(Int(v))) }
-    mutating func encode(_ v: UInt) throws { try put(.uint(v)) }
-    mutating func encode(_ v: UInt8) throws { try put(.uint(UInt(v))) }
-    mutating func encode(_ v: UInt16) throws { try put(.uint(UInt(v))) }
-    mutating func encode(_ v: UInt32) throws { try put(.uint(UInt(v))) }
-    mutating func encode(_ v: UInt64) throws { try put(.uint(UInt(v))) }
+    mutating func encodeNil() throws { try put { $0.null() } }
+    mutating func encode(_ v: Bool) throws { try put { $0.bool(v) } }
+    mutating func encode(_ v: String) throws { try put { $0.string(v) } }
+    mutating func encode(_ v: Double) throws { try put { $0.double(v) } }
+    mutating func encode(_ v: Float) throws { try put { $0.float(v) } }
 
-    mutating func put(_ scalar: Scalar) throws {
-        guard encoder.stream.pointee.pending == encoder.slot else { throw closedError(scalar) }
+    /// The witness of every integer width's requirement.
+    mutating func encode<T: FixedWidthInteger & Encodable>(_ v: T) throws {
+        try put { T.isSigned ? $0.int(Int(v)) : $0.uint(UInt(v)) }
+    }
+
+    private func put(_ write: (inout JSONWriter) -> Void) throws {
+        guard encoder.stream.pointee.pending == encoder.slot else { throw closedError(encoder.slot) }
         encoder.stream.pointee.pending = 0
-        encoder.stream.pointee.write(scalar)
+        write(&encoder.stream.pointee.writer)
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
