@@ -109,13 +109,14 @@ extension CourseAPI where State: StoredState {
     }
 }
 
-extension CourseAPI where State: StoredState, Seed == State {
-    public static func tableCounts(of seed: State) -> TableCounts {
+/// A seed kept in tables, whether the live state is the same (most APIs) or holds more (OTP's codes).
+extension CourseAPI where Seed: StoredState {
+    public static func tableCounts(of seed: Seed) -> TableCounts {
         seed.tableCounts
     }
 
-    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> State {
-        try State(seed: document)
+    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> Seed {
+        try Seed(seed: document)
     }
 }
 

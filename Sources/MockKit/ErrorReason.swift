@@ -25,7 +25,7 @@ public enum ErrorReason {
 
     /// What the request brought where the endpoint looks, and where it looks when the fields came elsewhere.
     public static func arrived(in request: Request, reads source: FieldSource) -> String {
-        let body = ArrivedFields(request)
+        let body = bodyFields(request)
         if source == .query {
             let names = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral).map(\.name)
             let query = names.isEmpty ? "the query string had no fields" : "the query string had \(list(names))"
@@ -84,58 +84,32 @@ public enum ErrorReason {
     static func shortened(_ text: String) -> String {
         text.count > 40 ? text.prefix(40) + "…" : text
     }
-}
 
-/// The fields a request body brought, by the encoding it came in.
-struct ArrivedFields {
-    enum Encoding { case empty, json, invalidJSON, jsonNotObject, form, multipart }
+    private enum BodyEncoding { case json, form, multipart, other }
 
-    var encoding: Encoding
-    var names: [String] = []
-    var contentType: String?
-
-    init(_ request: Request) {
-        contentType = request.headers["Content-Type"]
+    /// The fields the request body brought, described, and the encoding they came in.
+    private static func bodyFields(_ request: Request) -> (encoding: BodyEncoding, description: String) {
         let body = request.body
-        let type = request.mediaType ?? ""
-        if body.isEmpty {
-            encoding = .empty
-        } else if type == "multipart/form-data" {
-            encoding = .multipart
-            if let boundary = contentType.flatMap(Multipart.boundary(fromContentType:)),
-               let parts = Multipart.parse(body, boundary: boundary) {
-                names = parts.map(\.name)
-            }
-        } else if type == "application/json" || type.hasSuffix("+json")
-                    || body.first(where: { $0 != 32 && $0 != 9 && $0 != 10 && $0 != 13 }) == UInt8(ascii: "{") {
-            switch try? JSONParser.parse(body, maxValues: JSONParser.requestBodyValueLimit) {
-            case let .object(object)?:
-                encoding = .json
-                names = object.members.map(\.key)
-            case nil:
-                encoding = .invalidJSON
-            default:
-                encoding = .jsonNotObject
-            }
-        } else {
-            encoding = .form
-            names = FormDecoding.pairs(body, malformed: .keepLiteral).map(\.name)
-        }
-    }
-
-    var description: String {
+        let mediaType = request.mediaType ?? ""
+        let contentType = request.headers["Content-Type"]
         let type = contentType.map { "Content-Type: \($0)" } ?? "no Content-Type"
-        switch encoding {
-        case .empty: return "the body was empty"
-        case .invalidJSON: return "the body is not valid JSON (\(type))"
-        case .jsonNotObject: return "the body is JSON but not an object (\(type))"
-        case .json: return "the body had JSON fields \(fieldList) (\(type))"
-        case .form: return "the body had form fields \(fieldList) (\(type))"
-        case .multipart: return "the body had multipart fields \(fieldList) (\(type))"
+        func had(_ encoding: String, _ names: [String]) -> String {
+            "the body had \(encoding) fields \(names.isEmpty ? "(none)" : list(names)) (\(type))"
         }
-    }
-
-    private var fieldList: String {
-        names.isEmpty ? "(none)" : ErrorReason.list(names)
+        if body.isEmpty { return (.other, "the body was empty") }
+        if mediaType == "multipart/form-data" {
+            let boundary = contentType.flatMap(Multipart.boundary(fromContentType:))
+            let parts = boundary.flatMap { Multipart.parse(body, boundary: $0) } ?? []
+            return (.multipart, had("multipart", parts.map(\.name)))
+        }
+        if mediaType == "application/json" || mediaType.hasSuffix("+json")
+            || body.first(where: { $0 != 32 && $0 != 9 && $0 != 10 && $0 != 13 }) == UInt8(ascii: "{") {
+            switch try? JSONParser.parse(body, maxValues: JSONParser.requestBodyValueLimit) {
+            case let .object(object)?: return (.json, had("JSON", object.members.map(\.key)))
+            case nil: return (.other, "the body is not valid JSON (\(type))")
+            default: return (.other, "the body is JSON but not an object (\(type))")
+            }
+        }
+        return (.form, had("form", FormDecoding.pairs(body, malformed: .keepLiteral).map(\.name)))
     }
 }

@@ -5,11 +5,6 @@ public struct TableCounts: Equatable, Sendable {
     public struct Count: Equatable, Sendable {
         public var table: String
         public var rows: Int
-
-        public init(table: String, rows: Int) {
-            self.table = table
-            self.rows = rows
-        }
     }
 
     public var counts: [Count]
@@ -43,28 +38,10 @@ public protocol TokenCarrying {
     mutating func keepLiveToken(_ token: String, of user: String, from old: Self) -> Bool
 }
 
-extension TokenCarrying {
-    /// Keeps the live tokens of `old` whose users this state has (those it has already count too).
-    public mutating func keepLiveTokens(of old: Self) -> KeptTokens {
-        let live = Set(liveTokenOwners.map(\.token))
-        var result = KeptTokens()
-        for (token, user) in old.liveTokenOwners {
-            if live.contains(token) || keepLiveToken(token, of: user, from: old) {
-                result.kept += 1
-            } else {
-                result.ended.insert(token)
-            }
-        }
-        return result
-    }
-}
-
 /// The live tokens a reload kept, and those it ended (their users are no longer in the seed).
 public struct KeptTokens: Sendable {
     public var kept = 0
     public var ended: Set<String> = []
-
-    public init() {}
 
     /// `3 live tokens kept`, `2 live tokens kept, 1 ended (its user is no longer in the seed)`.
     public var description: String {

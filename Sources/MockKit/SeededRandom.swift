@@ -51,11 +51,8 @@ public final class RandomStream: RandomNumberGenerator, @unchecked Sendable {
     }
 
     public func next() -> UInt64 {
-        guard seed != nil else {
-            var system = SystemRandomNumberGenerator()
-            return system.next()
-        }
-        return generator.withLock { $0!.next() }
+        var system = SystemRandomNumberGenerator()
+        return seed == nil ? system.next() : generator.withLock { $0!.next() }
     }
 
     /// `count` random bytes.

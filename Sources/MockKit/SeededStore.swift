@@ -63,7 +63,6 @@ public final class SeededStore<Seed, State: LoggedState>: @unchecked Sendable {
         holding { endedByReload.tokens.contains(token) ? TokenEndedByReload(at: endedByReload.at) : nil }
     }
 
-    /// Back to the seed.
     public func reset() {
         replace { $0 = fresh(seedValue) }
     }
@@ -143,7 +142,15 @@ extension SeededStore where State: TokenCarrying {
             replace { state in
                 let old = state
                 state = fresh(seed)
-                tokens = state.keepLiveTokens(of: old)
+                // A token the fresh state has already (its seed gives it) is kept too.
+                let live = Set(state.liveTokenOwners.map(\.token))
+                for (token, user) in old.liveTokenOwners {
+                    if live.contains(token) || state.keepLiveToken(token, of: user, from: old) {
+                        tokens.kept += 1
+                    } else {
+                        tokens.ended.insert(token)
+                    }
+                }
             }
             endedByReload = (tokens.ended, date)
             return tokens

@@ -41,7 +41,6 @@ enum DiskFile {
         var description: String { "\(path): \(cause) (\(call))" }
     }
 
-    /// Writes all of `bytes` at `offset`.
     static func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(Failure) {
         var done = 0
         while done < bytes.count {

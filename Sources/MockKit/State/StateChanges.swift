@@ -49,8 +49,6 @@ public struct StateChanges: Sendable {
     private var seen: Set<RowPath> = []
     public private(set) var wholeState = false
 
-    public init() {}
-
     public var isEmpty: Bool { paths.isEmpty && !wholeState }
 
     /// The row at `path` was added, changed or removed.

@@ -232,11 +232,9 @@ struct DocumentReplay {
             let row = object["row"].flatMap { $0.isNull ? nil : $0 }
             guard let keyField = first.keyField, let key = first.key else {
                 keyedArrays[first.member] = nil
-                if let index = members.firstIndex(where: { $0.key == first.member }) {
-                    members[index].value = .value(row ?? .null)
-                } else {
-                    members.append((first.member, .value(row ?? .null)))
-                }
+                let index = members.firstIndex { $0.key == first.member } ?? members.endIndex
+                if index == members.endIndex { members.append((first.member, .value(.null))) }
+                members[index].value = .value(row ?? .null)
                 continue
             }
             // Taken out while it changes, so the rows are not copied.

@@ -95,10 +95,8 @@ public final class StateLog: @unchecked Sendable {
             contents = try DiskFile.readAll(path, limit: maxFileSize).map { bytes throws(SeedError) in try StateFileContents(bytes, file: path) }
         } catch let error as DiskFile.Failure {
             throw .unreadable(error)
-        } catch let error as SeedError {
-            throw .invalid(error)
         } catch {
-            throw .invalid(SeedError(file: path, path: "$", problem: "\(error)"))
+            throw .invalid(error as? SeedError ?? SeedError(file: path, path: "$", problem: "\(error)"))
         }
         if let contents {
             try load(contents, only: nil)
@@ -381,12 +379,10 @@ public final class StateLog: @unchecked Sendable {
     /// so no request sees the state in between.
     private func withdrawFailedChanges() {
         holdingAll {
-            condition.lock()
-            let reload = apisToReload
-            apisToReload = []
-            let through = lastNumber
-            let (fd, length) = (self.fd, storedLength)
-            condition.unlock()
+            let (reload, through, fd, length) = condition.locked {
+                defer { apisToReload = [] }
+                return (apisToReload, lastNumber, self.fd, storedLength)
+            }
             do {
                 let bytes = try DiskFile.read(fd, from: 0, count: length, path: path)
                 guard bytes.count == length else { throw DiskFile.Failure(call: "read", path: path, code: EIO) }

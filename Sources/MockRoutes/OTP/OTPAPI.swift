@@ -34,14 +34,6 @@ public final class OTPAPI: CourseAPI {
         random = context.options.randomness.stream(Self.name)
     }
 
-    public static func seed(from document: SeedJSON, in context: SeedContext) throws(SeedError) -> OTPDirectory {
-        try OTPDirectory(seed: document)
-    }
-
-    public static func tableCounts(of seed: OTPDirectory) -> TableCounts {
-        seed.tableCounts
-    }
-
     public func stateJSON(of state: OTPState) -> [UInt8] {
         state.directory.seedDocument
     }
@@ -137,7 +129,7 @@ public final class OTPAPI: CourseAPI {
             wanted = phone
         }
         let messages = state.withLock { state in
-            state.outbox.reversed().filter { wanted == nil || $0.phone == wanted }.map(OTPOutboxShape.init)
+            state.outbox.reversed().filter { wanted == nil || $0.phone == wanted }
         }
         return .json(200, OrderedJSON.encode(messages, escapeSlash: false))
     }

@@ -45,8 +45,9 @@ struct OTPUserAnswer: Encodable {
     }
 }
 
-/// One entry of `GET /_mock/otp/outbox`, keys in docs/admin.md's order.
-struct OTPOutboxShape: Encodable {
+/// A text "sent", as the outbox keeps it and `GET /_mock/otp/outbox` lists it, keys in
+/// docs/admin.md's order.
+struct OTPOutboxMessage: Encodable {
     var phone: String
     var code: String
     var sentAt: String
@@ -54,12 +55,5 @@ struct OTPOutboxShape: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case phone, code, sentAt = "sent_at", expiresAt = "expires_at"
-    }
-
-    init(_ message: OTPState.OutboxMessage) {
-        phone = message.phone
-        code = message.code
-        sentAt = ISO8601.format(milliseconds: message.sentAtMillis)
-        expiresAt = ISO8601.format(milliseconds: message.expiresAtMillis)
     }
 }

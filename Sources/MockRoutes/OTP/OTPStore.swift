@@ -174,13 +174,6 @@ public struct OTPState {
         var failedAttempts = 0
     }
 
-    struct OutboxMessage {
-        var phone: String
-        var code: String
-        var sentAtMillis: Int
-        var expiresAtMillis: Int
-    }
-
     /// What a number has used up in its current hour: codes sent and wrong codes tried, whichever
     /// code they were for, so that asking for new codes buys no more guesses.
     struct NumberBudget {
@@ -211,7 +204,7 @@ public struct OTPState {
     var pendingCodes: [String: PendingCode] = [:]
     var budgets: [String: NumberBudget] = [:]
     /// Oldest first.
-    var outbox: [OutboxMessage] = []
+    var outbox: [OTPOutboxMessage] = []
 
     init(directory: OTPDirectory) {
         self.directory = directory
@@ -226,7 +219,8 @@ public struct OTPState {
         budgets[phone] = budget
         if max(pendingCodes.count, budgets.count) >= min(pruneAt, trackedNumbersLimit) { prune(nowMillis: nowMillis) }
         pendingCodes[phone] = PendingCode(code: code, expiresAtMillis: nowMillis + ttlMillis)
-        outbox.append(OutboxMessage(phone: phone, code: code, sentAtMillis: nowMillis, expiresAtMillis: nowMillis + ttlMillis))
+        let sentAt = ISO8601.format(milliseconds: nowMillis), expiresAt = ISO8601.format(milliseconds: nowMillis + ttlMillis)
+        outbox.append(OTPOutboxMessage(phone: phone, code: code, sentAt: sentAt, expiresAt: expiresAt))
         if outbox.count > Self.outboxLimit { outbox.removeFirst(outbox.count - Self.outboxLimit) }
     }
 

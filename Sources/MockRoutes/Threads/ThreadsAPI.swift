@@ -25,8 +25,8 @@ public final class ThreadsAPI: CourseAPI {
     }
 
     public let state: SeededStore<ThreadsState, ThreadsState>
-    /// The thread lists as last encoded: most requests read them, few change them.
-    private let encodedLists = AnswerCache<ThreadListKind>()
+    /// The thread lists as last encoded, by whether legacy: most requests read them, few change them.
+    private let encodedLists = AnswerCache<Bool>()
     private let clock: @Sendable () -> Date
     private let random: RandomStream
 
@@ -79,22 +79,24 @@ public final class ThreadsAPI: CourseAPI {
     }
 
     private func listThreads(_ request: Request) throws(ThreadsError) -> Response {
-        try state.read { state, version throws(ThreadsError) in
-            _ = try authorize(request, in: state)
-            return Self.json(encodedLists.answer(for: version, kind: .current) {
-                OrderedJSON.encode(ThreadList(threads: state.threads.rows.map(state.shape)), escapeSlash: true)
-            })
-        }
+        try threadList(request, legacy: false)
     }
 
     /// The 2017–2018 list; it also marks the caller's token legacy (docs/apis/threads.md#two-generations-of-clients).
     private func listLegacyThreads(_ request: Request) throws(ThreadsError) -> Response {
         let caller = try state.read { state, _ throws(ThreadsError) in try authorize(request, in: state) }
         if !caller.isLegacy { state.withLock { $0.markLegacy(token: caller.token) } }
-        return try state.read { state, version throws(ThreadsError) in
+        return try threadList(request, legacy: true)
+    }
+
+    /// Every thread, in one generation's shape, encoded once per change of the state.
+    private func threadList(_ request: Request, legacy: Bool) throws(ThreadsError) -> Response {
+        try state.read { state, version throws(ThreadsError) in
             _ = try authorize(request, in: state)
-            return Self.json(encodedLists.answer(for: version, kind: .legacy) {
-                OrderedJSON.encode(ThreadList(threads: state.threads.rows.map(state.legacyShape)), escapeSlash: true)
+            return Self.json(encodedLists.answer(for: version, kind: legacy) {
+                let threads = state.threads.rows
+                if legacy { return OrderedJSON.encode(ThreadList(threads: threads.map(state.legacyShape)), escapeSlash: true) }
+                return OrderedJSON.encode(ThreadList(threads: threads.map(state.shape)), escapeSlash: true)
             })
         }
     }

@@ -78,11 +78,6 @@ struct AuthAnswer: Encodable {
     }
 }
 
-/// The two cached list answers.
-enum ThreadListKind {
-    case current, legacy
-}
-
 /// The envelopes are generic over the shape: `ThreadShape`/`MessageShape`, or `LegacyShape` for a
 /// 2017–2018 session.
 struct ThreadList<Shape: Encodable>: Encodable {
