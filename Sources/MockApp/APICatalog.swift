@@ -20,15 +20,12 @@ public enum APICatalog {
 
     public static var names: [String] { entries.map(\.name) }
 
-    /// The route tables of the APIs `only` leaves out, for the 404's hint: each from the API made
-    /// around an empty state, so no seed file of an API not served is read (it may be large or broken).
+    /// The route tables of the APIs `only` leaves out, for the 404's hint (never asked to answer):
+    /// each from the API made around an empty state, so no seed file of an API not served is read
+    /// (it may be large or broken).
     public static func routesLeftOut(by only: [String], seed: SeedDirectory, options: APIOptions) -> [RouteGroup] {
-        entries.filter { !only.contains($0.name) }.map { entry in
-            let routes = entry.routesWithoutState(SeedContext(folder: seed, options: options))
-            let notServed: @Sendable (Request) -> Response = { _ in Response(status: 404) }
-            return RouteGroup(name: routes.name, matching: routes.matching,
-                              routes: routes.routes.map { Route($0.methods, $0.pattern, notServed) }, methodNotAllowed: notServed)
-        }
+        let context = SeedContext(folder: seed, options: options)
+        return entries.filter { !only.contains($0.name) }.map { $0.routesWithoutState(context) }
     }
 
     /// The APIs to serve (all, or those of `--only`), each filled from its seed file.

@@ -91,11 +91,9 @@ public struct Route: Sendable {
 
 /// A path pattern whose `{name}` segments each match one non-empty segment, compared with a path
 /// segment by segment: a route's, a stub's or a fault rule's.
-public struct PathTemplate: Sendable, Equatable {
+public struct PathTemplate: Sendable {
     public let text: String
     fileprivate let segments: [Segment]
-    /// No `{name}` segment: matched by a dictionary lookup instead of a scan.
-    fileprivate let isLiteral: Bool
 
     fileprivate enum Segment: Sendable, Equatable {
         case literal(String)
@@ -108,12 +106,14 @@ public struct PathTemplate: Sendable, Equatable {
             piece.count > 2 && piece.hasPrefix("{") && piece.hasSuffix("}")
                 ? .parameter(String(piece.dropFirst().dropLast())) : .literal(String(piece))
         }
-        isLiteral = !segments.contains { if case .parameter = $0 { return true } else { return false } }
     }
 
     public var parameterNames: [String] {
         segments.compactMap { if case let .parameter(name) = $0 { return name } else { return nil } }
     }
+
+    /// No `{name}` segment: a route table finds it by a dictionary lookup instead of a scan.
+    fileprivate var isLiteral: Bool { parameterNames.isEmpty }
 
     /// The literal segments, nil for each parameter: two patterns of one shape differ only in names.
     fileprivate var shape: [String?] {

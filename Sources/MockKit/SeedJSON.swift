@@ -159,7 +159,7 @@ public struct SeedReader {
 
     /// Moves past the value, checking it unless that was done; how many elements or members it has.
     private mutating func skipChecking() throws(SeedError) -> Int {
-        guard isChecked, scanner.current == UInt8(ascii: "[") || scanner.current == UInt8(ascii: "{") else {
+        guard isChecked else {
             return try syntax { () throws(JSONParseError) in try scanner.skipValue(depth: depth, maxDepth: maxDepth) }
         }
         return scanner.skipChecked()
@@ -220,10 +220,13 @@ public struct SeedReader {
             return
         }
         while true {
-            let key = try syntax { () throws(JSONParseError) in try scanner.scanKey() }
+            // In an object checked already (a row of a checked member), names and strings are
+            // only found, not checked again.
+            let key = isChecked ? scanner.scanCheckedKey() : try syntax { () throws(JSONParseError) in try scanner.scanKey() }
             var value = child(at: scanner.position)
             if scanner.current == UInt8(ascii: "\"") {
-                value.checkedString = try syntax { () throws(JSONParseError) in try scanner.scanString() }
+                value.checkedString = isChecked ? scanner.scanCheckedString()
+                    : try syntax { () throws(JSONParseError) in try scanner.scanString() }
             } else {
                 var skipped = value
                 value.checkedCount = try skipped.skipChecking()
@@ -320,9 +323,15 @@ public struct SeedReader {
 extension JSONScanner {
     /// Whether the member name `token` (of this text) is `name` (its UTF-8).
     func spells(_ name: UnsafeBufferPointer<UInt8>, _ token: StringToken) -> Bool {
+        guard !token.hasEscapes else { return decode(token).utf8.elementsEqual(name) }
+        guard token.content.count == name.count else { return false }
         // Byte by byte: member names are a few bytes, less than a call to memcmp costs.
-        token.hasEscapes ? decode(token).utf8.elementsEqual(name)
-            : token.content.count == name.count && name.elementsEqual(bytes[token.content])
+        var place = token.content.lowerBound
+        for byte in name {
+            guard bytes[place] == byte else { return false }
+            place += 1
+        }
+        return true
     }
 }
 

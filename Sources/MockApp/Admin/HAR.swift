@@ -33,8 +33,6 @@ enum HAR {
         writer.key("method"); writer.string(entry.method)
         let host = entry.headers["Host"] ?? "localhost"
         writer.key("url"); writer.string("http://\(host)\(entry.path)" + (entry.query.isEmpty ? "" : "?\(entry.query)"))
-        writer.key("httpVersion"); writer.string("HTTP/1.1")
-        writer.key("cookies"); writer.beginArray(); writer.endArray()
         writeHeaders(entry.headers, to: &writer)
         writer.key("queryString")
         writer.beginArray()
@@ -56,8 +54,6 @@ enum HAR {
         // No answer (a reset or closed connection): status 0, as browsers record a failed request.
         writer.key("status"); writer.int(entry.status ?? 0)
         writer.key("statusText"); writer.string(entry.status == nil ? "" : entry.statusText)
-        writer.key("httpVersion"); writer.string("HTTP/1.1")
-        writer.key("cookies"); writer.beginArray(); writer.endArray()
         writeHeaders(entry.responseHeaders, to: &writer)
         writer.key("content")
         writer.beginObject()
@@ -83,7 +79,10 @@ enum HAR {
         writer.endObject()
     }
 
+    /// What a request and a response both go on with: the version, no cookies, the headers.
     private static func writeHeaders(_ headers: HTTPHeaders, to writer: inout JSONWriter) {
+        writer.key("httpVersion"); writer.string("HTTP/1.1")
+        writer.key("cookies"); writer.beginArray(); writer.endArray()
         writer.key("headers")
         writer.beginArray()
         for field in headers { writePair(field.name, field.value, to: &writer) }

@@ -21,8 +21,6 @@ struct IndexPage {
 
     /// The `host[:port]` the browser used, from the `Host` header.
     struct Authority: Equatable {
-        static let fallback = "localhost:8080"
-
         /// As sent (checked to hold only host-name characters), e.g. `192.168.1.20:8080` or `[::1]:8080`.
         var text: String
         /// The host without brackets or port, to recognise a LAN address the browser already used.
@@ -34,7 +32,7 @@ struct IndexPage {
             let value = (hostHeader ?? "").trimmingCharacters(in: .whitespaces)
             let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_:[]"))
             let usable = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.isASCII && allowed.contains($0) }
-            let text = usable ? value : Self.fallback
+            let text = usable ? value : "localhost:8080"
             let portStart: String.Index?
             if text.hasPrefix("[") {
                 let close = text.firstIndex(of: "]") ?? text.endIndex
@@ -49,7 +47,6 @@ struct IndexPage {
         }
     }
 
-    static let androidEmulatorHost = "10.0.2.2"
     static let requestLimit = 20
 
     var version: String
@@ -238,7 +235,7 @@ struct IndexPage {
         var servers: [(label: String, origin: String)] = publicURL?.origin == browser.lowercased() ? [] : [("this browser", browser)]
         if let publicURL { servers.append(("public URL", publicURL.origin)) }
         servers += lanOrigins.map { ("same network", $0) }
-        servers.append(("Android emulator", "http://\(Self.androidEmulatorHost)\(authority.portSuffix)"))
+        servers.append(("Android emulator", "http://10.0.2.2\(authority.portSuffix)"))
         return servers
     }
 
@@ -264,17 +261,14 @@ enum HTML {
         // By scalar, not Character: `<` followed by a combining mark is one Character but still a `<`.
         var escaped = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;".unicodeScalars
-            case "<": escaped += "&lt;".unicodeScalars
-            case ">": escaped += "&gt;".unicodeScalars
-            case "\"": escaped += "&quot;".unicodeScalars
-            case "'": escaped += "&#39;".unicodeScalars
-            default: escaped.append(scalar)
-            }
+            if let entity = entities[scalar] { escaped += entity.unicodeScalars } else { escaped.append(scalar) }
         }
         return String(escaped)
     }
+
+    private static let entities: [Unicode.Scalar: String] = [
+        "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;",
+    ]
 }
 
 private func escape(_ text: String) -> String { HTML.escape(text) }

@@ -9,24 +9,21 @@ struct FaultsAndLatency: Middleware {
     let latency: ClosedRange<Double>?
 
     func respond(to request: RoutedRequest, next: @escaping (RoutedRequest) -> Response) -> Response {
-        let name: String, injectedFault: (Int) -> Response
         if request.stub != nil {
-            (name, injectedFault) = (StubSet.name, StubSet.injectedFault)
-        } else {
-            switch request.route {
-            case .found:
-                guard let api = request.api else { return next(request) }
-                (name, injectedFault) = (api.name, api.injectedFault)
-            case let .methodNotAllowed(group, _):
-                var response = next(request)
-                let (method, path) = (request.request.method, request.request.path)
-                response.delay += delay(faults.withLock { $0.rule(for: group.name, method: method, path: path) })
-                return response
-            case .preflight, .notFound:
-                return next(request)
-            }
+            return serve(request, as: StubSet.name, injectedFault: StubSet.injectedFault, next: next)
         }
-        return serve(request, as: name, injectedFault: injectedFault, next: next)
+        switch request.route {
+        case .found:
+            guard let api = request.api else { return next(request) }
+            return serve(request, as: api.name, injectedFault: api.injectedFault, next: next)
+        case let .methodNotAllowed(group, _):
+            var response = next(request)
+            let (method, path) = (request.request.method, request.request.path)
+            response.delay += delay(faults.withLock { $0.rule(for: group.name, method: method, path: path) })
+            return response
+        case .preflight, .notFound:
+            return next(request)
+        }
     }
 
     /// A reset or a close stops the request before the handler sees it, so nothing changes; a

@@ -24,14 +24,6 @@ struct Stub: Sendable {
     /// Course routes this stub answers in their place: `threads GET /api/threads`.
     var overrides: [String] = []
 
-    /// The path parameters when the request matches, else nil. `bodyJSON` parses the body when a
-    /// stub first asks, once per request.
-    func match(_ request: Request, query pairs: [(String, String)], bodyJSON body: () -> JSONValue?) -> [String: String]? {
-        guard let parameters = route.path.match(request.path),
-              missedCondition(request, query: pairs, bodyJSON: body) == nil else { return nil }
-        return parameters
-    }
-
     /// The place in `answers` the answer after `given` answers takes.
     func answerIndex(after given: Int) -> Int {
         cycles ? given % answers.count : min(given, answers.count - 1)

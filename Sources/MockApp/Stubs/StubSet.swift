@@ -82,13 +82,16 @@ public final class StubSet: Sendable {
 
     public var count: Int { state.withLock { $0.added.count + $0.folder.count } }
 
+    /// The first stub the request matches; the body is parsed as JSON when a stub first asks, once.
     func match(_ request: Request) -> StubMatch? {
         let stubs = all
         guard !stubs.isEmpty else { return nil }
         let query = FormDecoding.pairs(Array((request.query ?? "").utf8), malformed: .keepLiteral)
         let body = Self.lazyJSON(request.body)
         for stub in stubs {
-            if let path = stub.match(request, query: query, bodyJSON: body) { return StubMatch(stub: stub, path: path, query: query, set: self) }
+            guard let path = stub.route.path.match(request.path),
+                  stub.missedCondition(request, query: query, bodyJSON: body) == nil else { continue }
+            return StubMatch(stub: stub, path: path, query: query, set: self)
         }
         return nil
     }

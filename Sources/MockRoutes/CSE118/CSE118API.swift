@@ -27,10 +27,11 @@ public final class CSE118API: CourseAPI {
             (.post, "/workspace/{id}/member", endpoint(addMember)), // owner
             (.delete, "/workspace/{id}/member", endpoint(removeMember)), // owner
             (.put, "/reset", endpoint(resetCaller)), // any user (own fixtures)
-            ([.get, .head], "/api-docs", { request in .html(CSE118OpenAPI.html(base: Self.base(of: request.path))) }),
         ]
-        return routeGroup(matching: PathMatching(toleratesTrailingSlash: true),
-                          Self.basePaths.flatMap { base in endpoints.map { Route($0.0, base + $0.1, $0.2) } })
+        return routeGroup(matching: PathMatching(toleratesTrailingSlash: true), Self.basePaths.flatMap { base in
+            endpoints.map { Route($0.0, base + $0.1, $0.2) }
+                + [Route([.get, .head], base + "/api-docs", { _ in .html(CSE118OpenAPI.html(base: base)) })]
+        })
     }
 
     public var openAPIDocument: [UInt8]? { CSE118OpenAPI.document }
@@ -240,10 +241,5 @@ public final class CSE118API: CourseAPI {
         let token = String(rest.drop { $0 == " " })
         guard let caller = state.tokens[ExactText(token)]?.member else { throw .invalidToken(self.state.endedByReload(token)) }
         return caller
-    }
-
-    /// `/api/v2` or `/api/v1`, whichever the request came in on.
-    private static func base(of path: String) -> String {
-        basePaths.first { path.hasPrefix($0 + "/") } ?? basePaths[0]
     }
 }

@@ -96,13 +96,11 @@ public struct WSUVState: StoredState {
 
     /// A soft delete: the new stamp makes clients that fetch after their newest stamp see it.
     mutating func delete(_ id: Int, stamp: String) {
-        guard let old = tweets[id] else { return }
-        tweetsByStamp.remove(StampedTweet(old))
-        let deleted = tweets.update(id) { tweet in
-            (tweet.text, tweet.isDeleted, tweet.timeStamp) = (Self.deletedText, true, stamp)
-            return tweet
-        }
-        if let deleted { tweetsByStamp.insert(StampedTweet(deleted)) }
+        guard var tweet = tweets[id] else { return }
+        tweetsByStamp.remove(StampedTweet(tweet))
+        (tweet.text, tweet.isDeleted, tweet.timeStamp) = (Self.deletedText, true, stamp)
+        tweets.update(id) { $0 = tweet }
+        tweetsByStamp.insert(StampedTweet(tweet))
     }
 
     /// `SELECT … WHERE time_stamp > ?date`, ascending id: the tweets stamped after `date` as text,

@@ -351,10 +351,22 @@ public struct JSONScanner {
         }
     }
 
-    /// Moves past an array or object that `skipValue` checked already, looking only at brackets,
-    /// commas and quotes: reading a value nested in one that was skipped then costs one quick
-    /// pass, not a second check. Returns what `skipValue` returns.
+    /// Moves past a value that `skipValue` checked already, looking only at brackets, commas and
+    /// quotes: reading a value nested in one that was skipped then costs one quick pass, not a
+    /// second check. Returns what `skipValue` returns.
     public mutating func skipChecked() -> Int {
+        switch current {
+        case UInt8(ascii: "["), UInt8(ascii: "{"): break
+        case UInt8(ascii: "\""):
+            _ = scanCheckedString()
+            return 0
+        default:
+            // A number or a literal: up to what follows it.
+            while let byte = current, byte != UInt8(ascii: ","), byte != UInt8(ascii: "]"), byte != UInt8(ascii: "}"), byte > 0x20 {
+                position += 1
+            }
+            return 0
+        }
         position += 1
         skipWhitespace()
         if current == UInt8(ascii: "]") || current == UInt8(ascii: "}") {
@@ -364,26 +376,42 @@ public struct JSONScanner {
         var level = 1, commas = 0
         while level > 0 {
             let byte = bytes[position]
-            position += 1
             switch byte {
-            case UInt8(ascii: "\""): skipCheckedString()
-            case UInt8(ascii: "["), UInt8(ascii: "{"): level += 1
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): level -= 1
-            case UInt8(ascii: ","): if level == 1 { commas += 1 }
-            default: break
+            case UInt8(ascii: "\""): _ = scanCheckedString()
+            case UInt8(ascii: "["), UInt8(ascii: "{"): level += 1; position += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): level -= 1; position += 1
+            case UInt8(ascii: ","): commas += level == 1 ? 1 : 0; position += 1
+            default: position += 1
             }
         }
         return commas + 1
     }
 
-    /// Past the closing quote of a checked string, from just after its opening one.
-    private mutating func skipCheckedString() {
+    /// A string `skipValue` checked already, from its opening quote: what `scanString` returns,
+    /// found by looking only for the closing quote.
+    public mutating func scanCheckedString() -> StringToken {
+        position += 1
+        let start = position
+        var hasEscapes = false
         while true {
             skipPlainASCII()
             let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return StringToken(content: start..<position - 1, hasEscapes: hasEscapes)
+            }
+            hasEscapes = hasEscapes || byte == UInt8(ascii: "\\")
             position += byte == UInt8(ascii: "\\") ? 2 : 1
-            if byte == UInt8(ascii: "\"") { return }
         }
+    }
+
+    /// A checked member name and its colon, as `scanKey` gives them.
+    public mutating func scanCheckedKey() -> StringToken {
+        let key = scanCheckedString()
+        skipWhitespace()
+        position += 1
+        skipWhitespace()
+        return key
     }
 
     /// A member name and its colon; leaves the position at the value.
