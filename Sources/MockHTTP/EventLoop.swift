@@ -90,7 +90,7 @@ final class EventLoop: @unchecked Sendable {
     /// Requests (`costKey`) whose last answer took the loop `costlyAnswerSeconds` or more (a 20 MB
     /// tweet list): answered on a worker thread from then on, until one is quick again.
     private var costlyTargets: Set<String> = []
-    /// How busy the loop is, for the loop that hands out a new connection (`waitForFirstTurn`).
+    /// How busy the loop is, for the loop handing out a new connection (`HTTPServer.loop(forConnectionAcceptedBy:)`).
     private let loadLock = NSLock()
     private var roundStartedAt: Double?
     private var lastRoundSeconds = 0.0

@@ -71,15 +71,12 @@ public enum ErrorReason {
 
     public static let badCredentials = "no account with that name and password; the seeded accounts are on the index page (GET /)"
 
-    /// The first `listedNames` names, each shortened, then how many more: a body may hold
-    /// millions of fields, and a reason is one line.
+    /// The first 20 names, each shortened, then how many more: a body may hold millions of
+    /// fields, and a reason is one line.
     static func list(_ names: [String]) -> String {
-        let listed = names.prefix(listedNames).map { "`\(shortened($0))`" }.joined(separator: ", ")
-        let more = names.count - listedNames
-        return more > 0 ? "\(listed) and \(more) more" : listed
+        let listed = names.prefix(20).map { "`\(shortened($0))`" }.joined(separator: ", ")
+        return names.count > 20 ? "\(listed) and \(names.count - 20) more" : listed
     }
-
-    static let listedNames = 20
 
     static func shortened(_ text: String) -> String {
         text.count > 40 ? text.prefix(40) + "…" : text

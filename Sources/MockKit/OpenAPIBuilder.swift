@@ -108,11 +108,9 @@ public struct OpenAPIBuilder {
     }
 
     private func pathItem(_ path: String) -> JSONValue {
-        var item: [Member] = []
         let names = path.split(separator: "/").filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
-        if !names.isEmpty {
-            item.append(("parameters", .array(names.map { parameter($0, in: "path", required: true) })))
-        }
+        let inPath = names.map { parameter($0, in: "path", required: true) }
+        var item: [Member] = [("parameters", inPath.isEmpty ? nil : .array(inPath))]
         for operation in operations where operation.path == path {
             for method in operation.methods {
                 item.append((method.lowercased(), self.operation(operation, method: method)))
@@ -131,10 +129,8 @@ public struct OpenAPIBuilder {
         if security != nil {
             fields.append(("security", .array(operation.secured ? [Self.object([("token", .array([]))])] : [])))
         }
-        if !operation.query.isEmpty {
-            let query = operation.query.map { parameter($0.name, in: "query", required: $0.required) }
-            fields.append(("parameters", .array(query)))
-        }
+        let query = operation.query.map { parameter($0.name, in: "query", required: $0.required) }
+        fields.append(("parameters", query.isEmpty ? nil : .array(query)))
         if let body = operation.body {
             let required: JSONValue? = bodiesRequired ? .bool(true) : nil
             let content = Self.content(body.mediaTypes, body.schema)

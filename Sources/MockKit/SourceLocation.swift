@@ -90,51 +90,33 @@ extension FileProblem {
 /// Finds the byte offset of a value by its JSONPath, the way back from `SeedReader.path(of:)`.
 /// On text that does not parse it stops at the deepest value whose container it could read.
 enum JSONPathLocator {
-    private enum Step {
-        case key(String)
-        case index(Int)
-    }
-
-    /// `$.users[0].email` → key users, index 0, key email.
-    private static func steps(_ path: String) -> [Step] {
-        var steps: [Step] = []
-        var rest = Substring(path.hasPrefix("$") ? String(path.dropFirst()) : path)
-        while let first = rest.first {
-            if first == "." {
-                rest = rest.dropFirst()
-                let key = rest.prefix { $0 != "." && $0 != "[" }
-                steps.append(.key(String(key)))
-                rest = rest.dropFirst(key.count)
-            } else if first == "[", let close = rest.firstIndex(of: "]") {
-                if let index = Int(rest[rest.index(after: rest.startIndex)..<close]) { steps.append(.index(index)) }
-                rest = rest[rest.index(after: close)...]
-            } else {
-                break
-            }
-        }
-        return steps
-    }
-
-    /// Where the deepest value on `path` that `bytes` has starts.
+    /// Where the deepest value on `path` (`$.users[0].email`) that `bytes` has starts.
     static func offset(of path: String, in bytes: [UInt8]) -> Int {
         var offset = 0
         _ = try? SeedJSON(bytes, maxDepth: .max).read { root throws(SeedError) in
             var value = root
             offset = value.scanner.position
-            for step in steps(path) {
+            var rest = path.hasPrefix("$") ? path.dropFirst() : path[...]
+            while let first = rest.first {
                 var next: SeedReader?
-                switch step {
-                case let .key(key) where value.scanner.current == UInt8(ascii: "{"):
+                if first == "." {
+                    let key = rest.dropFirst().prefix { $0 != "." && $0 != "[" }
+                    rest = rest[key.endIndex...]
+                    guard value.scanner.current == UInt8(ascii: "{") else { return }
                     // The last of repeated keys is the one read.
                     next = try value.memberValues().last { value.scanner.decode($0.name) == key }?.value
-                case let .index(index) where value.scanner.current == UInt8(ascii: "["):
+                } else if first == "[", let close = rest.firstIndex(of: "]") {
+                    let index = Int(rest[rest.index(after: rest.startIndex)..<close])
+                    rest = rest[rest.index(after: close)...]
+                    guard let index else { continue }
+                    guard value.scanner.current == UInt8(ascii: "[") else { return }
                     var count = 0
                     try value.elements { element throws(SeedError) in
                         if count == index { next = element }
                         count += 1
                     }
-                default:
-                    break
+                } else {
+                    return
                 }
                 guard let next else { return }
                 value = next

@@ -47,28 +47,24 @@ extension CourseAPI {
     /// to an unavailable server), with the reason for the console; nothing is charged.
     /// Call it once every other check of the write has passed, just before the row is added.
     public func refusedStoring(_ texts: [String], in table: String, holding rows: Int, cap: Int) -> Response? {
-        var reason: String
-        if rows >= min(cap, context.options.rowLimit ?? cap) {
-            reason = "\(Self.name) holds \(rows) \(table), the most clients may store (docs/apis: size limits); "
-                + "POST /_mock/reset/\(Self.name) empties it"
-        } else if context.options.storedText?.charge(StoredText.cost(texts, rows: 1), to: Self.name) == false {
-            reason = Self.storedShareFull
-        } else {
-            return nil
+        guard rows < min(cap, context.options.rowLimit ?? cap) else {
+            let full = "\(Self.name) holds \(rows) \(table), the most clients may store (docs/apis: size limits); "
+            return unavailable(full + "POST /_mock/reset/\(Self.name) empties it")
         }
-        return unavailable(reason)
+        return refusedGrowth(by: StoredText.cost(texts, rows: 1))
     }
 
     /// Nil when a client may change a row's texts from `replaced` to `texts` (OTP's saved
     /// accounts): what the row grows by fits in the budget (charged then; a shrink gives back).
     /// Otherwise the same 503 as `refusedStoring`; nothing is charged.
     public func refusedChanging(_ replaced: [String], to texts: [String]) -> Response? {
-        let fits = context.options.storedText?.charge(StoredText.cost(texts) - StoredText.cost(replaced), to: Self.name)
-        return fits == false ? unavailable(Self.storedShareFull) : nil
+        refusedGrowth(by: StoredText.cost(texts) - StoredText.cost(replaced))
     }
 
-    private static var storedShareFull: String {
-        "what clients stored fills its half of --memory-budget; POST /_mock/reset frees it"
+    /// Nil once `bytes` more are charged to this API (a negative count gives back), else the 503 of a full share.
+    private func refusedGrowth(by bytes: Int) -> Response? {
+        guard context.options.storedText?.charge(bytes, to: Self.name) == false else { return nil }
+        return unavailable("what clients stored fills its half of --memory-budget; POST /_mock/reset frees it")
     }
 
     /// This API's 503 (its answer to an unavailable server), with the reason for the console.

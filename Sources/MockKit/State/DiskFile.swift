@@ -149,13 +149,6 @@ enum DiskFile {
         guard access(folder, W_OK | X_OK) == 0 else { throw Failure(call: "access", path: path, code: errno) }
     }
 
-    /// Bytes this user may still write in `folder`'s file system.
-    static func freeBytes(in folder: String) -> Int? {
-        var info = statvfs()
-        guard statvfs(folder, &info) == 0 else { return nil }
-        return Int(info.f_bavail) * Int(info.f_frsize)
-    }
-
     static func openForAppending(_ path: String) throws(Failure) -> Int32 {
         let fd = Foundation.open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(call: "open", path: path, code: errno) }

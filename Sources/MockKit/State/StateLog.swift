@@ -142,9 +142,8 @@ public final class StateLog: @unchecked Sendable {
         let start = condition.locked {
             snapshotPending = false
             condition.broadcast()
-            let first = !writerStarted
-            writerStarted = true
-            return first
+            defer { writerStarted = true }
+            return !writerStarted
         }
         if start {
             let writer = Thread { [self] in writeRecords() }
@@ -528,7 +527,8 @@ public struct StateFileError: Error, CustomStringConvertible {
         if folder.isEmpty { folder = "." }
         switch failure.code {
         case ENOSPC:
-            let free = DiskFile.freeBytes(in: folder).map { "\($0) bytes free" } ?? "no room"
+            var info = statvfs()  // f_bavail: the blocks this user may still write
+            let free = statvfs(folder, &info) == 0 ? "\(Int(info.f_bavail) * Int(info.f_frsize)) bytes free" : "no room"
             return "the disk holding \(folder) is full (\(free))\(stateSize.map { "; the state needs \($0) bytes" } ?? "")."
                 + " Free space there, or give --state a file on another disk"
         case EDQUOT:

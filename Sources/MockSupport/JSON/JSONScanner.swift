@@ -407,8 +407,11 @@ public struct JSONScanner {
 
     /// A checked member name and its colon, as `scanKey` gives them.
     public mutating func scanCheckedKey() -> StringToken {
-        defer { skipWhitespace(); position += 1; skipWhitespace() }
-        return scanCheckedString()
+        let key = scanCheckedString()
+        skipWhitespace()
+        position += 1
+        skipWhitespace()
+        return key
     }
 
     /// A member name and its colon; leaves the position at the value.

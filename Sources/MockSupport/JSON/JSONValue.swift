@@ -29,8 +29,7 @@ public struct JSONObject: Sendable, Equatable {
     public var keys: [String] { members.map(\.key) }
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        lhs.members.count == rhs.members.count
-            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        lhs.members.elementsEqual(rhs.members) { $0.key == $1.key && $0.value == $1.value }
     }
 }
 

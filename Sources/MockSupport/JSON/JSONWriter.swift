@@ -42,8 +42,8 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func string(_ s: String) { writeValue { $0.appendQuoted(s) } }
-    public mutating func int(_ v: Int) { writeValue { $0.appendDecimal(v.magnitude, negative: v < 0) } }
-    public mutating func uint(_ v: UInt) { writeValue { $0.appendDecimal(v, negative: false) } }
+    public mutating func int(_ v: Int) { writeValue { $0.bytes.append(contentsOf: String(v).utf8) } }
+    public mutating func uint(_ v: UInt) { writeValue { $0.bytes.append(contentsOf: String(v).utf8) } }
     public mutating func bool(_ v: Bool) { writeValue { $0.bytes.append(contentsOf: v ? Self.trueBytes : Self.falseBytes) } }
     public mutating func null() { writeValue { $0.bytes.append(contentsOf: Self.nullBytes) } }
 
@@ -128,17 +128,6 @@ public struct JSONWriter: Sendable {
 
     private mutating func separate() {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
-    }
-
-    private mutating func appendDecimal(_ magnitude: UInt, negative: Bool) {
-        if negative { bytes.append(UInt8(ascii: "-")) }
-        let start = bytes.count
-        var rest = magnitude
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
-        } while rest > 0
-        bytes[start...].reverse()
     }
 
     private mutating func appendQuoted(_ s: String) {

@@ -165,25 +165,21 @@ private struct StreamEncoder: Encoder {
         guard stream.pointee.pending == slot else { throw closedError(value) }
         // Common leaves skip their single-value container; JSON values are checked
         // before encode(to:) so number text survives unchanged.
+        stream.pointee.pending = 0
         if T.self == String.self {
-            stream.pointee.pending = 0
             stream.pointee.writer.string(same(value, as: String.self))
         } else if T.self == Int.self {
-            stream.pointee.pending = 0
             stream.pointee.writer.int(same(value, as: Int.self))
         } else if T.self == Bool.self {
-            stream.pointee.pending = 0
             stream.pointee.writer.bool(same(value, as: Bool.self))
         } else if T.self == Double.self {
-            stream.pointee.pending = 0
             stream.pointee.writer.double(same(value, as: Double.self))
         } else if T.self == JSONValue.self {
-            stream.pointee.pending = 0
             stream.pointee.writer.value(same(value, as: JSONValue.self))
         } else if T.self == JSONObject.self {
-            stream.pointee.pending = 0
             stream.pointee.writer.value(.object(same(value, as: JSONObject.self)))
         } else {
+            stream.pointee.pending = slot  // not a leaf: the slot waits for what encode(to:) writes
             try value.encode(to: self)
             // Closes this value's container (and anything left open inside it).
             if stream.pointee.frames.count > depth || stream.pointee.pending == slot {
