@@ -52,10 +52,9 @@ public struct InternProductsState: StoredState {
 
     func isLive(token: String) -> Bool { users.row(where: "loginToken", is: token) != nil }
 
-    /// Creates the user with the first free token from `micros` on (docs/apis/internproducts.md#tokens),
-    /// leaving `micros` at it; nil when the name is taken.
-    mutating func register(username: String, password: String, from micros: inout Int) -> String? {
-        guard user(named: username) == nil else { return nil }
+    /// Creates the user, whose name is free, with the first free token from `micros` on
+    /// (docs/apis/internproducts.md#tokens), leaving `micros` at it.
+    mutating func register(username: String, password: String, from micros: inout Int) -> String {
         let token = InternProductsToken.mint(from: &micros) { !isLive(token: $0) }
         users.insert(User(username: username, password: password, loginToken: token))
         return token

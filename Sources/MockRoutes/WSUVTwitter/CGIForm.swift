@@ -76,10 +76,11 @@ enum CGIForm {
     /// are not UTF-8 and so read as U+FFFD later, like any invalid sequence.
     private static func appendUTF8(_ value: UInt32, to out: inout [UInt8]) {
         guard let scalar = Unicode.Scalar(value) else {
-            // A byte per statement: as an array literal of these, Swift 6.0 took up to 342 ms.
-            out.append(UInt8(0xE0 | value >> 12))
-            out.append(UInt8(0x80 | value >> 6 & 0x3F))
-            out.append(UInt8(0x80 | value & 0x3F))
+            // Typed steps, a byte per statement: as one expression, Swift 6.0 took up to 342 ms.
+            let lead: UInt32 = 0xE0 | value >> 12, middle: UInt32 = value >> 6 & 0x3F, last: UInt32 = value & 0x3F
+            out.append(UInt8(lead))
+            out.append(UInt8(0x80 | middle))
+            out.append(UInt8(0x80 | last))
             return
         }
         UTF8.encode(scalar) { out.append($0) }

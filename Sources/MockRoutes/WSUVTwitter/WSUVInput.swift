@@ -35,14 +35,12 @@ struct WSUVInput {
         let contentType = request.headers["Content-Type"]
         let isPost = request.method == "POST"
         if isPost, let contentType, contentType.utf8.starts(with: "multipart/form-data".utf8) {
-            var parts: [String: String] = [:]
             guard CGIMultipart.parameters(request.body, contentType: contentType,
                                           hasContentLength: request.headers["Content-Length"] != nil, add: { name, value in
                 // A repeated name keeps its first value, even an empty one (CGI.pm's scalar `param`).
                 let name = String(decoding: name, as: UTF8.self)
                 if parts[name] == nil { parts[name] = String(decoding: value, as: UTF8.self) }
             }) else { throw .scriptDied }
-            self.parts = parts
         } else if isPost, contentType == "application/xml" {
             // CGI.pm took this for an XForms submission, whose parameters come from the query.
             form = Array((request.query ?? "").utf8)
