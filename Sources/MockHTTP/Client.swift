@@ -18,12 +18,12 @@ public enum ClientError: Error, Equatable {
 /// A small blocking HTTP/1.1 client over one socket: sends raw bytes, reads framed responses.
 /// `--healthcheck` uses it, and so do the tests, which need to send malformed requests on purpose.
 public final class BlockingClient {
-    // Internal, not private: the tests' own reads (Tests/TestSupport/ClientStreamEnd.swift) use them.
-    let fd: Int32
-    var buffer: [UInt8] = []
-    var closed = false
+    private let fd: Int32
+    // `package`: the reads only tests make (Tests/TestSupport/ClientStreamEnd.swift) use them.
+    package var buffer: [UInt8] = []
+    package var closed = false
     /// The last read failed with ECONNRESET.
-    var wasReset = false
+    package var wasReset = false
 
     public init(host: String = "127.0.0.1", port: Int, timeout: Double = 10) throws(SocketError) {
         fd = try Sys.dial(host: host, port: port, timeout: timeout)
@@ -42,6 +42,20 @@ public final class BlockingClient {
     }
 
     public func send(_ text: String) { send(Array(text.utf8)) }
+
+    public func shutdownWrite() { Sys.shutdownWrite(fd) }
+
+    /// Waits until the server has begun to answer, however long that takes, as long as
+    /// `working()` (asked about once a second) says it is still at it; false when it stopped
+    /// without an answer. For an answer whose time is the server's work, not a fixed timeout.
+    public func waitForAnswer(while working: () -> Bool) -> Bool {
+        guard buffer.isEmpty else { return true }
+        while true {
+            guard let ready = Sys.waitReadable(fd, milliseconds: 1000) else { return false }
+            if ready { return true }
+            if !working() { return false }
+        }
+    }
 
     /// Reads one response, framed by Content-Length, chunked encoding, or the end of the stream.
     /// `head: true` reads a response to HEAD (no body whatever the headers say).
@@ -108,7 +122,7 @@ public final class BlockingClient {
     }
 
     /// One read into the buffer: the count, 0 at end of stream, -1 on timeout, -2 on error.
-    func receive() -> Int {
+    package func receive() -> Int {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = chunk.withUnsafeMutableBytes { Sys.receive(fd, into: $0) }
         wasReset = count == -2 && Sys.lastCallWasReset

@@ -1,21 +1,7 @@
-@testable import MockHTTP
+import MockHTTP
 
-/// What only the tests ask of `BlockingClient`: when and how the server ends a stream.
+/// What only the tests ask of `BlockingClient`: how the server ends a stream.
 extension BlockingClient {
-    public func shutdownWrite() { Sys.shutdownWrite(fd) }
-
-    /// Waits until the server has begun to answer, however long that takes, as long as
-    /// `working()` (asked about once a second) says it is still at it; false when it stopped
-    /// without an answer. For an answer whose time is the server's work, not a fixed timeout.
-    public func waitForAnswer(while working: () -> Bool) -> Bool {
-        guard buffer.isEmpty else { return true }
-        while true {
-            guard let ready = Sys.waitReadable(fd, milliseconds: 1000) else { return false }
-            if ready { return true }
-            if !working() { return false }
-        }
-    }
-
     /// How the server ended the stream, as a client's read sees it.
     public enum StreamEnd: Sendable, Equatable {
         /// An orderly close: the read returned 0.
