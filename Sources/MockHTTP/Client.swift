@@ -18,11 +18,12 @@ public enum ClientError: Error, Equatable {
 /// A small blocking HTTP/1.1 client over one socket: sends raw bytes, reads framed responses.
 /// `--healthcheck` uses it, and so do the tests, which need to send malformed requests on purpose.
 public final class BlockingClient {
-    private let fd: Int32
-    private var buffer: [UInt8] = []
-    private var closed = false
+    // Internal, not private: the tests' own reads (Tests/TestSupport/ClientStreamEnd.swift) use them.
+    let fd: Int32
+    var buffer: [UInt8] = []
+    var closed = false
     /// The last read failed with ECONNRESET.
-    private var wasReset = false
+    var wasReset = false
 
     public init(host: String = "127.0.0.1", port: Int, timeout: Double = 10) throws(SocketError) {
         fd = try Sys.dial(host: host, port: port, timeout: timeout)
@@ -41,20 +42,6 @@ public final class BlockingClient {
     }
 
     public func send(_ text: String) { send(Array(text.utf8)) }
-
-    public func shutdownWrite() { Sys.shutdownWrite(fd) }
-
-    /// Waits until the server has begun to answer, however long that takes, as long as
-    /// `working()` (asked about once a second) says it is still at it; false when it stopped
-    /// without an answer. For an answer whose time is the server's work, not a fixed timeout.
-    public func waitForAnswer(while working: () -> Bool) -> Bool {
-        guard buffer.isEmpty else { return true }
-        while true {
-            guard let ready = Sys.waitReadable(fd, milliseconds: 1000) else { return false }
-            if ready { return true }
-            if !working() { return false }
-        }
-    }
 
     /// Reads one response, framed by Content-Length, chunked encoding, or the end of the stream.
     /// `head: true` reads a response to HEAD (no body whatever the headers say).
@@ -101,39 +88,9 @@ public final class BlockingClient {
 
     /// Everything until the server closes (or the timeout passes).
     public func readToEnd() -> [UInt8] {
-        readUntilEnd().bytes
-    }
-
-    /// How the server ended the stream, as a client's read sees it.
-    public enum StreamEnd: Sendable, Equatable {
-        /// An orderly close: the read returned 0.
-        case endOfStream
-        /// The read failed with ECONNRESET.
-        case reset
-        /// Still open when the timeout passed (or another error).
-        case timedOut
-    }
-
-    /// Everything until the server ends the stream, and how it did.
-    public func readUntilEnd() -> (bytes: [UInt8], end: StreamEnd) {
-        var count = receive()
-        while count > 0 { count = receive() }
-        let end: StreamEnd = count == 0 ? .endOfStream : (wasReset ? .reset : .timedOut)
-        defer { buffer.removeAll() }
-        return (buffer, end)
-    }
-
-    /// The bytes of one read, or none at end of stream, on error or on timeout.
-    public func receiveOnce() -> [UInt8] {
-        if buffer.isEmpty { _ = receive() }
+        while receive() > 0 {}
         defer { buffer.removeAll() }
         return buffer
-    }
-
-    /// True when the server has closed its side: a read returns end of stream (or a reset).
-    public func isClosedByServer() -> Bool {
-        while !closed && receive() > 0 {}
-        return closed
     }
 
     private func readUntil(_ marker: [UInt8]) throws(ClientError) -> Int {
@@ -151,7 +108,7 @@ public final class BlockingClient {
     }
 
     /// One read into the buffer: the count, 0 at end of stream, -1 on timeout, -2 on error.
-    private func receive() -> Int {
+    func receive() -> Int {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = chunk.withUnsafeMutableBytes { Sys.receive(fd, into: $0) }
         wasReset = count == -2 && Sys.lastCallWasReset

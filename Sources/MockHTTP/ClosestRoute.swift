@@ -84,7 +84,7 @@ enum RouteDistance {
     }
 
     private static func isParameter(_ segment: Substring) -> Bool {
-        segment.hasPrefix("{") && segment.hasSuffix("}")
+        segment.count > 2 && segment.hasPrefix("{") && segment.hasSuffix("}")
     }
 
     /// The pattern with its `{name}` segments taken from the path, when they line up.

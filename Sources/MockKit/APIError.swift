@@ -40,7 +40,7 @@ public func endpoint<Failure: APIError>(_ body: @escaping @Sendable (Request) th
 }
 
 /// An error answered with an HTTP status of its own, whose body an injected fault sends with the
-/// status asked for (most courses; OTP answers everything with 200 and WSUV with a bare status).
+/// status asked for (every course but OTP, which answers everything with 200).
 public protocol HTTPStatusError: APIError {
     var status: Int { get }
     /// The error's body with the given status.

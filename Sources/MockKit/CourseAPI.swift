@@ -149,12 +149,7 @@ extension JSONWriter {
     /// A JSON object of string members in the order given.
     public static func flatObject(_ members: [(key: String, value: String)], escapeSlash: Bool) -> [UInt8] {
         var writer = JSONWriter(escapeSlash: escapeSlash)
-        writer.beginObject()
-        for (key, value) in members {
-            writer.key(key)
-            writer.string(value)
-        }
-        writer.endObject()
+        writer.object(members)
         return writer.bytes
     }
 }

@@ -72,7 +72,7 @@ enum Banner {
         shown.beginArray()
         for address in addresses {
             let value = address.value.replacingOccurrences(of: "\n", with: " ")
-            shown.raw(JSONWriter.flatObject([("name", address.name), ("address", value)], escapeSlash: false))
+            shown.object([("name", address.name), ("address", value)])
         }
         shown.endArray()
         event.raw("addresses", shown.bytes)

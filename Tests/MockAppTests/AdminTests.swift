@@ -128,6 +128,12 @@ final class AdminTests: XCTestCase {
         XCTAssertEqual(try server.request("GET", "/_mock/requests").text, "[]")
     }
 
+    func testJournalJoinsARepeatedHeaderUnderItsLowerCaseNameWhereItFirstCame() throws {
+        _ = try server.request("GET", "/favicon.ico", headers: [("X-Twice", "a"), ("X-Other", "c"), ("x-TWICE", "b")])
+        let journal = try server.request("GET", "/_mock/requests")
+        XCTAssertTrue(journal.text.contains(#""x-twice":"a, b","x-other":"c""#), journal.text)
+    }
+
     func testInjectedErrorsUseTheAPIFormatAndChangeNothing() throws {
         let token = try login()
         let set = try server.request("PUT", "/_mock/faults", body: #"{"error_status":500,"apis":["threads"]}"#)

@@ -13,7 +13,7 @@ enum HAR {
         writer.beginObject()
         writer.key("version"); writer.string("1.2")
         writer.key("creator")
-        writer.raw(JSONWriter.flatObject([("name", "mock-backend"), ("version", version)], escapeSlash: false))
+        writer.object([("name", "mock-backend"), ("version", version)])
         writer.key("entries")
         writer.beginArray()
         for entry in entries.reversed() where entry.method != "TLS" { write(entry, to: &writer) }
@@ -90,7 +90,7 @@ enum HAR {
     }
 
     private static func writePair(_ name: String, _ value: String, to writer: inout JSONWriter) {
-        writer.raw(JSONWriter.flatObject([("name", name), ("value", value)], escapeSlash: false))
+        writer.object([("name", name), ("value", value)])
     }
 
     /// `"text"` as UTF-8, or base64 with `encodingKey` (`encoding` in `content`; `postData` has no

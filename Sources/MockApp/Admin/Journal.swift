@@ -195,12 +195,21 @@ final class Journal: @unchecked Sendable {
             writer.key("duration_ms"); writer.double((entry.durationMilliseconds * 1000).rounded() / 1000)
             writer.key("request_bytes"); writer.int(entry.requestBytes)
             writer.key("response_bytes"); writer.int(entry.responseBytes)
-            // One member per name, in lower case, with its values joined.
-            let names = entry.headers.fields.map { $0.name.lowercased() }
-                .reduce(into: [String]()) { names, name in if !names.contains(name) { names.append(name) } }
-            let headers = names.map { (key: $0, value: entry.headers.values($0).joined(separator: ", ")) }
+            // One member per name, in lower case, with its values joined; found by a map, not a scan
+            // per name (an entry may hold the parser's 256 headers).
+            var headers: [(key: String, value: String)] = []
+            var places: [String: Int] = [:]
+            for field in entry.headers.fields {
+                let name = field.name.lowercased()
+                if let place = places[name] {
+                    headers[place].value += ", " + field.value
+                } else {
+                    places[name] = headers.count
+                    headers.append((key: name, value: field.value))
+                }
+            }
             writer.key("request_headers")
-            writer.raw(JSONWriter.flatObject(headers, escapeSlash: false))
+            writer.object(headers)
             if entry.headersCut { writer.key("request_headers_cut"); writer.bool(true) }
             for (key, prefix) in [("request_body", entry.bodyPrefix), ("response_body", entry.responseBodyPrefix)] {
                 if writeBody(prefix, as: key, to: &writer) { writer.key(key + "_base64"); writer.bool(true) }

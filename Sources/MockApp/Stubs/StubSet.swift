@@ -203,7 +203,7 @@ public final class StubSet: Sendable {
     }
 
     private static func writePairs(_ pairs: [(name: String, value: String)], to writer: inout JSONWriter) {
-        writer.raw(JSONWriter.flatObject(pairs.map { ($0.name, $0.value) }, escapeSlash: false))
+        writer.object(pairs.map { ($0.name, $0.value) })
     }
 
     /// `/_mock/openapi/stubs.json`: one operation per stub route, its statuses as answers. An

@@ -66,10 +66,12 @@ struct CSE118ID: SeedKey, Comparable {
         let values = anyCase ? anyCaseValues : lowerCaseValues
         var high: UInt64 = 0, low: UInt64 = 0, index = 0
         for byte in text {
-            // Looked up, not chosen by a branch: digits and letters come in no order a guess could learn.
+            // Each byte's digit value is looked up in a table, not worked out by comparisons.
             let value = values[Int(byte)]
             guard value == (dashes >> index & 1 == 1 ? 16 : value & 15) else { return nil }
-            if value < 16, index < 18 { high = high << 4 | UInt64(value) } else if value < 16 { low = low << 4 | UInt64(value) }
+            if value < 16 {
+                if index < 18 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            }
             index += 1
         }
         return uuid(high: high, low: low)

@@ -352,8 +352,9 @@ public struct JSONScanner {
     }
 
     /// Moves past a value that `skipValue` checked already, looking only at brackets, commas and
-    /// quotes: reading a value nested in one that was skipped then costs one quick pass, not a
-    /// second check. Returns what `skipValue` returns.
+    /// quotes (a number or literal: up to the delimiter or space after it): reading a value nested
+    /// in one that was skipped then costs one quick pass, not a second check. Returns what
+    /// `skipValue` returns.
     public mutating func skipChecked() -> Int {
         switch current {
         case UInt8(ascii: "["), UInt8(ascii: "{"): break
@@ -362,7 +363,8 @@ public struct JSONScanner {
             return 0
         default:
             // A number or a literal: up to what follows it.
-            while let byte = current, byte != UInt8(ascii: ","), byte != UInt8(ascii: "]"), byte != UInt8(ascii: "}"), byte > 0x20 {
+            while let byte = current, byte > 0x20, byte != UInt8(ascii: ","), byte != UInt8(ascii: "]"),
+                  byte != UInt8(ascii: "}") {
                 position += 1
             }
             return 0

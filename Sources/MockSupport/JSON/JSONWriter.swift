@@ -47,6 +47,16 @@ public struct JSONWriter: Sendable {
     public mutating func bool(_ v: Bool) { writeValue { $0.bytes.append(contentsOf: v ? Self.trueBytes : Self.falseBytes) } }
     public mutating func null() { writeValue { $0.bytes.append(contentsOf: Self.nullBytes) } }
 
+    /// An object of string members in the order given.
+    public mutating func object(_ members: [(key: String, value: String)]) {
+        beginObject()
+        for (name, value) in members {
+            key(name)
+            string(value)
+        }
+        endObject()
+    }
+
     /// One already-encoded JSON value, copied unchanged.
     public mutating func raw(_ json: some Sequence<UInt8>) { writeValue { $0.bytes.append(contentsOf: json) } }
 
