@@ -219,7 +219,8 @@ public struct OTPState {
         budgets[phone] = budget
         if max(pendingCodes.count, budgets.count) >= min(pruneAt, trackedNumbersLimit) { prune(nowMillis: nowMillis) }
         pendingCodes[phone] = PendingCode(code: code, expiresAtMillis: nowMillis + ttlMillis)
-        let sentAt = ISO8601.format(milliseconds: nowMillis), expiresAt = ISO8601.format(milliseconds: nowMillis + ttlMillis)
+        let sentAt = ISO8601.format(milliseconds: nowMillis)
+        let expiresAt = ISO8601.format(milliseconds: nowMillis + ttlMillis)
         outbox.append(OTPOutboxMessage(phone: phone, code: code, sentAt: sentAt, expiresAt: expiresAt))
         if outbox.count > Self.outboxLimit { outbox.removeFirst(outbox.count - Self.outboxLimit) }
     }

@@ -34,9 +34,9 @@ public enum WSUVError: HTTPStatusError, MethodNotAllowedCase {
         }
     }
 
-    /// The status alone, like every error.
+    /// A body over `--max-body`: the status alone, like every error; no case of its own, as no script ran.
     public static func bodyTooLarge(_ reason: String) -> Response {
-        serviceUnavailable.response(status: 413)
+        Response.json(413, [])
     }
 
     public func explanation(for request: Request) -> String {
