@@ -145,15 +145,6 @@ public struct SeedContext: Sendable {
     }
 }
 
-extension JSONWriter {
-    /// A JSON object of string members in the order given.
-    public static func flatObject(_ members: [(key: String, value: String)], escapeSlash: Bool) -> [UInt8] {
-        var writer = JSONWriter(escapeSlash: escapeSlash)
-        writer.object(members)
-        return writer.bytes
-    }
-}
-
 extension Response {
     /// A flat JSON object of string members in the order given, `/` unescaped.
     public static func json(_ status: Int, _ members: KeyValuePairs<String, String>) -> Response {

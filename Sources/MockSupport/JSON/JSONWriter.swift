@@ -57,6 +57,13 @@ public struct JSONWriter: Sendable {
         endObject()
     }
 
+    /// `object(members)` on its own: the bytes of a flat object of string members.
+    public static func flatObject(_ members: [(key: String, value: String)], escapeSlash: Bool) -> [UInt8] {
+        var writer = JSONWriter(escapeSlash: escapeSlash)
+        writer.object(members)
+        return writer.bytes
+    }
+
     /// One already-encoded JSON value, copied unchanged.
     public mutating func raw(_ json: some Sequence<UInt8>) { writeValue { $0.bytes.append(contentsOf: json) } }
 
